@@ -1,0 +1,85 @@
+// Package cli is the adcp-conform command line: it parses flags (and their
+// ADCP_CONFORM_* environment variables), dispatches to a command, and maps
+// every outcome to a typed exit code.
+//
+//	code := cli.Main([]string{"version"}, cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Stdio are the streams a command reads and writes, and the environment it
+// sees. Tests give their own.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (s Stdio) getenv(name string) string {
+	if s.Getenv != nil {
+		return s.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+type command struct {
+	summary string
+	run     func(args []string, io Stdio) error
+}
+
+var commands = map[string]command{
+	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
+	"version": {"print the tool version and the protocol versions it tests", runVersion},
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdio Stdio) ExitCode {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printHelp(stdio.Out)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stdio.Err, "adcp-conform: unknown command %q\n", args[0])
+		printHelp(stdio.Err)
+		return ExitUsage
+	}
+	err := cmd.run(args[1:], stdio)
+	if err != nil && err.Error() != "" {
+		fmt.Fprintf(stdio.Err, "adcp-conform %s: %s\n", args[0], oneLine(err.Error()))
+	}
+	return exitCodeOf(err)
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "adcp-conform: conformance tests for AdCP seller agents")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'adcp-conform COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "exit codes: 0 conformant / ok, 1 non-conformant, 2 usage or configuration error, 3 harness error")
+}
+
+// oneLine keeps a message on one line for terminals and logs.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

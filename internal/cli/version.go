@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+)
+
+// Version is the tool version; release builds set it with
+// -ldflags "-X github.com/adcp-conform/adcp-conform/internal/cli.Version=v1.2.3".
+var Version = "0.1.0-dev"
+
+// The protocol versions this build tests.
+const (
+	// AdcpRelease is the AdCP release whose rules and schemas the run applies.
+	AdcpRelease = "3.1.19"
+	// MCPProtocolVersion is the MCP protocol version the client pins.
+	MCPProtocolVersion = "2025-06-18"
+	// A2AVersions are the A2A protocol versions the client speaks.
+	A2AVersions = "0.3, 1.0"
+)
+
+// VersionInfo is what `adcp-conform version --json` prints.
+type VersionInfo struct {
+	Tool        string `json:"tool"`
+	Version     string `json:"version"`
+	Commit      string `json:"commit,omitempty"`
+	AdcpRelease string `json:"adcp_release"`
+	MCPProtocol string `json:"mcp_protocol_version"`
+	A2A         string `json:"a2a_versions"`
+	Go          string `json:"go"`
+}
+
+// currentVersion gathers the version facts from the build.
+func currentVersion() VersionInfo {
+	v := VersionInfo{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease,
+		MCPProtocol: MCPProtocolVersion, A2A: A2AVersions}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v.Go = bi.GoVersion
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v.Commit = s.Value
+			}
+		}
+	}
+	return v
+}
+
+func runVersion(args []string, stdio Stdio) error {
+	fs := newFlagSet("version", "version [--json]", stdio.Err)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	v := currentVersion()
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	fmt.Fprintf(stdio.Out, "adcp-conform %s\n", v.Version)
+	if v.Commit != "" {
+		fmt.Fprintf(stdio.Out, "commit:        %s\n", v.Commit)
+	}
+	fmt.Fprintf(stdio.Out, "AdCP release:  %s\n", v.AdcpRelease)
+	fmt.Fprintf(stdio.Out, "MCP protocol:  %s\n", v.MCPProtocol)
+	fmt.Fprintf(stdio.Out, "A2A versions:  %s\n", v.A2A)
+	fmt.Fprintf(stdio.Out, "built with:    %s\n", v.Go)
+	return nil
+}

@@ -1,0 +1,67 @@
+// Package extract holds the strict extractors: pure functions over the raw
+// bytes of one captured reply that implement the spec's normative
+// algorithms exactly, and report which path they took.
+//
+//	x, err := extract.MCPSuccess(result)          // seed 000: AdCP data from a CallToolResult
+//	e, err := extract.MCPError(result)            // seed 002: adcp_error from a CallToolResult
+//	e, err := extract.JSONRPCError(errorMember)   // seed 002: error.data.adcp_error
+//	x, err := extract.A2A(taskOrEvent)            // seed 004: AdCP data from a Task / event
+//	e, err := extract.A2AError(taskOrEvent)       // seed 002: adcp_error from a Task / event
+//	out, err := extract.FromJSONRPCResponse(extract.TransportMCP, response)
+//	a := extract.Decide(*e.Error)                 // the action layer: retry / surface / escalate
+//
+// Every result names its Path (structured_content, text_fallback, artifact,
+// status_message, jsonrpc_error or none) and the RFC 6901 pointer of what it
+// found. Data and errors are returned as the bytes received
+// (json.RawMessage); extraction never normalizes or clamps. Irregularities
+// met on the way (duplicate keys, invalid UTF-8, a non-boolean isError, a
+// nested stream envelope, …) are returned as Anomalies for rules to judge.
+//
+// # Strict decoding
+//
+// The package has its own small JSON layer (Object, Member): it follows
+// JSON.parse's grammar, is case-sensitive, tells an absent key from null,
+// false and "", and resolves duplicate keys as JSON.parse does (the last one
+// wins) while recording them. It never recurses over input (100 000 levels
+// of nesting are accepted, as V8 accepts them; encoding/json stops at
+// 10 000), allocates in proportion to the members it reads, and bounds every
+// input at MaxInputBytes. Invalid UTF-8 and lone surrogate escapes are read
+// as U+FFFD (what a JavaScript client sees after TextDecoder) and recorded.
+// JavaScript truthiness is applied wherever the reference code tests a value
+// for truthiness (isError, text, adcp_error, recovery).
+//
+// # Decisions where the spec leaves room
+//
+//   - Text limit: TextLimit is 1 048 576 UTF-16 code units, exactly the
+//     reference code's `item.text.length`, counted on the raw string before
+//     it is decoded or parsed.
+//   - Error size: MaxErrorBytes is measured in UTF-8 bytes of the
+//     JSON.stringify form, as the prose says ("4096 bytes"); the reference
+//     code's .length would count UTF-16 units (the same for ASCII).
+//   - Code table: with recovery absent, the class comes from the standard
+//     error-code table (codes.go, 3.2.0-beta.5), of which seed 002's
+//     CODE_RECOVERY is an excerpt; the two agree on all 20 excerpted codes,
+//     and the vectors need codes beyond them. Unknown codes are terminal
+//     (transport-errors page; the error-handling page's "transient" default
+//     for unknown codes is not followed, see SPEC-DIGEST §6.1).
+//   - Nested stream envelopes: the prose of seed 004 requires rejecting an
+//     envelope whose inner object has any of the four envelope keys; its
+//     reference code does not. The prose is followed (no data,
+//     AnomalyNestedEnvelope).
+//   - Wrappers: the prose's "{response: {...}}" (an object) is followed; the
+//     reference code's typeof test would also flag null and arrays.
+//   - Non-object content items and non-string texts are skipped and recorded;
+//     the reference code would throw on null items and String()-coerce
+//     non-string texts.
+//   - A2AError applies A2A's single envelope unwrap too, scans every artifact
+//     and then status.message.parts, and, like the MCP code, stops at the
+//     first truthy adcp_error even when it fails validation (Rejected).
+//   - Actions use seed 002's vocabulary, which the CLI contract names too:
+//     retry, fix_request, escalate (the vectors call them retry,
+//     surface_to_caller, escalate_to_human). The vectors' generic_error is
+//     an Outcome without Error.
+//
+// The spec's vectors (mcp-response-extraction, transport-error-mapping,
+// a2a-response-extraction) all pass as published; vectors_test.go explains
+// how their fields map onto this package.
+package extract
