@@ -69,4 +69,3 @@ func readInput(name string, stdin io.Reader, max int) ([]byte, error) {
 	}
 	return b, nil
 }
-
