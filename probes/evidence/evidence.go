@@ -1,0 +1,264 @@
+// Package evidence is the store between the two phases of a run: the probe
+// phase records every call it made to the seller and what came back (as raw,
+// redacted bytes), and the judge phase reads it without doing any I/O.
+//
+//	store := evidence.NewStore(evidence.Target{MCP: url})
+//	store.Add(evidence.Call{ProbeID: "read/get_products/valid", Transport: evidence.MCP, Kind: evidence.KindToolCall, Tool: "get_products", ...})
+//	for _, c := range store.Calls(evidence.ToolCalls(evidence.MCP)) { ... }
+//
+// A store is written to disk with the report (store.json), so a recorded run
+// can be judged again offline.
+package evidence
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// Transport names the protocol face a call went through.
+type Transport string
+
+// The transports.
+const (
+	MCP Transport = "mcp"
+	A2A Transport = "a2a"
+)
+
+// Kind says what sort of request a call was.
+type Kind string
+
+// The kinds of call.
+const (
+	// KindInitialize is the MCP initialize request (and its notification).
+	KindInitialize Kind = "initialize"
+	// KindToolsList is an MCP tools/list request.
+	KindToolsList Kind = "tools_list"
+	// KindToolCall is an MCP tools/call or an A2A message carrying an AdCP
+	// task.
+	KindToolCall Kind = "tool_call"
+	// KindHTTPGet is a plain HTTP GET (server cards, agent cards).
+	KindHTTPGet Kind = "http_get"
+)
+
+// Purpose tags say why a probe made a call; judges select calls by them.
+type Purpose string
+
+// The purposes the probe plan uses.
+const (
+	// PurposeValid is a read call with valid arguments and no envelope
+	// fields beyond the tool's own.
+	PurposeValid Purpose = "valid"
+	// PurposeEnvelopeFields is a read call carrying every envelope field
+	// (TOL-01).
+	PurposeEnvelopeFields Purpose = "envelope_fields"
+	// PurposeContext is a read call carrying a random nested context (CTX).
+	PurposeContext Purpose = "context"
+	// PurposeNoContext is a read call without a context (CTX-03).
+	PurposeNoContext Purpose = "no_context"
+	// PurposeErrorVersion pins adcp_version "99.0" (VER-02).
+	PurposeErrorVersion Purpose = "error_version"
+	// PurposeErrorWrongType sends a wrong-typed argument.
+	PurposeErrorWrongType Purpose = "error_wrong_type"
+	// PurposeErrorUnknownID references an id that does not exist.
+	PurposeErrorUnknownID Purpose = "error_unknown_id"
+	// PurposeAuthNone repeats a protected call without the credential.
+	PurposeAuthNone Purpose = "auth_none"
+	// PurposeAuthRandom sends a random invalid credential.
+	PurposeAuthRandom Purpose = "auth_random"
+	// PurposeAuthCapabilities calls get_adcp_capabilities without a
+	// credential.
+	PurposeAuthCapabilities Purpose = "auth_capabilities"
+	// PurposeRateBurst is the opt-in bounded burst for RATE_LIMITED.
+	PurposeRateBurst Purpose = "rate_burst"
+	// PurposeDiscovery is a discovery request (initialize, tools/list,
+	// cards).
+	PurposeDiscovery Purpose = "discovery"
+)
+
+// Call is one request a probe made and everything that came back. Raw
+// members are nil when absent, so absent is never confused with null.
+type Call struct {
+	ProbeID   string    `json:"probe_id"`
+	Transport Transport `json:"transport"`
+	Kind      Kind      `json:"kind"`
+	Purposes  []Purpose `json:"purposes,omitempty"`
+	// Tool is the AdCP task (MCP tool or A2A skill) for tool calls.
+	Tool string `json:"tool,omitempty"`
+	// Method is the JSON-RPC method, or the HTTP method for KindHTTPGet.
+	Method string `json:"method,omitempty"`
+	// URL is the request URL (redacted) for KindHTTPGet.
+	URL string `json:"url,omitempty"`
+	// Arguments are the tool arguments sent (redacted).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Context is the context object sent in the arguments; nil when the call
+	// sent none.
+	Context json.RawMessage `json:"context,omitempty"`
+	// Credential says which credential the call carried: "configured",
+	// "none" or "random".
+	Credential string `json:"credential,omitempty"`
+
+	// Message is the raw JSON-RPC response message; nil when none was
+	// received (an HTTP error without a JSON-RPC body, a transport failure).
+	Message json.RawMessage `json:"message,omitempty"`
+	// Result and RPCError are the raw members of Message; nil when absent.
+	Result   json.RawMessage `json:"result,omitempty"`
+	RPCError json.RawMessage `json:"rpc_error,omitempty"`
+	// HTTPStatus is the status of the HTTP exchange that answered; 0 when
+	// there was none.
+	HTTPStatus int `json:"http_status,omitempty"`
+	// Body is the raw HTTP body for KindHTTPGet calls.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Exchanges are the HTTP exchanges made for this call.
+	Exchanges []wire.Exchange `json:"exchanges,omitempty"`
+
+	// HarnessError is set when the harness or the network failed: the call
+	// proves nothing about the seller.
+	HarnessError string `json:"harness_error,omitempty"`
+	// NotRun is set when the probe could not run (a capability the seller
+	// does not declare, mutations not allowed, a business argument the seller
+	// requires and the run was not given); it is the skip reason.
+	NotRun string `json:"not_run,omitempty"`
+
+	Started    time.Time `json:"started"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// Has reports whether the call was made for purpose p.
+func (c Call) Has(p Purpose) bool {
+	for _, q := range c.Purposes {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Answered reports whether the call got a JSON-RPC response from the seller.
+func (c Call) Answered() bool {
+	return c.HarnessError == "" && c.NotRun == "" && c.Message != nil
+}
+
+// SecretEchoed reports whether any exchange of the call carried a configured
+// secret back in its response.
+func (c Call) SecretEchoed() bool {
+	for _, x := range c.Exchanges {
+		if x.SecretEchoed {
+			return true
+		}
+	}
+	return false
+}
+
+// Target is what the run tested.
+type Target struct {
+	MCP string `json:"mcp,omitempty"`
+	A2A string `json:"a2a,omitempty"`
+	// Sandbox is set when the run targets a sandbox (CAP-04).
+	Sandbox bool `json:"sandbox,omitempty"`
+	// Credential is set when the run was given a credential.
+	Credential bool `json:"credential,omitempty"`
+	// AllowMutations is set when probes that create state may run.
+	AllowMutations bool `json:"allow_mutations,omitempty"`
+}
+
+// Store holds the calls of one run. It is safe for concurrent use by the
+// probe phase; the judge phase only reads.
+type Store struct {
+	mu     sync.Mutex
+	target Target
+	calls  []Call
+}
+
+// NewStore returns an empty store for the target.
+func NewStore(t Target) *Store { return &Store{target: t} }
+
+// Target returns what the run tested.
+func (s *Store) Target() Target { return s.target }
+
+// Add records a call.
+func (s *Store) Add(c Call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+}
+
+// Calls returns the calls that match every filter, ordered by probe ID so
+// judges see the same order whatever the probes' concurrency was.
+func (s *Store) Calls(filters ...Filter) []Call {
+	s.mu.Lock()
+	all := append([]Call(nil), s.calls...)
+	s.mu.Unlock()
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ProbeID < all[j].ProbeID })
+	out := all[:0]
+	for _, c := range all {
+		if matches(c, filters) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Call returns the call with the probe ID.
+func (s *Store) Call(probeID string) (Call, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.calls {
+		if c.ProbeID == probeID {
+			return c, true
+		}
+	}
+	return Call{}, false
+}
+
+// Filter selects calls.
+type Filter func(Call) bool
+
+// ToolCalls selects the tool calls on a transport.
+func ToolCalls(t Transport) Filter {
+	return func(c Call) bool { return c.Transport == t && c.Kind == KindToolCall }
+}
+
+// WithPurpose selects the calls made for purpose p.
+func WithPurpose(p Purpose) Filter { return func(c Call) bool { return c.Has(p) } }
+
+// OfKind selects the calls of kind k.
+func OfKind(k Kind) Filter { return func(c Call) bool { return c.Kind == k } }
+
+// Answered selects the calls the seller answered with a JSON-RPC message.
+func Answered() Filter { return Call.Answered }
+
+func matches(c Call, filters []Filter) bool {
+	for _, f := range filters {
+		if !f(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// document is the on-disk form of a store.
+type document struct {
+	Target Target `json:"target"`
+	Calls  []Call `json:"calls"`
+}
+
+// MarshalJSON writes the store in probe-ID order.
+func (s *Store) MarshalJSON() ([]byte, error) {
+	return json.Marshal(document{Target: s.target, Calls: s.Calls()})
+}
+
+// UnmarshalJSON reads a store written by MarshalJSON.
+func (s *Store) UnmarshalJSON(b []byte) error {
+	var d document
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.target, s.calls = d.Target, d.Calls
+	return nil
+}

@@ -1,0 +1,57 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// BenchmarkRoundTrip compares a loopback JSON-RPC call over a bare
+// http.Transport with the same call through Transport (capture, redaction,
+// bearer token).
+func BenchmarkRoundTrip(b *testing.B) {
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{"products":[` + strings.Repeat(`{"product_id":"p","name":"Product name","pricing_options":[{"model":"cpm","rate":12.5}]},`, 12) + `{}]}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(reply)
+	}))
+	defer srv.Close()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"shoes"}}}`)
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DisableCompression = true
+	defer base.CloseIdleConnections()
+
+	run := func(b *testing.B, hc *http.Client, capture bool) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(reply)))
+		for b.Loop() {
+			ctx := context.Background()
+			if capture {
+				ctx, _ = WithCapture(ctx, "bench")
+			}
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if n != int64(len(reply)) {
+				b.Fatalf("read %d bytes", n)
+			}
+		}
+	}
+	b.Run("bare", func(b *testing.B) {
+		run(b, &http.Client{Transport: base}, false)
+	})
+	b.Run("wire", func(b *testing.B) {
+		tr := &Transport{Base: base, BearerToken: testToken, Recorder: &Recorder{Max: 1}}
+		run(b, tr.Client(), true)
+	})
+}

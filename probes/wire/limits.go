@@ -1,0 +1,76 @@
+package wire
+
+import (
+	"fmt"
+	"time"
+)
+
+// Default limits. A zero field in Limits means "use the default".
+const (
+	// DefaultMaxBodyBytes bounds one response body (after decompression) and
+	// the stored copy of one request body.
+	DefaultMaxBodyBytes int64 = 8 << 20
+	// DefaultMaxEventBytes bounds one SSE event, framing and comments included.
+	DefaultMaxEventBytes = 1 << 20
+	// DefaultMaxExchanges bounds the exchanges kept by one Capture.
+	DefaultMaxExchanges = 1000
+	// DefaultMaxRecorded bounds the exchanges kept by one Recorder.
+	DefaultMaxRecorded = 20000
+	// DefaultDrainBytes bounds how much of a non-SSE body abandoned by its
+	// consumer is still read on Close so the capture is complete.
+	DefaultDrainBytes int64 = 1 << 20
+	// DefaultDrainTimeout bounds the time spent draining an abandoned body.
+	DefaultDrainTimeout = 2 * time.Second
+	// DefaultMaxRedirects bounds redirects followed by Transport.CheckRedirect.
+	DefaultMaxRedirects = 5
+	// DefaultResponseWait is how long Capture.Response waits for an in-flight
+	// exchange when its ctx has no deadline.
+	DefaultResponseWait = 5 * time.Second
+	// MinSecretLen is the shortest configured secret matched inside bodies and
+	// header values; shorter ones would shred unrelated evidence.
+	MinSecretLen = 6
+)
+
+// Limits bounds what a Transport reads and keeps. Zero fields take the defaults.
+type Limits struct {
+	MaxBodyBytes  int64         // response body bytes read (and request body bytes stored)
+	MaxEventBytes int           // bytes of one SSE event
+	MaxExchanges  int           // exchanges kept per Capture
+	DrainBytes    int64         // bytes drained from an abandoned non-SSE body
+	DrainTimeout  time.Duration // time spent draining an abandoned body
+	MaxRedirects  int           // redirects allowed by CheckRedirect
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if l.MaxEventBytes <= 0 {
+		l.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if l.MaxExchanges <= 0 {
+		l.MaxExchanges = DefaultMaxExchanges
+	}
+	if l.DrainBytes <= 0 {
+		l.DrainBytes = DefaultDrainBytes
+	}
+	if l.DrainTimeout <= 0 {
+		l.DrainTimeout = DefaultDrainTimeout
+	}
+	if l.MaxRedirects <= 0 {
+		l.MaxRedirects = DefaultMaxRedirects
+	}
+	return l
+}
+
+// LimitError is returned to the reader of a body that exceeded a limit. The
+// bytes up to the limit were delivered and recorded; the exchange is flagged
+// Truncated.
+type LimitError struct {
+	What  string // "response body", "compressed response body" or "sse event"
+	Limit int64  // the limit in bytes
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("wire: %s exceeds the limit of %d bytes", e.What, e.Limit)
+}

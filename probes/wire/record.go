@@ -1,0 +1,164 @@
+package wire
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+var seq atomic.Int64
+
+// record is one exchange being captured. Request fields and events are
+// redacted when stored; the raw response body is kept only while the body is
+// being read and redacted on every snapshot and when it finishes.
+type record struct {
+	red *Redactor
+	now func() time.Time
+
+	mu       sync.Mutex
+	ex       Exchange
+	start    time.Time
+	raw      []byte // unredacted body so far, nil once finished
+	finished bool
+	done     chan struct{}
+	watchers []func()
+}
+
+func newRecord(red *Redactor, now func() time.Time, start time.Time) *record {
+	return &record{
+		red:   red,
+		now:   now,
+		start: start,
+		done:  make(chan struct{}),
+		ex:    Exchange{Seq: seq.Add(1), Started: start, RequestBodySize: -1},
+	}
+}
+
+func (r *record) watch(f func()) {
+	r.mu.Lock()
+	r.watchers = append(r.watchers, f)
+	r.mu.Unlock()
+}
+
+func (r *record) notify() {
+	r.mu.Lock()
+	ws := append([]func(){}, r.watchers...)
+	r.mu.Unlock()
+	for _, f := range ws {
+		f()
+	}
+}
+
+func (r *record) setFirstByte(t time.Time) {
+	r.mu.Lock()
+	if r.ex.FirstByteMS == 0 {
+		r.ex.FirstByteMS = ms(t.Sub(r.start))
+	}
+	r.mu.Unlock()
+}
+
+func (r *record) setResponse(resp *http.Response, sse bool, encoding string) {
+	h, hits := r.red.Header(resp.Header)
+	r.mu.Lock()
+	r.ex.Status = resp.StatusCode
+	r.ex.Proto = resp.Proto
+	r.ex.ResponseHeaders = h
+	r.ex.SSE = sse
+	r.ex.ContentEncoding = encoding
+	r.ex.HeadersMS = ms(r.now().Sub(r.start))
+	if r.ex.FirstByteMS == 0 {
+		r.ex.FirstByteMS = r.ex.HeadersMS
+	}
+	if hits > 0 {
+		r.ex.SecretEchoed = true
+	}
+	r.mu.Unlock()
+	r.notify()
+}
+
+func (r *record) addBody(p []byte, wire int64) {
+	r.mu.Lock()
+	if !r.finished {
+		r.raw = append(r.raw, p...)
+		r.ex.ResponseBodySize += int64(len(p))
+		r.ex.WireBytes = wire
+	}
+	r.mu.Unlock()
+}
+
+func (r *record) addEvent(ev Event) {
+	ev.Raw, _ = r.red.Body(ev.Raw, false)
+	data, hits := r.red.Body([]byte(ev.Data), false)
+	ev.Data = string(data)
+	r.mu.Lock()
+	if !r.finished {
+		r.ex.Events = append(r.ex.Events, ev)
+		if hits > 0 {
+			r.ex.SecretEchoed = true
+		}
+	}
+	r.mu.Unlock()
+	r.notify()
+}
+
+// finish stores the redacted body; later calls are ignored.
+func (r *record) finish(err error, complete, truncated bool, wire int64) {
+	r.mu.Lock()
+	if r.finished {
+		r.mu.Unlock()
+		return
+	}
+	r.finished = true
+	body, hits := r.red.Body(r.raw, truncated || !complete)
+	if hits > 0 {
+		r.ex.SecretEchoed = true
+	}
+	if len(body) > 0 {
+		r.ex.ResponseBody = body
+	}
+	r.raw = nil
+	if wire > r.ex.WireBytes {
+		r.ex.WireBytes = wire
+	}
+	r.ex.Finished = true
+	r.ex.Complete = complete
+	r.ex.Truncated = r.ex.Truncated || truncated
+	if err != nil && r.ex.Error == "" {
+		msg, _ := r.red.Text([]byte(err.Error()), false)
+		r.ex.Error = string(msg)
+	}
+	r.ex.DurationMS = ms(r.now().Sub(r.start))
+	close(r.done)
+	r.mu.Unlock()
+	r.notify()
+}
+
+// snapshot returns a copy; byte slices are shared and must be treated as
+// read-only.
+func (r *record) snapshot() Exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	x := r.ex
+	x.RequestHeaders = r.ex.RequestHeaders.Clone()
+	x.ResponseHeaders = r.ex.ResponseHeaders.Clone()
+	x.Events = append([]Event(nil), r.ex.Events...)
+	if !r.finished {
+		b, hits := r.red.Body(r.raw, true)
+		if len(b) > 0 {
+			x.ResponseBody = b
+		}
+		x.SecretEchoed = x.SecretEchoed || hits > 0
+		x.DurationMS = ms(r.now().Sub(r.start))
+	}
+	return x
+}
+
+func (r *record) isFinished() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}

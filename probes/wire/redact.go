@@ -1,0 +1,501 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces every redacted value.
+const Redacted = "[redacted]"
+
+// MinimumKeyPattern is the runner output contract's minimum payload_redaction
+// pattern (universal/runner-output-contract.yaml); matching is
+// case-insensitive. SensitiveKey extends it, never narrows it.
+const MinimumKeyPattern = `^(authorization|credentials?|token|api[_-]?key|password|secret|client[_-]secret|refresh[_-]token|access[_-]token|bearer|session[_-]token|offering[_-]token|cookie|set[_-]cookie)$`
+
+var (
+	minimumKey  = regexp.MustCompile(`(?i)` + MinimumKeyPattern)
+	extendedKey = regexp.MustCompile(`(?i)^(x[_-]?api[_-]?key|proxy[_-]authorization|private[_-]?key|id[_-]token|auth[_-]?token|api[_-]?secret|client[_-]?secret|passwd|passphrase|client[_-]assertion)$`)
+)
+
+// sensitiveNames is MinimumKeyPattern and extendedKey spelled out, with "-"
+// written as "_", for the ASCII fast path.
+var sensitiveNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`authorization credential credentials token api_key apikey password secret
+		client_secret refresh_token access_token bearer session_token offering_token cookie set_cookie
+		xapikey x_apikey xapi_key x_api_key proxy_authorization private_key privatekey id_token auth_token
+		authtoken api_secret apisecret clientsecret passwd passphrase client_assertion`) {
+		sensitiveNames[n] = true
+	}
+}
+
+// SensitiveKey reports whether a JSON key's value is redacted: the contract's
+// minimum pattern (MinimumKeyPattern, case-insensitive) plus a few common
+// credential names.
+func SensitiveKey(name string) bool {
+	if len(name) > 64 {
+		return false // longer than any matching name
+	}
+	var buf [64]byte
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= utf8RuneSelf:
+			// Unicode case folding (e.g. U+212A KELVIN SIGN): the regexps.
+			return minimumKey.MatchString(name) || extendedKey.MatchString(name)
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '-':
+			c = '_'
+		}
+		buf[i] = c
+	}
+	return sensitiveNames[string(buf[:len(name)])]
+}
+
+const utf8RuneSelf = 0x80
+
+// ResponseHeaderAllowlist is the runner output contract's response_headers
+// allowlist (lower case). Reports drop every other response header.
+var ResponseHeaderAllowlist = []string{
+	"content-type", "content-length", "content-encoding", "www-authenticate",
+	"location", "retry-after", "x-request-id", "x-correlation-id",
+}
+
+var credentialFragments = []string{
+	"authorization", "token", "secret", "password", "passwd", "credential",
+	"api-key", "apikey", "api_key", "cookie", "private-key", "session-key", "x-auth",
+}
+
+// SensitiveHeader reports whether a header's values are redacted when stored:
+// Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key, any name
+// matching SensitiveKey (with "-" or "_"), and names that look like a
+// credential. WWW-Authenticate and Proxy-Authenticate (challenges, needed by
+// auth rules) and Mcp-Session-Id (needed by session rules) are kept.
+func SensitiveHeader(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch n {
+	case "www-authenticate", "proxy-authenticate", "authentication-info", "proxy-authentication-info":
+		return false
+	}
+	if SensitiveKey(n) || SensitiveKey(strings.ReplaceAll(n, "-", "_")) {
+		return true
+	}
+	for _, f := range credentialFragments {
+		if strings.Contains(n, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReportResponseHeaders returns the headers a report may show for a response:
+// only the allowlisted names (ResponseHeaderAllowlist); the rest are dropped.
+func ReportResponseHeaders(h http.Header) http.Header {
+	out := http.Header{}
+	for _, name := range ResponseHeaderAllowlist {
+		if v := h.Values(name); len(v) > 0 {
+			out[http.CanonicalHeaderKey(name)] = append([]string(nil), v...)
+		}
+	}
+	return out
+}
+
+// ReportRequestHeaders returns the headers a report may show for a request,
+// per the contract's request_headers rule: credential headers with their
+// values "[redacted]", other headers through the response allowlist.
+func ReportRequestHeaders(h http.Header) http.Header {
+	out := ReportResponseHeaders(h)
+	for name, v := range h {
+		if SensitiveHeader(name) {
+			out[name] = redactedValues(len(v))
+		}
+	}
+	return out
+}
+
+func redactedValues(n int) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = Redacted
+	}
+	return v
+}
+
+// RedactJSON rewrites data with the value of every key matching SensitiveKey,
+// at any depth, replaced by the string "[redacted]". Bytes, key order and
+// whitespace are otherwise unchanged, so the output is valid JSON whenever the
+// input is; invalid or truncated input is redacted on a best-effort basis.
+func RedactJSON(data []byte) []byte {
+	out, _ := (&Redactor{}).Body(data, false)
+	return out
+}
+
+// RedactHeader returns a copy of h with the values of SensitiveHeader names
+// replaced by "[redacted]".
+func RedactHeader(h http.Header) http.Header {
+	out, _ := (&Redactor{}).Header(h)
+	return out
+}
+
+// Redactor removes credentials from stored evidence: sensitive JSON keys and
+// headers, and configured secret values wherever their bytes appear.
+type Redactor struct {
+	forms [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
+	extra func(string) bool
+}
+
+// NewRedactor returns a Redactor for the given secret values (shorter than
+// MinSecretLen are ignored) and an optional extra key matcher that extends
+// SensitiveKey.
+func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
+	r := &Redactor{extra: extraKey}
+	seen := map[string]bool{}
+	add := func(s string) {
+		if len(s) >= MinSecretLen && !seen[s] {
+			seen[s] = true
+			r.forms = append(r.forms, []byte(s))
+		}
+	}
+	for _, s := range secrets {
+		if len(s) < MinSecretLen {
+			continue
+		}
+		add(s)
+		add(jsonEscape(s))
+		add(url.QueryEscape(s))
+	}
+	return r
+}
+
+func jsonEscape(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(b.String(), `"`), "\n"), `"`)
+}
+
+func (r *Redactor) sensitive(key string) bool {
+	return SensitiveKey(key) || (r.extra != nil && r.extra(key))
+}
+
+// Text replaces every secret form in b; a truncated b also loses a trailing
+// prefix (4 bytes or more) of a secret. It returns how many secrets it found.
+func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
+	hits := 0
+	for _, f := range r.forms {
+		if n := bytes.Count(b, f); n > 0 {
+			hits += n
+			b = bytes.ReplaceAll(b, f, []byte(Redacted))
+		}
+	}
+	if truncated {
+		b = r.cutSecretPrefix(b)
+	}
+	return b, hits
+}
+
+func (r *Redactor) cutSecretPrefix(b []byte) []byte {
+	for _, f := range r.forms {
+		for k := len(f) - 1; k >= 4; k-- {
+			if bytes.HasSuffix(b, f[:k]) {
+				b = append(b[:len(b)-k:len(b)-k], Redacted...)
+				break
+			}
+		}
+	}
+	return b
+}
+
+// Header returns a redacted copy of h and how many secret values it found in
+// it (credential headers are not counted: the caller sent them).
+func (r *Redactor) Header(h http.Header) (http.Header, int) {
+	out := make(http.Header, len(h))
+	hits := 0
+	for name, vals := range h {
+		if SensitiveHeader(name) || r.sensitive(name) {
+			out[name] = redactedValues(len(vals))
+			continue
+		}
+		nv := make([]string, len(vals))
+		for i, v := range vals {
+			b, n := r.Text([]byte(v), false)
+			hits += n
+			nv[i] = string(b)
+		}
+		out[name] = nv
+	}
+	return out, hits
+}
+
+// URL returns u as a string with userinfo, sensitive query parameters and
+// secret values redacted.
+func (r *Redactor) URL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	if c.User != nil {
+		c.User = url.User(Redacted)
+	}
+	if c.RawQuery != "" {
+		q, err := url.ParseQuery(c.RawQuery)
+		changed := false
+		if err == nil {
+			for k := range q {
+				if r.sensitive(k) {
+					q[k] = redactedValues(len(q[k]))
+					changed = true
+				}
+			}
+			if changed {
+				c.RawQuery = q.Encode()
+			}
+		}
+	}
+	s, _ := r.Text([]byte(c.String()), false)
+	return string(s)
+}
+
+// Body redacts a request or response body (JSON, SSE, or anything else):
+// values of sensitive keys become "[redacted]" keeping structure, key order
+// and whitespace; configured secrets are replaced wherever they appear, also
+// JSON-escaped inside strings. It returns the number of secret occurrences
+// found before redaction (values of sensitive keys included).
+func (r *Redactor) Body(in []byte, truncated bool) ([]byte, int) {
+	out, hits := r.redactTokens(in)
+	out, n := r.Text(out, truncated)
+	return out, hits + n
+}
+
+type frame struct {
+	obj       bool
+	expectKey bool
+}
+
+// redactTokens walks in as a (possibly invalid or cut) JSON token stream.
+func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
+	out := make([]byte, 0, len(in)+16)
+	var stack []frame
+	hits := 0
+	top := func() *frame {
+		if len(stack) == 0 {
+			return nil
+		}
+		return &stack[len(stack)-1]
+	}
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c == '{' || c == '[':
+			stack = append(stack, frame{obj: c == '{', expectKey: c == '{'})
+			out = append(out, c)
+			i++
+		case c == '}' || c == ']':
+			if f := top(); f != nil && f.obj == (c == '}') {
+				stack = stack[:len(stack)-1]
+			}
+			out = append(out, c)
+			i++
+		case c == ',':
+			if f := top(); f != nil && f.obj {
+				f.expectKey = true
+			}
+			out = append(out, c)
+			i++
+		case c == '"':
+			end := scanString(in, i)
+			tok := in[i:end]
+			f := top()
+			isKey := f != nil && f.obj && f.expectKey
+			var n int
+			out, n = r.appendString(out, tok)
+			hits += n
+			i = end
+			if !isKey {
+				continue
+			}
+			f.expectKey = false
+			key, ok := decodeString(tok)
+			if !ok || !r.sensitive(key) {
+				continue
+			}
+			j := skipWS(in, i)
+			if j >= len(in) || in[j] != ':' {
+				continue
+			}
+			k := skipWS(in, j+1)
+			end = skipValue(in, k)
+			if end == k {
+				continue
+			}
+			out = append(out, in[i:k]...)
+			out = append(out, `"`+Redacted+`"`...)
+			hits += r.count(in[k:end])
+			i = end
+		case isWS(c) || c == ':':
+			out = append(out, c)
+			i++
+		default:
+			end := scanLiteral(in, i)
+			tok := in[i:end]
+			switch n := r.count(tok); {
+			case n == 0:
+				out = append(out, tok...)
+			case json.Valid(tok):
+				// A JSON scalar (a number): keep the document valid.
+				hits += n
+				out = append(out, `"`+Redacted+`"`...)
+			default:
+				b, n := r.Text(append([]byte(nil), tok...), false)
+				hits += n
+				out = append(out, b...)
+			}
+			i = end
+		}
+	}
+	return out, hits
+}
+
+// appendString appends a string token, with secrets replaced inside it.
+func (r *Redactor) appendString(out, tok []byte) ([]byte, int) {
+	if len(r.forms) == 0 {
+		return append(out, tok...), 0
+	}
+	if bytes.IndexByte(tok, '\\') < 0 {
+		if r.count(tok) == 0 {
+			return append(out, tok...), 0
+		}
+		b, n := r.Text(append([]byte(nil), tok...), false)
+		return append(out, b...), n
+	}
+	s, ok := decodeString(tok)
+	if !ok {
+		b, n := r.Text(append([]byte(nil), tok...), false)
+		return append(out, b...), n
+	}
+	n := 0
+	for _, f := range r.forms {
+		if c := strings.Count(s, string(f)); c > 0 {
+			n += c
+			s = strings.ReplaceAll(s, string(f), Redacted)
+		}
+	}
+	if n == 0 {
+		return append(out, tok...), 0
+	}
+	return append(out, `"`+jsonEscape(s)+`"`...), n
+}
+
+func (r *Redactor) count(b []byte) int {
+	n := 0
+	for _, f := range r.forms {
+		n += bytes.Count(b, f)
+	}
+	if len(r.forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
+		// JSON-escaped forms inside strings of a skipped value.
+		for i := 0; i < len(b); i++ {
+			if b[i] == '"' {
+				end := scanString(b, i)
+				if s, ok := decodeString(b[i:end]); ok {
+					for _, f := range r.forms {
+						n += strings.Count(s, string(f))
+					}
+				}
+				i = end - 1
+			}
+		}
+	}
+	return n
+}
+
+// decodeString decodes a complete JSON string token.
+func decodeString(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[len(tok)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(tok, '\\') < 0 {
+		return string(tok[1 : len(tok)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// scanString returns the index after the string token starting at in[i]
+// (a quote), or len(in) when it is not terminated.
+func scanString(in []byte, i int) int {
+	for j := i + 1; j < len(in); j++ {
+		switch in[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(in)
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipWS(in []byte, i int) int {
+	for i < len(in) && isWS(in[i]) {
+		i++
+	}
+	return i
+}
+
+func scanLiteral(in []byte, i int) int {
+	j := i
+	for j < len(in) {
+		c := in[j]
+		if isWS(c) || c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']' || c == '"' {
+			break
+		}
+		j++
+	}
+	if j == i {
+		j++
+	}
+	return j
+}
+
+// skipValue returns the end of the value starting at in[i], tolerating a cut.
+func skipValue(in []byte, i int) int {
+	if i >= len(in) {
+		return i
+	}
+	switch in[i] {
+	case '"':
+		return scanString(in, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(in); j++ {
+			switch in[j] {
+			case '"':
+				j = scanString(in, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(in)
+	case '}', ']', ',', ':':
+		return i
+	default:
+		return scanLiteral(in, i)
+	}
+}
