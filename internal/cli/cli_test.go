@@ -77,3 +77,25 @@ func TestEnvNameMapsDashesToUnderscores(t *testing.T) {
 		t.Fatalf("envName = %q", got)
 	}
 }
+
+func TestRulesListsTheWholeCatalogue(t *testing.T) {
+	code, out, _ := run(t, nil, "", "rules", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit code = %d", code)
+	}
+	var doc struct {
+		Rules []struct {
+			ID string `json:"id"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("rules --json is not JSON: %v", err)
+	}
+	if len(doc.Rules) != 77 || doc.Rules[0].ID != "ENV-01" {
+		t.Fatalf("rules --json listed %d rules starting with %+v", len(doc.Rules), doc.Rules[:1])
+	}
+	code, out, _ = run(t, nil, "", "rules")
+	if code != ExitOK || !strings.Contains(out, "ERR-06  MUST    mcp") {
+		t.Fatalf("rules table (code %d) lacks ERR-06:\n%s", code, out)
+	}
+}

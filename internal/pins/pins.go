@@ -6,9 +6,4 @@
 // Drop an import here once a real package uses that module.
 package pins
 
-import (
-	_ "github.com/a2aproject/a2a-go/a2a"
-	_ "github.com/onsi/ginkgo/v2"
-	_ "github.com/onsi/gomega"
-	_ "sigs.k8s.io/yaml"
-)
+import _ "github.com/a2aproject/a2a-go/a2a"
