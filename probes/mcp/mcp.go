@@ -1,0 +1,156 @@
+// Package mcp is the harness's MCP client: go-sdk sessions over the
+// capturing transport, where every call comes back as an evidence.Call
+// holding the raw bytes the seller sent — never the SDK's decoded view,
+// which hides defects (GO-LIBS.md §1c).
+//
+//	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token}, "mcp/initialize")
+//	if err != nil { ... } // a *HarnessError: the seller could not be reached
+//	defer s.Close()
+//	call := s.CallTool(ctx, "mcp/get_products/valid", "get_products", args)
+//	// call.Result is the raw `result` member; nil when absent
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// ProtocolVersion is the MCP protocol version the client pins, which also
+// keeps the go-sdk from probing with the draft server/discover first.
+const ProtocolVersion = "2025-06-18"
+
+// DefaultTimeout bounds one call when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// Config says how to reach the seller.
+type Config struct {
+	Endpoint    string
+	BearerToken string
+	Header      http.Header
+	// Timeout bounds each call (initialize included).
+	Timeout  time.Duration
+	Limits   wire.Limits
+	Recorder *wire.Recorder
+}
+
+func (c Config) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+// HarnessError is a failure of the harness or the network: it proves
+// nothing about the seller's conformance.
+type HarnessError struct {
+	Op  string
+	Err error
+}
+
+func (e *HarnessError) Error() string { return e.Op + ": " + e.Err.Error() }
+func (e *HarnessError) Unwrap() error { return e.Err }
+
+// Session is one MCP session with the seller.
+type Session struct {
+	cfg Config
+	cs  *sdk.ClientSession
+	// Initialize is the recorded initialize exchange.
+	Initialize evidence.Call
+}
+
+// Dial opens a session: initialize and the initialized notification,
+// recorded under probeID. It returns a *HarnessError when the seller cannot
+// be reached or does not complete the handshake in time.
+func Dial(ctx context.Context, cfg Config, probeID string) (*Session, error) {
+	tr := &wire.Transport{BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	client := sdk.NewClient(&sdk.Implementation{Name: "adcp-conform", Version: "0.1.0"}, &sdk.ClientOptions{
+		Capabilities:   &sdk.ClientCapabilities{},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+	})
+	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	started := time.Now()
+	cs, err := client.Connect(cctx, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: tr.Client(),
+		DisableStandaloneSSE: true, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
+		Method: "initialize", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
+	if err != nil {
+		return nil, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
+	}
+	return &Session{cfg: cfg, cs: cs, Initialize: call}, nil
+}
+
+// Close ends the session.
+func (s *Session) Close() error { return s.cs.Close() }
+
+// CallTool sends tools/call and returns what came back, as raw bytes. An SDK
+// decoding error with a captured reply is the seller's doing, not a harness
+// error; only a call with no HTTP response at all (refused, timed out) is.
+func (s *Session) CallTool(ctx context.Context, probeID, tool string, args any, purposes ...evidence.Purpose) evidence.Call {
+	tctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	started := time.Now()
+	_, err := s.cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolCall,
+		Method: "tools/call", Tool: tool, Purposes: purposes}, started)
+	if call.Message == nil && call.HTTPStatus == 0 && call.HarnessError == "" && err != nil {
+		call.HarnessError = err.Error()
+	}
+	return call
+}
+
+// ListTools sends tools/list and returns the raw reply.
+func (s *Session) ListTools(ctx context.Context, probeID string) evidence.Call {
+	tctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	started := time.Now()
+	_, err := s.cs.ListTools(cctx, nil)
+	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolsList,
+		Method: "tools/list", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
+	if call.Message == nil && call.HTTPStatus == 0 && call.HarnessError == "" && err != nil {
+		call.HarnessError = err.Error()
+	}
+	return call
+}
+
+// record fills call from the capture: the JSON-RPC response message and its
+// members, the HTTP status, every exchange, and a harness error when the
+// seller sent no HTTP response at all.
+func record(ctx context.Context, capture *wire.Capture, call evidence.Call, started time.Time) evidence.Call {
+	call.Started = started
+	msg, x, err := capture.Response(ctx)
+	_ = capture.Wait(ctx)
+	call.Exchanges = capture.Exchanges()
+	call.DurationMS = float64(time.Since(started).Microseconds()) / 1000
+	call.HTTPStatus = x.Status
+	if err == nil {
+		call.Message = msg
+		result, rpcErr, _, serr := wire.SplitResponse(msg)
+		if serr == nil {
+			call.Result, call.RPCError = result, rpcErr
+		}
+		return call
+	}
+	if x.Status == 0 {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			call.HarnessError = "no response within the call timeout"
+		case x.Error != "":
+			call.HarnessError = x.Error
+		default:
+			call.HarnessError = fmt.Sprintf("no response: %v", err)
+		}
+	}
+	return call
+}

@@ -1,0 +1,154 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+)
+
+func TestCallToolReturnsTheSellersRawBytes(t *testing.T) {
+	ctx := context.Background()
+	url, stop, err := seller.Start(ctx, seller.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	const token = "s3cret-token-value"
+	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token, Timeout: 5 * time.Second}, "mcp/initialize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Initialize.Result == nil || !strings.Contains(string(s.Initialize.Result), `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("initialize result not recorded: %s", s.Initialize.Message)
+	}
+
+	call := s.CallTool(ctx, "mcp/get_products/context", "get_products",
+		map[string]any{"brief": "sports", "context": map[string]any{"n": 1}}, evidence.PurposeContext)
+	if call.HarnessError != "" || call.HTTPStatus != http.StatusOK || call.RPCError != nil {
+		t.Fatalf("call = %+v", call)
+	}
+	var result struct {
+		StructuredContent map[string]json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(call.Result, &result); err != nil {
+		t.Fatal(err)
+	}
+	if string(result.StructuredContent["context"]) != `{"n":1}` {
+		t.Errorf("context in the raw result = %s", result.StructuredContent["context"])
+	}
+	if !call.Has(evidence.PurposeContext) || call.Tool != "get_products" || len(call.Exchanges) == 0 {
+		t.Errorf("call metadata = %+v", call)
+	}
+	for _, x := range call.Exchanges {
+		if got := x.RequestHeaders.Get("Authorization"); got != "" && strings.Contains(got, token) {
+			t.Errorf("the stored exchange holds the token: %q", got)
+		}
+	}
+
+	list := s.ListTools(ctx, "mcp/tools/list")
+	if !strings.Contains(string(list.Result), `"name":"get_products"`) {
+		t.Errorf("tools/list result = %s", list.Result)
+	}
+}
+
+func TestAToolErrorTheSDKCannotDecodeIsStillRecorded(t *testing.T) {
+	// An unknown content type makes the go-sdk's CallTool fail; the raw
+	// reply must still be the evidence, not a harness error.
+	srv := sdk.NewServer(&sdk.Implementation{Name: "odd", Version: "0"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "get_products", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{}"}}}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	odd := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write([]byte(strings.Replace(rec.Body.String(), `"type":"text"`, `"type":"adcp_blob"`, 1)))
+	})
+	ts := httptest.NewServer(odd)
+	defer ts.Close()
+	ctx := context.Background()
+	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 5 * time.Second}, "mcp/initialize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	call := s.CallTool(ctx, "mcp/get_products/valid", "get_products", map[string]any{})
+	if call.HarnessError != "" {
+		t.Fatalf("harness error %q for a reply the seller sent", call.HarnessError)
+	}
+	if !strings.Contains(string(call.Result), `"type":"adcp_blob"`) {
+		t.Fatalf("raw result = %s", call.Result)
+	}
+}
+
+func TestASilentSellerIsAHarnessErrorWithinTheTimeout(t *testing.T) {
+	// The server only notices a client hanging up once it has read the
+	// request body, so the silent seller is also released when the test ends.
+	done := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer silent.Close()
+	defer close(done)
+	start := time.Now()
+	_, err := mcp.Dial(context.Background(), mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}, "mcp/initialize")
+	var he *mcp.HarnessError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v, want a *HarnessError", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("Dial took %v against a silent seller with a 300ms timeout", took)
+	}
+}
+
+func TestAToolCallThatHangsIsAHarnessErrorWithinTheTimeout(t *testing.T) {
+	// The tool hangs until the test ends (the go-sdk server does not cancel a
+	// tool when the client hangs up).
+	done := make(chan struct{})
+	srv := sdk.NewServer(&sdk.Implementation{Name: "hang", Version: "0"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "get_products", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			select {
+			case <-ctx.Done():
+			case <-done:
+			}
+			return nil, errors.New("released")
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer ts.Close()
+	defer close(done)
+	ctx := context.Background()
+	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 400 * time.Millisecond}, "mcp/initialize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	call := s.CallTool(ctx, "mcp/get_products/valid", "get_products", map[string]any{})
+	if call.HarnessError == "" || call.Message != nil {
+		t.Fatalf("call = %+v, want a harness error", call)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("CallTool took %v with a 400ms timeout", took)
+	}
+}
