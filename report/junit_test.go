@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func syntheticRun() *Run {
+	r := &Run{Tool: "adcp-conform", Version: "0.1.0", AdcpRelease: "3.1.19", Target: "http://127.0.0.1:8931/mcp",
+		StartedAt: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), DurationMS: 1234.5,
+		Rules: []RuleResult{
+			rule("ENV-01", Must, spec(Passed, "")),
+			rule("ENV-02", Must, spec(Failed, "ENV-02: mcp/get_products/valid: /payload nests body fields\n<script>alert(1)</script>\x1b[31m\x00")),
+			rule("CTX-03", Must, spec(Skipped, "no call without context")),
+			rule("AUTH-01", Must, spec(Error, "mcp/get_products/auth_none: no response within the call timeout")),
+			rule("TLS-01", Must),
+		}}
+	r.Settle()
+	return r
+}
+
+// The structures below are written independently of the writer's, in the
+// shape of the common JUnit schema, to re-parse what the writer produced.
+type parsedSuites struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
+	Suites   []struct {
+		Name  string `xml:"name,attr"`
+		Tests int    `xml:"tests,attr"`
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Body    string `xml:",chardata"`
+			} `xml:"failure"`
+			Error   *struct{} `xml:"error"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func TestJUnitReparsesWithTheRightCounts(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, syntheticRun()); err != nil {
+		t.Fatal(err)
+	}
+	var doc parsedSuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("the JUnit does not parse: %v\n%s", err, out.String())
+	}
+	if doc.Tests != 5 || doc.Failures != 1 || doc.Errors != 1 || doc.Skipped != 2 {
+		t.Fatalf("counts tests=%d failures=%d errors=%d skipped=%d", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	}
+	var names []string
+	for _, s := range doc.Suites {
+		names = append(names, s.Name)
+		for _, c := range s.Cases {
+			if c.Failure != nil {
+				if strings.ContainsAny(c.Failure.Message, "\n\r") {
+					t.Errorf("failure message spans lines: %q", c.Failure.Message)
+				}
+				if !strings.HasPrefix(c.Name, "ENV-02 · ") || !strings.HasSuffix(c.Name, "[mcp]") {
+					t.Errorf("testcase name %q", c.Name)
+				}
+				if !strings.Contains(c.Failure.Body, "<script>") {
+					t.Errorf("the failure body lost the message text: %q", c.Failure.Body)
+				}
+			}
+		}
+	}
+	if strings.Join(names, ",") != "ENV,CTX,AUTH,TLS" {
+		t.Errorf("suites %v, want one per family in catalogue order", names)
+	}
+	if bytes.Contains(out.Bytes(), []byte("<script>")) || bytes.ContainsAny(out.Bytes(), "\x1b\x00") {
+		t.Error("the XML holds unescaped markup or control characters")
+	}
+}
+
+func TestJUnitMatchesItsGoldenFile(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteJUnit(&got, syntheticRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "junit.golden.xml")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("junit output drifted from %s:\n%s", golden, got.String())
+	}
+}
