@@ -3,7 +3,7 @@
 // holding the raw bytes the seller sent — never the SDK's decoded view,
 // which hides defects (GO-LIBS.md §1c).
 //
-//	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token}, "mcp/initialize")
+//	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token}, "mcp/initialize")
 //	if err != nil { ... } // a *HarnessError: the seller could not be reached
 //	defer s.Close()
 //	call := s.CallTool(ctx, "mcp/get_products/valid", "get_products", args)
@@ -68,8 +68,10 @@ type Session struct {
 
 // Dial opens a session: initialize and the initialized notification,
 // recorded under probeID. It returns a *HarnessError when the seller cannot
-// be reached or does not complete the handshake in time.
-func Dial(ctx context.Context, cfg Config, probeID string) (*Session, error) {
+// be reached or does not complete the handshake in time; the recorded
+// initialize call comes back either way (a refusal such as HTTP 401 is
+// evidence too).
+func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.Call, error) {
 	tr := &wire.Transport{BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	client := sdk.NewClient(&sdk.Implementation{Name: "adcp-conform", Version: "0.1.0"}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
@@ -84,9 +86,9 @@ func Dial(ctx context.Context, cfg Config, probeID string) (*Session, error) {
 	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
 		Method: "initialize", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
 	if err != nil {
-		return nil, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
+		return nil, call, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
 	}
-	return &Session{cfg: cfg, cs: cs, Initialize: call}, nil
+	return &Session{cfg: cfg, cs: cs, Initialize: call}, call, nil
 }
 
 // Close ends the session.

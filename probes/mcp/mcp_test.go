@@ -25,7 +25,7 @@ func TestCallToolReturnsTheSellersRawBytes(t *testing.T) {
 	}
 	defer stop()
 	const token = "s3cret-token-value"
-	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token, Timeout: 5 * time.Second}, "mcp/initialize")
+	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token, Timeout: 5 * time.Second}, "mcp/initialize")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestAToolErrorTheSDKCannotDecodeIsStillRecorded(t *testing.T) {
 	ts := httptest.NewServer(odd)
 	defer ts.Close()
 	ctx := context.Background()
-	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 5 * time.Second}, "mcp/initialize")
+	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 5 * time.Second}, "mcp/initialize")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestASilentSellerIsAHarnessErrorWithinTheTimeout(t *testing.T) {
 	defer silent.Close()
 	defer close(done)
 	start := time.Now()
-	_, err := mcp.Dial(context.Background(), mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}, "mcp/initialize")
+	_, _, err := mcp.Dial(context.Background(), mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}, "mcp/initialize")
 	var he *mcp.HarnessError
 	if !errors.As(err, &he) {
 		t.Fatalf("err = %v, want a *HarnessError", err)
@@ -138,7 +138,7 @@ func TestAToolCallThatHangsIsAHarnessErrorWithinTheTimeout(t *testing.T) {
 	defer ts.Close()
 	defer close(done)
 	ctx := context.Background()
-	s, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 400 * time.Millisecond}, "mcp/initialize")
+	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: ts.URL, Timeout: 400 * time.Millisecond}, "mcp/initialize")
 	if err != nil {
 		t.Fatal(err)
 	}

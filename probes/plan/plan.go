@@ -1,0 +1,279 @@
+// Package plan is the probe phase for MCP: the probes every run makes, as
+// data, and the executor that runs them concurrently against the seller and
+// records every call in the evidence store.
+//
+//	store, err := plan.Execute(ctx, plan.Config{MCP: mcp.Config{Endpoint: url}})
+//	if err != nil { ... } // a *mcp.HarnessError: the seller could not be reached
+//
+// Probes are read-only unless the run allows mutations. A probe that cannot
+// run says why (evidence.Call.NotRun); it never passes silently.
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// DefaultConcurrency bounds the probes in flight when Config.Concurrency is
+// zero.
+const DefaultConcurrency = 4
+
+// Config is what a probe run needs.
+type Config struct {
+	MCP mcp.Config
+	// Inputs are the user's base arguments (--inputs).
+	Inputs Inputs
+	// AllowMutations lets probes that create state run.
+	AllowMutations bool
+	// Concurrency bounds the probes in flight.
+	Concurrency int
+	// Seed makes the random context reproducible; 0 draws one.
+	Seed uint64
+}
+
+// Inputs are base arguments for every tool and per tool, merged under each
+// probe's own fields: {"all": {…}, "tools": {"get_products": {…}}}.
+type Inputs struct {
+	All   map[string]any            `json:"all,omitempty"`
+	Tools map[string]map[string]any `json:"tools,omitempty"`
+}
+
+// LoadInputs reads an inputs file, YAML or JSON.
+func LoadInputs(path string) (Inputs, error) {
+	var in Inputs
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return in, err
+	}
+	if err := yaml.UnmarshalStrict(b, &in); err != nil {
+		return in, fmt.Errorf("%s: %w", path, err)
+	}
+	return in, nil
+}
+
+// base returns the user's arguments for tool: "all" overlaid by the tool's.
+func (in Inputs) base(tool string) map[string]any {
+	out := deepCopy(in.All)
+	merge(out, in.Tools[tool])
+	return out
+}
+
+// Case is one probe: a call to one tool, for stated purposes.
+type Case struct {
+	ID       string
+	Tool     string
+	Purposes []evidence.Purpose
+	// Args are the probe's own fields, merged over the user's inputs.
+	Args map[string]any
+	// Fresh asks for a session of its own: a malformed reply must not kill
+	// the shared one.
+	Fresh bool
+	// Mutating marks a probe that creates state on the seller.
+	Mutating bool
+}
+
+// readTools are the read-only AdCP tasks the plan probes, with valid
+// arguments of their own.
+var readTools = []struct {
+	name string
+	args map[string]any
+}{
+	{"get_adcp_capabilities", map[string]any{}},
+	{"get_products", map[string]any{"buying_mode": "brief", "brief": "Premium video inventory reaching sports fans in the US."}},
+	{"list_creative_formats", map[string]any{}},
+	{"get_media_buys", map[string]any{}},
+	{"get_media_buy_delivery", map[string]any{}},
+}
+
+// Cases returns the probes for the tools the seller lists. nonce makes the
+// random context and the unknown ids unique to the run.
+func Cases(listed []string, nonce string) []Case {
+	ctxValue := map[string]any{"adcp_conform": map[string]any{"nonce": nonce, "nested": map[string]any{"n": 7, "flag": true, "list": []any{"a", 1.5, nil}}}}
+	var cases []Case
+	has := func(tool string) bool { return slices.Contains(listed, tool) }
+	for _, t := range readTools {
+		if !has(t.name) {
+			continue
+		}
+		cases = append(cases,
+			Case{ID: "mcp/" + t.name + "/valid", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeValid, evidence.PurposeNoContext}, Args: t.args},
+			Case{ID: "mcp/" + t.name + "/context", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeContext}, Args: with(t.args, "context", ctxValue)},
+			Case{ID: "mcp/" + t.name + "/envelope_fields", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeEnvelopeFields, evidence.PurposeContext},
+				Args: with(t.args, "context", ctxValue, "context_id", "adcp-conform-"+nonce, "idempotency_key", "adcp-conform-"+nonce+"-"+t.name,
+					"push_notification_config", map[string]any{"url": "https://buyer.invalid/webhooks/adcp-conform", "authentication": map[string]any{"schemes": []any{"Bearer"}, "credentials": "adcp-conform-placeholder-credential-0000000000"}},
+					"governance_context", "adcp-conform-"+nonce, "adcp_version", "3.1", "ext", map[string]any{"adcp_conform": true})},
+		)
+	}
+	errorTool := ""
+	for _, t := range []string{"get_products", "get_adcp_capabilities", "list_creative_formats"} {
+		if has(t) {
+			errorTool = t
+			break
+		}
+	}
+	if errorTool != "" {
+		cases = append(cases, Case{ID: "mcp/" + errorTool + "/error_version", Tool: errorTool, Fresh: true,
+			Purposes: []evidence.Purpose{evidence.PurposeErrorVersion, evidence.PurposeContext},
+			Args:     with(argsOf(errorTool), "adcp_version", "99.0", "context", ctxValue)})
+	}
+	if has("get_products") {
+		cases = append(cases, Case{ID: "mcp/get_products/error_wrong_type", Tool: "get_products", Fresh: true,
+			Purposes: []evidence.Purpose{evidence.PurposeErrorWrongType, evidence.PurposeContext},
+			Args:     with(argsOf("get_products"), "brief", 42, "context", ctxValue)})
+	}
+	for _, t := range []string{"get_media_buys", "get_media_buy_delivery"} {
+		if has(t) {
+			cases = append(cases, Case{ID: "mcp/" + t + "/error_unknown_id", Tool: t, Fresh: true,
+				Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownID, evidence.PurposeContext},
+				Args:     with(argsOf(t), "media_buy_ids", []any{"adcp-conform-unknown-" + nonce}, "context", ctxValue)})
+			break
+		}
+	}
+	return cases
+}
+
+func argsOf(tool string) map[string]any {
+	for _, t := range readTools {
+		if t.name == tool {
+			return t.args
+		}
+	}
+	return map[string]any{}
+}
+
+// with returns a copy of args with the key/value pairs set.
+func with(args map[string]any, kv ...any) map[string]any {
+	out := deepCopy(args)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// Execute runs the plan against cfg.MCP.Endpoint: discovery first
+// (initialize, tools/list), then every case, at most cfg.Concurrency at a
+// time. It returns a *mcp.HarnessError when the seller cannot be reached at
+// all; the store holds what was recorded either way.
+func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
+	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, Credential: cfg.MCP.BearerToken != "", AllowMutations: cfg.AllowMutations})
+	shared, initCall, err := mcp.Dial(ctx, cfg.MCP, "mcp/initialize")
+	store.Add(initCall)
+	if err != nil {
+		return store, err
+	}
+	defer shared.Close()
+	list := shared.ListTools(ctx, "mcp/tools/list")
+	store.Add(list)
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
+	cases := Cases(toolNames(list.Result), nonce)
+
+	limit := cfg.Concurrency
+	if limit <= 0 {
+		limit = DefaultConcurrency
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for _, c := range cases {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			store.Add(run(ctx, cfg, shared, c))
+		}()
+	}
+	wg.Wait()
+	return store, nil
+}
+
+// run makes one case's call, on the shared session or a fresh one.
+func run(ctx context.Context, cfg Config, shared *mcp.Session, c Case) evidence.Call {
+	args := cfg.Inputs.base(c.Tool)
+	merge(args, c.Args)
+	call := evidence.Call{ProbeID: c.ID, Transport: evidence.MCP, Kind: evidence.KindToolCall, Tool: c.Tool, Purposes: c.Purposes}
+	if c.Mutating && !cfg.AllowMutations {
+		call.NotRun = "mutating probes not allowed (--allow-mutations)"
+		return call
+	}
+	s := shared
+	if c.Fresh {
+		fresh, init, err := mcp.Dial(ctx, cfg.MCP, c.ID+"#initialize")
+		if err != nil {
+			call.Exchanges, call.HarnessError = init.Exchanges, err.Error()
+			return call
+		}
+		defer fresh.Close()
+		s = fresh
+	}
+	out := s.CallTool(ctx, c.ID, c.Tool, args, c.Purposes...)
+	if b, err := json.Marshal(args); err == nil {
+		out.Arguments = wire.RedactJSON(b) // the user's inputs may hold credentials
+	}
+	if v, ok := args["context"]; ok {
+		out.Context, _ = json.Marshal(v)
+	}
+	out.Credential = "configured"
+	return out
+}
+
+// toolNames reads the tool names from a raw tools/list result.
+func toolNames(result json.RawMessage) []string {
+	var r struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// merge deep-merges src into dst: objects merge key by key, anything else
+// from src replaces dst's value.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			if dv, ok := dst[k].(map[string]any); ok {
+				merge(dv, sv)
+				continue
+			}
+			dst[k] = deepCopy(sv)
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for k, v := range out {
+		if sub, ok := v.(map[string]any); ok {
+			out[k] = deepCopy(sub)
+		}
+	}
+	return out
+}

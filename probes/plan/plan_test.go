@@ -1,0 +1,138 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+)
+
+func TestCasesCoverEveryListedReadToolAndTheErrorProbes(t *testing.T) {
+	cases := Cases([]string{"get_products", "get_media_buys", "create_media_buy"}, "n0")
+	var ids []string
+	for _, c := range cases {
+		ids = append(ids, c.ID)
+	}
+	want := []string{
+		"mcp/get_products/valid", "mcp/get_products/context", "mcp/get_products/envelope_fields",
+		"mcp/get_media_buys/valid", "mcp/get_media_buys/context", "mcp/get_media_buys/envelope_fields",
+		"mcp/get_products/error_version", "mcp/get_products/error_wrong_type", "mcp/get_media_buys/error_unknown_id",
+	}
+	if !reflect.DeepEqual(ids, want) {
+		t.Fatalf("case IDs:\n got %v\nwant %v", ids, want)
+	}
+	for _, c := range cases {
+		if strings.Contains(c.ID, "/error_") != c.Fresh {
+			t.Errorf("%s: Fresh = %v; error probes, and only they, get a session of their own", c.ID, c.Fresh)
+		}
+	}
+}
+
+func TestInputsMergeUnderTheProbesOwnFields(t *testing.T) {
+	in := Inputs{
+		All:   map[string]any{"account": map[string]any{"id": "acct-1", "sandbox": true}, "brief": "from all"},
+		Tools: map[string]map[string]any{"get_products": {"account": map[string]any{"id": "acct-2"}}},
+	}
+	args := in.base("get_products")
+	merge(args, map[string]any{"brief": "probe's own", "account": map[string]any{"region": "us"}})
+	want := map[string]any{"account": map[string]any{"id": "acct-2", "sandbox": true, "region": "us"}, "brief": "probe's own"}
+	if !reflect.DeepEqual(args, want) {
+		t.Fatalf("merged = %v, want %v", args, want)
+	}
+	if in.All["account"].(map[string]any)["id"] != "acct-1" {
+		t.Fatal("merging changed the user's inputs")
+	}
+}
+
+func TestLoadInputsReadsYAMLAndRefusesUnknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "inputs.yaml")
+	if err := os.WriteFile(good, []byte("all:\n  account: {id: acct-1}\ntools:\n  get_products: {brief: hi}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := LoadInputs(good)
+	if err != nil || in.Tools["get_products"]["brief"] != "hi" {
+		t.Fatalf("LoadInputs = %+v, %v", in, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"everything": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadInputs(bad); err == nil {
+		t.Fatal("an unknown top-level key was accepted")
+	}
+}
+
+func TestExecuteRecordsEveryProbeAgainstTheReferenceSeller(t *testing.T) {
+	ctx := context.Background()
+	url, stop, err := seller.Start(ctx, seller.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	store, err := Execute(ctx, Config{MCP: mcp.Config{Endpoint: url, Timeout: 5 * time.Second}, Seed: 1,
+		Inputs: Inputs{All: map[string]any{"account": map[string]any{"token": "user-secret-value"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"mcp/initialize", "mcp/tools/list", "mcp/get_products/valid", "mcp/get_products/error_version",
+		"mcp/get_products/error_wrong_type", "mcp/get_media_buys/error_unknown_id", "mcp/list_creative_formats/envelope_fields"} {
+		c, ok := store.Call(id)
+		if !ok {
+			t.Errorf("%s was not recorded", id)
+			continue
+		}
+		if !c.Answered() && c.Kind != evidence.KindInitialize {
+			t.Errorf("%s: not answered: %+v", id, c)
+		}
+	}
+	for _, c := range store.Calls(evidence.ToolCalls(evidence.MCP)) {
+		if c.Result == nil {
+			t.Errorf("%s: no raw result", c.ProbeID)
+		}
+		if strings.Contains(string(c.Arguments), "user-secret-value") {
+			t.Errorf("%s: the stored arguments hold the user's credential: %s", c.ProbeID, c.Arguments)
+		}
+		if c.Has(evidence.PurposeContext) != (c.Context != nil) {
+			t.Errorf("%s: context recorded = %s, purposes %v", c.ProbeID, c.Context, c.Purposes)
+		}
+	}
+	errCall, _ := store.Call("mcp/get_products/error_version")
+	if !strings.Contains(string(errCall.Result), `"isError":true`) || !strings.Contains(string(errCall.Result), "VERSION_UNSUPPORTED") {
+		t.Errorf("error_version result = %s", errCall.Result)
+	}
+}
+
+func TestExecuteAgainstASilentSellerIsAHarnessError(t *testing.T) {
+	done := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer silent.Close()
+	defer close(done)
+	start := time.Now()
+	store, err := Execute(context.Background(), Config{MCP: mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}})
+	var he *mcp.HarnessError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v, want a *mcp.HarnessError", err)
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Fatalf("Execute took %v against a silent seller", time.Since(start))
+	}
+	if c, ok := store.Call("mcp/initialize"); !ok || c.HarnessError == "" {
+		t.Fatalf("the failed initialize is not in the store: %+v", c)
+	}
+}
