@@ -3,11 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/internal/golden"
 )
 
 func syntheticRun() *Run {
@@ -90,17 +91,5 @@ func TestJUnitMatchesItsGoldenFile(t *testing.T) {
 	if err := WriteJUnit(&got, syntheticRun()); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "junit.golden.xml")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("junit output drifted from %s:\n%s", golden, got.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "junit.golden.xml"), got.Bytes())
 }

@@ -2,15 +2,13 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/adcp-conform/adcp-conform/internal/golden"
+)
 
 // spec and rule are terse constructors for synthetic models.
 func spec(o Outcome, msg string) SpecResult {
@@ -106,20 +104,5 @@ func TestWriteTextIsSafeForATerminal(t *testing.T) {
 			t.Errorf("output holds %q", bad)
 		}
 	}
-	golden := filepath.Join("testdata", "text.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("text output:\n%s\nwant:\n%s", got.String(), want)
-	}
+	golden.Check(t, filepath.Join("testdata", "text.golden"), got.Bytes())
 }

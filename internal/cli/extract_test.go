@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/adcp-conform/adcp-conform/internal/golden"
+)
 
 // TestExtractGolden runs `extract` on each captured reply in
 // testdata/replies and compares standard output, standard error and the exit
@@ -34,22 +32,7 @@ func TestExtractGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := run(t, nil, "", append([]string{"extract"}, tc.args...)...)
 			got := "exit " + strconv.Itoa(int(code)) + "\n-- stdout --\n" + out + "-- stderr --\n" + errOut
-			golden := filepath.Join("testdata", "extract", tc.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("extract %s:\n got:\n%s\nwant:\n%s", strings.Join(tc.args, " "), got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", "extract", tc.name+".golden"), []byte(got))
 		})
 	}
 }

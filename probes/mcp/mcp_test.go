@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
@@ -99,19 +100,10 @@ func TestAToolErrorTheSDKCannotDecodeIsStillRecorded(t *testing.T) {
 }
 
 func TestASilentSellerIsAHarnessErrorWithinTheTimeout(t *testing.T) {
-	// The server only notices a client hanging up once it has read the
-	// request body, so the silent seller is also released when the test ends.
-	done := make(chan struct{})
-	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-	}))
-	defer silent.Close()
-	defer close(done)
+	url, stop := hostile.Silent()
+	defer stop()
 	start := time.Now()
-	_, _, err := mcp.Dial(context.Background(), mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}, "mcp/initialize")
+	_, _, err := mcp.Dial(context.Background(), mcp.Config{Endpoint: url, Timeout: 300 * time.Millisecond}, "mcp/initialize")
 	var he *mcp.HarnessError
 	if !errors.As(err, &he) {
 		t.Fatalf("err = %v, want a *HarnessError", err)

@@ -3,8 +3,6 @@ package plan
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
@@ -114,17 +113,10 @@ func TestExecuteRecordsEveryProbeAgainstTheReferenceSeller(t *testing.T) {
 }
 
 func TestExecuteAgainstASilentSellerIsAHarnessError(t *testing.T) {
-	done := make(chan struct{})
-	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-	}))
-	defer silent.Close()
-	defer close(done)
+	url, stop := hostile.Silent()
+	defer stop()
 	start := time.Now()
-	store, err := Execute(context.Background(), Config{MCP: mcp.Config{Endpoint: silent.URL, Timeout: 300 * time.Millisecond}})
+	store, err := Execute(context.Background(), Config{MCP: mcp.Config{Endpoint: url, Timeout: 300 * time.Millisecond}})
 	var he *mcp.HarnessError
 	if !errors.As(err, &he) {
 		t.Fatalf("err = %v, want a *mcp.HarnessError", err)

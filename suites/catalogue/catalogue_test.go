@@ -2,17 +2,15 @@ package catalogue
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/adcp-conform/adcp-conform/internal/golden"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestTheCatalogueHoldsEveryFamilyInOrder(t *testing.T) {
 	want := []string{"ENV", "ERR", "EOBJ", "RETRY", "CTX", "TOL", "A2A", "CAP", "TASK", "VER", "IDEM", "AUTH", "URL", "HOOK", "SCHEMA", "TLS"}
@@ -122,19 +120,7 @@ func TestListingsMatchTheirGoldenFiles(t *testing.T) {
 			if err := write(&got); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("%s drifted from %s; review the change and run with -update", name, golden)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), got.Bytes())
 		})
 	}
 }

@@ -1,0 +1,56 @@
+package evidence
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestCallsAreFilteredAndOrderedByProbeID(t *testing.T) {
+	s := NewStore(Target{MCP: "http://127.0.0.1:1/mcp"})
+	s.Add(Call{ProbeID: "mcp/b", Transport: MCP, Kind: KindToolCall, Purposes: []Purpose{PurposeContext}, Message: json.RawMessage(`{}`)})
+	s.Add(Call{ProbeID: "mcp/a", Transport: MCP, Kind: KindToolCall, HarnessError: "timeout"})
+	s.Add(Call{ProbeID: "mcp/c", Transport: MCP, Kind: KindToolsList, Message: json.RawMessage(`{}`)})
+	s.Add(Call{ProbeID: "a2a/a", Transport: A2A, Kind: KindToolCall, Message: json.RawMessage(`{}`)})
+
+	got := ids(s.Calls(ToolCalls(MCP)))
+	if got != "mcp/a mcp/b" {
+		t.Fatalf("ToolCalls(MCP) = %s", got)
+	}
+	if got := ids(s.Calls(ToolCalls(MCP), Answered())); got != "mcp/b" {
+		t.Fatalf("answered MCP tool calls = %s", got)
+	}
+	if got := ids(s.Calls(WithPurpose(PurposeContext))); got != "mcp/b" {
+		t.Fatalf("WithPurpose(context) = %s", got)
+	}
+	if _, ok := s.Call("mcp/zzz"); ok {
+		t.Fatal("Call found an absent probe")
+	}
+}
+
+func TestAStoreSurvivesAJSONRoundTrip(t *testing.T) {
+	s := NewStore(Target{MCP: "http://x/mcp", Credential: true})
+	s.Add(Call{ProbeID: "mcp/a", Transport: MCP, Kind: KindToolCall, Result: json.RawMessage(`{"isError":false}`), NotRun: ""})
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Store
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := back.Call("mcp/a")
+	if !ok || string(c.Result) != `{"isError":false}` || c.RPCError != nil || !back.Target().Credential {
+		t.Fatalf("round trip lost data: %+v %+v", c, back.Target())
+	}
+}
+
+func ids(calls []Call) string {
+	out := ""
+	for i, c := range calls {
+		if i > 0 {
+			out += " "
+		}
+		out += c.ProbeID
+	}
+	return out
+}
