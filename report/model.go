@@ -87,6 +87,9 @@ type RuleResult struct {
 // Counts are the number of rules per outcome.
 type Counts map[Outcome]int
 
+// Of returns the count for the outcome named o (for templates).
+func (c Counts) Of(o string) int { return c[Outcome(o)] }
+
 // Run is the model of one run against one target.
 type Run struct {
 	Tool               string       `json:"tool"`
