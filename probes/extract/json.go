@@ -491,6 +491,9 @@ func (o *Object) noteDuplicate(key string) {
 // Get returns the value of key (the last occurrence when the key repeats)
 // and whether the key is present. A present null is returned as "null".
 func (o *Object) Get(key string) (json.RawMessage, bool) {
+	if o == nil {
+		return nil, false
+	}
 	for i := len(o.members) - 1; i >= 0; i-- {
 		if o.members[i].Key == key {
 			return o.members[i].Value, true
@@ -503,7 +506,12 @@ func (o *Object) Get(key string) (json.RawMessage, bool) {
 func (o *Object) Len() int { return o.distinct }
 
 // Members returns every member in source order, duplicates included.
-func (o *Object) Members() []Member { return o.members }
+func (o *Object) Members() []Member {
+	if o == nil {
+		return nil
+	}
+	return o.members
+}
 
 // Duplicates returns the keys that occur more than once, in order of their
 // second occurrence.

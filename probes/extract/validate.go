@@ -327,3 +327,16 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// StringifyLen returns the UTF-8 byte length of
+// JSON.stringify(JSON.parse(raw)), the measure seed 002's size limits use,
+// or an *InputError when raw is not JSON.
+func StringifyLen(raw []byte) (int, error) {
+	if len(raw) > MaxInputBytes {
+		return 0, &InputError{Msg: "input is over the size limit"}
+	}
+	if _, err := validateJSON(raw); err != nil {
+		return 0, &InputError{Msg: "input is not JSON: " + err.Error()}
+	}
+	return stringifyLen(trimWS(raw)), nil
+}

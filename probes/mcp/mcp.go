@@ -12,8 +12,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -83,7 +85,7 @@ func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.C
 	started := time.Now()
 	cs, err := client.Connect(cctx, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: tr.Client(),
 		DisableStandaloneSSE: true, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
-	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
+	call := record(tctx, cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
 		Method: "initialize", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
 	if err != nil {
 		return nil, call, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
@@ -103,7 +105,7 @@ func (s *Session) CallTool(ctx context.Context, probeID, tool string, args any, 
 	cctx, capture := wire.WithCapture(tctx, probeID)
 	started := time.Now()
 	_, err := s.cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolCall,
+	call := record(tctx, s.cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolCall,
 		Method: "tools/call", Tool: tool, Purposes: purposes}, started)
 	if call.Message == nil && call.HTTPStatus == 0 && call.HarnessError == "" && err != nil {
 		call.HarnessError = err.Error()
@@ -118,7 +120,7 @@ func (s *Session) ListTools(ctx context.Context, probeID string) evidence.Call {
 	cctx, capture := wire.WithCapture(tctx, probeID)
 	started := time.Now()
 	_, err := s.cs.ListTools(cctx, nil)
-	call := record(tctx, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolsList,
+	call := record(tctx, s.cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolsList,
 		Method: "tools/list", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
 	if call.Message == nil && call.HTTPStatus == 0 && call.HarnessError == "" && err != nil {
 		call.HarnessError = err.Error()
@@ -126,10 +128,19 @@ func (s *Session) ListTools(ctx context.Context, probeID string) evidence.Call {
 	return call
 }
 
+// redact applies the report's redaction to a reply before it enters the
+// evidence: credential-named keys and the run's own token, wherever they
+// appear. Judges read the same redacted bytes a report holds, so a recorded
+// run judged again reaches the same verdicts.
+func (c Config) redact(b []byte) []byte {
+	out, _ := wire.NewRedactor([]string{c.BearerToken}, nil).Body(b, false)
+	return out
+}
+
 // record fills call from the capture: the JSON-RPC response message and its
-// members, the HTTP status, every exchange, and a harness error when the
-// seller sent no HTTP response at all.
-func record(ctx context.Context, capture *wire.Capture, call evidence.Call, started time.Time) evidence.Call {
+// members (redacted), the HTTP status, every exchange, and a harness error
+// when the seller sent no HTTP response at all.
+func record(ctx context.Context, cfg Config, capture *wire.Capture, call evidence.Call, started time.Time) evidence.Call {
 	call.Started = started
 	msg, x, err := capture.Response(ctx)
 	_ = capture.Wait(ctx)
@@ -137,6 +148,7 @@ func record(ctx context.Context, capture *wire.Capture, call evidence.Call, star
 	call.DurationMS = float64(time.Since(started).Microseconds()) / 1000
 	call.HTTPStatus = x.Status
 	if err == nil {
+		msg = cfg.redact(msg)
 		call.Message = msg
 		result, rpcErr, _, serr := wire.SplitResponse(msg)
 		if serr == nil {
@@ -153,6 +165,43 @@ func record(ctx context.Context, capture *wire.Capture, call evidence.Call, star
 		default:
 			call.HarnessError = fmt.Sprintf("no response: %v", err)
 		}
+	}
+	return call
+}
+
+// MaxCardBytes bounds the body of a server card fetched by Get.
+const MaxCardBytes = 1 << 20
+
+// Get fetches url with a plain HTTP GET over the capturing transport,
+// without the bearer token (a server card is public), and records it:
+// the status and, when it is JSON, the body (at most MaxCardBytes).
+func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evidence.Purpose) evidence.Call {
+	call := evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindHTTPGet, Method: "GET", URL: url, Purposes: purposes}
+	tr := &wire.Transport{Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	call.Started = time.Now()
+	defer func() { call.DurationMS = float64(time.Since(call.Started).Microseconds()) / 1000 }()
+	req, err := http.NewRequestWithContext(cctx, http.MethodGet, url, nil)
+	if err != nil {
+		call.HarnessError = err.Error()
+		return call
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := tr.Client().Do(req)
+	if err != nil {
+		call.HarnessError = err.Error()
+		call.Exchanges = capture.Exchanges()
+		return call
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxCardBytes+1))
+	_ = resp.Body.Close()
+	_ = capture.Wait(tctx)
+	call.Exchanges = capture.Exchanges()
+	call.HTTPStatus = resp.StatusCode
+	if rerr == nil && len(body) <= MaxCardBytes && json.Valid(body) {
+		call.Body = cfg.redact(body)
 	}
 	return call
 }

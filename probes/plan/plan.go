@@ -41,7 +41,19 @@ type Config struct {
 	Concurrency int
 	// Seed makes the random context reproducible; 0 draws one.
 	Seed uint64
+	// Sandbox says the target is a sandbox (comply_test_controller may be
+	// exposed).
+	Sandbox bool
+	// OnCall, when set, sees every recorded call as it lands (possibly from
+	// several goroutines at once).
+	OnCall func(evidence.Call)
+	// RateBurst is the number of calls of the opt-in rate-limit burst; 0
+	// skips it.
+	RateBurst int
 }
+
+// MaxRateBurst bounds RateBurst.
+const MaxRateBurst = 500
 
 // Inputs are base arguments for every tool and per tool, merged under each
 // probe's own fields: {"all": {…}, "tools": {"get_products": {…}}}.
@@ -167,15 +179,25 @@ func with(args map[string]any, kv ...any) map[string]any {
 // time. It returns a *mcp.HarnessError when the seller cannot be reached at
 // all; the store holds what was recorded either way.
 func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
-	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, Credential: cfg.MCP.BearerToken != "", AllowMutations: cfg.AllowMutations})
+	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, Credential: cfg.MCP.BearerToken != "",
+		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox})
+	add := func(c evidence.Call) {
+		store.Add(c)
+		if cfg.OnCall != nil {
+			cfg.OnCall(c)
+		}
+	}
+	for _, c := range cards(ctx, cfg) {
+		add(c)
+	}
 	shared, initCall, err := mcp.Dial(ctx, cfg.MCP, "mcp/initialize")
-	store.Add(initCall)
+	add(initCall)
 	if err != nil {
 		return store, err
 	}
 	defer shared.Close()
 	list := shared.ListTools(ctx, "mcp/tools/list")
-	store.Add(list)
+	add(list)
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
@@ -195,10 +217,18 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			store.Add(run(ctx, cfg, shared, c))
+			add(run(ctx, cfg, shared, c))
 		}()
 	}
+	wg.Go(func() {
+		for _, c := range authProbes(ctx, cfg, toolNames(list.Result)) {
+			add(c)
+		}
+	})
 	wg.Wait()
+	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
+		add(rateBurst(ctx, cfg))
+	}
 	return store, nil
 }
 
