@@ -2,9 +2,14 @@ package report
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
 //go:embed report.html.tmpl
@@ -14,9 +19,44 @@ var htmlSource string
 // escapes every value for its context (text, attribute, URL), so seller
 // strings can never become markup.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": func(o Outcome) string { return strings.ToLower(string(o)) },
-	"clean": clean,
+	"lower":        func(o Outcome) string { return strings.ToLower(string(o)) },
+	"clean":        clean,
+	"exchangeText": exchangeText,
 }).Parse(htmlSource))
+
+// maxExchangeText bounds each body an exchange shows in the page.
+const maxExchangeText = 16 << 10
+
+// exchangeText renders one redacted exchange for reading: the request line,
+// the status, the allowlisted response headers and both bodies, bounded.
+func exchangeText(x wire.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", x.Method, x.URL)
+	if len(x.RequestBody) > 0 {
+		b.WriteString(bounded(string(x.RequestBody)) + "\n")
+	}
+	fmt.Fprintf(&b, "\n→ HTTP %d (%.1f ms)\n", x.Status, x.DurationMS)
+	h := wire.ReportResponseHeaders(x.ResponseHeaders)
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
+	if len(x.ResponseBody) > 0 {
+		b.WriteString(bounded(string(x.ResponseBody)) + "\n")
+	}
+	if x.Error != "" {
+		b.WriteString("error: " + x.Error + "\n")
+	}
+	return b.String()
+}
+
+func bounded(s string) string {
+	if len(s) > maxExchangeText {
+		return s[:maxExchangeText] + "… (cut)"
+	}
+	return s
+}
 
 // clean drops what escaping leaves harmful in a page: control characters
 // (but newlines and tabs) and the bidi controls that can make text read

@@ -79,7 +79,13 @@ func WriteJUnit(w io.Writer, r *Run) error {
 		}
 		for _, s := range specs {
 			c := junitCase{Name: caseName(rule, s), Classname: rule.Family, Time: seconds(s.DurationMS)}
-			msg := &junitMessage{Message: oneLine(s.Message), Type: string(rule.Level), Text: s.Message}
+			text := s.Message
+			for _, f := range rule.Findings {
+				if f.Transport == s.Transport {
+					text += "\n" + f.ProbeID + ": " + f.JSONPointer + " " + f.Message
+				}
+			}
+			msg := &junitMessage{Message: oneLine(s.Message), Type: string(rule.Level), Text: text}
 			switch s.Outcome {
 			case Failed:
 				c.Failure = msg

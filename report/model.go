@@ -9,7 +9,12 @@
 //	os.Exit(run.ExitCode(false))
 package report
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
 
 // Outcome is the result of a spec or a rule. There are four outcomes a
 // judge can reach, never two, plus disabled for a check turned off by
@@ -82,6 +87,86 @@ type RuleResult struct {
 	Outcome    Outcome      `json:"outcome"`
 	Message    string       `json:"message,omitempty"`
 	Specs      []SpecResult `json:"specs,omitempty"`
+	// Findings are the problems behind a failure, one per offending field.
+	Findings []Finding `json:"findings,omitempty"`
+	// Evidence are the redacted exchanges behind a failure or an error.
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Finding is one problem a judge found in one recorded call.
+type Finding struct {
+	Transport string `json:"transport"`
+	ProbeID   string `json:"probe_id"`
+	// JSONPointer locates the field in the JSON-RPC response; a "#" steps
+	// into a text item parsed as JSON.
+	JSONPointer string `json:"json_pointer,omitempty"`
+	Message     string `json:"message"`
+}
+
+// Evidence is one recorded call's exchanges, redacted.
+type Evidence struct {
+	ProbeID   string          `json:"probe_id"`
+	Exchanges []wire.Exchange `json:"exchanges"`
+}
+
+// Step is one recorded call in the shape of the spec's runner output
+// contract (compliance/<release>/universal/runner-output-contract.yaml).
+type Step struct {
+	StoryboardID string       `json:"storyboard_id"`
+	PhaseID      string       `json:"phase_id"`
+	StepID       string       `json:"step_id"`
+	Task         string       `json:"task"`
+	Passed       bool         `json:"passed"`
+	DurationMS   float64      `json:"duration_ms"`
+	Validations  []Validation `json:"validations"`
+	Extraction   Extraction   `json:"extraction"`
+	Skip         *Skip        `json:"skip,omitempty"`
+	Error        string       `json:"error,omitempty"`
+	Request      *Request     `json:"request,omitempty"`
+	Response     *Response    `json:"response,omitempty"`
+}
+
+// Validation is one rule's check of one step.
+type Validation struct {
+	Check       string `json:"check"`
+	Rule        string `json:"rule"`
+	Passed      bool   `json:"passed"`
+	Description string `json:"description"`
+	// JSONPointer, Expected and Actual are set on a failed validation.
+	JSONPointer *string         `json:"json_pointer,omitempty"`
+	Expected    any             `json:"expected,omitempty"`
+	Actual      json.RawMessage `json:"actual,omitempty"`
+	Message     string          `json:"message,omitempty"`
+}
+
+// Extraction records the path the extractor took over a reply.
+type Extraction struct {
+	Path string `json:"path"`
+	Note string `json:"note,omitempty"`
+}
+
+// Skip says why a step was not run.
+type Skip struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// Request is what the harness sent, redacted.
+type Request struct {
+	Transport string          `json:"transport"`
+	Operation string          `json:"operation"`
+	Payload   json.RawMessage `json:"payload"`
+	URL       string          `json:"url,omitempty"`
+}
+
+// Response is what the seller answered, redacted; headers pass the
+// contract's allowlist.
+type Response struct {
+	Transport  string              `json:"transport"`
+	Payload    json.RawMessage     `json:"payload"`
+	Status     int                 `json:"status,omitempty"`
+	Headers    map[string][]string `json:"headers,omitempty"`
+	DurationMS float64             `json:"duration_ms,omitempty"`
 }
 
 // Counts are the number of rules per outcome.
@@ -92,17 +177,22 @@ func (c Counts) Of(o string) int { return c[Outcome(o)] }
 
 // Run is the model of one run against one target.
 type Run struct {
-	Tool               string       `json:"tool"`
-	Version            string       `json:"version"`
-	AdcpRelease        string       `json:"adcp_release"`
-	MCPProtocolVersion string       `json:"mcp_protocol_version,omitempty"`
-	Target             string       `json:"target"`
-	StartedAt          time.Time    `json:"started_at"`
-	DurationMS         float64      `json:"duration_ms"`
-	Strict             bool         `json:"strict"`
-	Verdict            Verdict      `json:"verdict"`
-	Counts             Counts       `json:"counts"`
-	Rules              []RuleResult `json:"rules"`
+	Tool               string    `json:"tool"`
+	Version            string    `json:"version"`
+	AdcpRelease        string    `json:"adcp_release"`
+	MCPProtocolVersion string    `json:"mcp_protocol_version,omitempty"`
+	Target             string    `json:"target"`
+	StartedAt          time.Time `json:"started_at"`
+	DurationMS         float64   `json:"duration_ms"`
+	Strict             bool      `json:"strict"`
+	Verdict            Verdict   `json:"verdict"`
+	Counts             Counts    `json:"counts"`
+	LabelFilter        string    `json:"label_filter,omitempty"`
+	// HarnessError is a failure that stopped the run before or while
+	// probing (the target unreachable, the run deadline hit).
+	HarnessError string       `json:"harness_error,omitempty"`
+	Rules        []RuleResult `json:"rules"`
+	Steps        []Step       `json:"steps"`
 }
 
 // Aggregate folds a rule's spec outcomes into the rule's outcome: failed if
@@ -154,7 +244,7 @@ func (r *Run) verdict() Verdict {
 		}
 	}
 	switch {
-	case harness:
+	case harness || r.HarnessError != "":
 		return HarnessError
 	case !judged:
 		return Incomplete
