@@ -1,0 +1,235 @@
+package suites
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// TaskNames are the AdCP task names an MCP tool may carry: every task of
+// schemas/<release>/index.json (3.1.19, checked by a test) and the 3.2 tasks
+// SPEC-DIGEST §2.3 lists.
+var TaskNames = []string{
+	"accept_proposal", "acquire_rights", "activate_signal", "build_creative", "buy_products", "calibrate_content",
+	"check_governance", "comply_test_controller", "control_media_buy", "create_collection_list",
+	"create_content_standards", "create_media_buy", "create_property_list", "decline_proposals",
+	"delete_collection_list", "delete_property_list", "get_account_financials", "get_adcp_capabilities",
+	"get_brand_identity", "get_collection_list", "get_content_standards", "get_creative_delivery",
+	"get_creative_features", "get_media_buy_artifacts", "get_media_buy_delivery", "get_media_buys",
+	"get_plan_audit_logs", "get_products", "get_property_list", "get_rights", "get_signals", "get_task_status",
+	"list_accounts", "list_collection_lists", "list_content_standards", "list_creative_formats", "list_creatives",
+	"list_products", "list_property_lists", "list_tasks", "list_transformers", "log_event", "preview_creative",
+	"provide_performance_feedback", "refine_proposals", "report_plan_adjustment", "report_plan_outcome",
+	"report_usage", "request_proposals", "si_get_offering", "si_initiate_session", "si_send_message",
+	"si_terminate_session", "sync_accounts", "sync_agent_notification_configs", "sync_audiences", "sync_catalogs",
+	"sync_creatives", "sync_event_sources", "sync_governance", "sync_plans", "update_collection_list",
+	"update_content_standards", "update_media_buy", "update_property_list", "update_rights",
+	"validate_content_delivery", "validate_input", "verify_brand_claim", "verify_brand_claims",
+}
+
+// requiredSalesTools are the tasks a seller declaring media_buy must expose
+// (protocol/required-tasks.mdx); one of accountTools is required too.
+var (
+	requiredSalesTools = []string{"get_adcp_capabilities", "get_products", "create_media_buy", "update_media_buy",
+		"get_media_buys", "get_media_buy_delivery", "provide_performance_feedback"}
+	accountTools = []string{"sync_accounts", "list_accounts"}
+)
+
+// taskSupport is seed 001's execution.taskSupport table.
+var taskSupport = map[string]string{
+	"get_products": "optional", "create_media_buy": "optional", "update_media_buy": "optional",
+	"build_creative": "optional", "sync_creatives": "optional", "get_signals": "optional",
+	"activate_signal": "optional", "sync_plans": "optional", "check_governance": "optional",
+	"report_plan_outcome": "optional", "acquire_rights": "optional", "update_rights": "optional",
+	"get_rights":            "optional",
+	"get_adcp_capabilities": "forbidden", "list_creative_formats": "forbidden", "preview_creative": "forbidden",
+	"list_creatives": "forbidden", "get_media_buys": "forbidden", "get_media_buy_delivery": "forbidden",
+	"get_creative_delivery": "forbidden", "get_plan_audit_logs": "forbidden", "get_brand_identity": "forbidden",
+}
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+const capabilitiesProbe = "mcp/get_adcp_capabilities/valid"
+
+func capChecks() []Check {
+	return []Check{
+		// Rule: CAP-01 · Spec: protocol/get-adcp-capabilities-response.json; §4.77 · Since: 0.1.0 ·
+		// Description: get_adcp_capabilities MUST exist and its response MUST have adcp (an
+		// object) and supported_protocols (an array).
+		{ID: "CAP-01", Transport: catalogue.MCP, Text: "answers get_adcp_capabilities with adcp and supported_protocols", Judge: judgeCAP01},
+		// Rule: CAP-02 · Spec: protocol/required-tasks.mdx; §4.78 · Since: 0.1.0 ·
+		// Description: tool names MUST be AdCP task names, and a seller declaring media_buy
+		// MUST expose the required sales tools.
+		{ID: "CAP-02", Transport: catalogue.MCP, Text: "names its tools after AdCP tasks and exposes the required sales tools", Judge: judgeCAP02},
+		// Rule: CAP-03 · Spec: seeds 001 (taskSupport table) · Since: 0.1.0 ·
+		// Description: when the server declares the MCP tasks capability, each tool's
+		// execution.taskSupport MUST fit seed 001's table: "optional" for the listed
+		// long-running tools, absent or "forbidden" for the instant ones.
+		{ID: "CAP-03", Transport: catalogue.MCP, Text: "declares taskSupport as the AdCP table says", Judge: judgeCAP03},
+		// Rule: CAP-04 · Spec: §4.79 · Since: 0.1.0 ·
+		// Description: comply_test_controller MUST NOT be exposed unless the run targets a
+		// sandbox (--sandbox).
+		{ID: "CAP-04", Transport: catalogue.MCP, Text: "hides comply_test_controller outside a sandbox", Judge: judgeCAP04},
+		// Rule: CAP-05 · Spec: seeds 001 (AdCP Extension via MCP Server Card) · Since: 0.1.0 ·
+		// Description: a server card at /.well-known/mcp.json or /.well-known/server.json
+		// SHOULD declare AdCP under _meta["adcontextprotocol.org"].
+		{ID: "CAP-05", Transport: catalogue.MCP, Text: "declares AdCP in its MCP server card", Judge: judgeCAP05},
+	}
+}
+
+// capabilities returns the success body of the capabilities probe.
+func capabilities(s *evidence.Store) (evidence.Call, *reply, bool) {
+	c, ok := s.Call(capabilitiesProbe)
+	if !ok || !c.Answered() {
+		return c, nil, false
+	}
+	r := parseReply(c)
+	return c, r, r.success() && r.data != nil
+}
+
+func judgeCAP01(s *evidence.Store, _ Options) Verdict {
+	t := newTally("CAP-01")
+	list, tools, ok := toolsList(s)
+	if ok && !slices.ContainsFunc(tools, func(lt listedTool) bool { return lt.name == "get_adcp_capabilities" }) {
+		t.judged(list, []finding{{"/result/tools", "does not list get_adcp_capabilities"}})
+		return t.verdict("")
+	}
+	call, found := s.Call(capabilitiesProbe)
+	switch {
+	case !found:
+		if list.ProbeID != "" && !t.account(list) {
+			return t.verdict("")
+		}
+		return t.verdict("get_adcp_capabilities was not called")
+	case !t.account(call):
+		return t.verdict("")
+	}
+	r := parseReply(call)
+	if !r.success() || r.data == nil {
+		t.judged(call, []finding{{"/result", "get_adcp_capabilities does not answer with a success payload"}})
+		return t.verdict("")
+	}
+	var fs []finding
+	if v, ok := r.data.Get("adcp"); !ok || kindOf(v) != extract.KindObject {
+		fs = append(fs, finding{ptr(r.dataPtr, "adcp"), "is absent or not an object"})
+	}
+	if v, ok := r.data.Get("supported_protocols"); !ok || kindOf(v) != extract.KindArray {
+		fs = append(fs, finding{ptr(r.dataPtr, "supported_protocols"), "is absent or not an array"})
+	}
+	t.judged(call, fs)
+	return t.verdict("")
+}
+
+func judgeCAP02(s *evidence.Store, _ Options) Verdict {
+	media := false
+	if _, r, ok := capabilities(s); ok {
+		if v, found := r.data.Get("supported_protocols"); found {
+			var ps []string
+			_ = json.Unmarshal(v, &ps)
+			media = slices.Contains(ps, "media_buy")
+		}
+	}
+	return judgeList("CAP-02", s, func(tools []listedTool) []finding {
+		var fs []finding
+		names := map[string]bool{}
+		for _, lt := range tools {
+			names[lt.name] = true
+			if !slices.Contains(TaskNames, lt.name) {
+				fs = append(fs, finding{lt.ptr + "/name", quote(lt.name) + " is not an AdCP task name"})
+			}
+		}
+		if media {
+			for _, want := range requiredSalesTools {
+				if !names[want] {
+					fs = append(fs, finding{"/result/tools", "lacks the required sales tool " + want})
+				}
+			}
+			if !names[accountTools[0]] && !names[accountTools[1]] {
+				fs = append(fs, finding{"/result/tools", "lacks sync_accounts and list_accounts (one is required)"})
+			}
+		}
+		return fs
+	})
+}
+
+func judgeCAP03(s *evidence.Store, _ Options) Verdict {
+	init := s.Calls(func(c evidence.Call) bool { return c.ProbeID == "mcp/initialize" })
+	if len(init) == 0 || !init[0].Answered() {
+		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "initialize was not answered"}
+	}
+	res, err := extract.ParseObject(init[0].Result)
+	if err != nil || child(child(res, "capabilities"), "tasks") == nil {
+		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "the server does not declare the MCP tasks capability"}
+	}
+	return judgeList("CAP-03", s, func(tools []listedTool) []finding {
+		var fs []finding
+		for _, lt := range tools {
+			want, inTable := taskSupport[lt.name]
+			if !inTable {
+				continue
+			}
+			got, _ := str(child(lt.obj, "execution"), "taskSupport")
+			switch {
+			case want == "optional" && got != "optional":
+				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"optional\""})
+			case want == "forbidden" && got != "" && got != "forbidden":
+				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"forbidden\""})
+			}
+		}
+		return fs
+	})
+}
+
+func judgeCAP04(s *evidence.Store, _ Options) Verdict {
+	if s.Target().Sandbox {
+		return Verdict{Rule: "CAP-04", Outcome: Skip, Message: "the run targets a sandbox (--sandbox)"}
+	}
+	return judgeList("CAP-04", s, func(tools []listedTool) []finding {
+		for _, lt := range tools {
+			if lt.name == "comply_test_controller" {
+				return []finding{{lt.ptr, "exposes comply_test_controller outside a sandbox"}}
+			}
+		}
+		return nil
+	})
+}
+
+func judgeCAP05(s *evidence.Store, _ Options) Verdict {
+	t := newTally("CAP-05")
+	cards := s.Calls(func(c evidence.Call) bool {
+		return c.Kind == evidence.KindHTTPGet && c.Has(evidence.PurposeDiscovery) && c.Transport == evidence.MCP
+	})
+	if len(cards) == 0 {
+		return t.verdict("the server card was not fetched")
+	}
+	var problems []finding
+	for _, c := range cards {
+		if !t.account(c) {
+			continue
+		}
+		if c.HTTPStatus != 200 {
+			problems = append(problems, finding{"", c.URL + " answers HTTP " + itoa(c.HTTPStatus)})
+			continue
+		}
+		card, err := extract.ParseObject(c.Body)
+		if err != nil {
+			problems = append(problems, finding{"", c.URL + " is not a JSON object"})
+			continue
+		}
+		if child(child(card, "_meta"), "adcontextprotocol.org") == nil {
+			problems = append(problems, finding{"/_meta/adcontextprotocol.org", "is absent from " + c.URL})
+			continue
+		}
+		t.judged(c, nil) // one card declaring AdCP meets the rule
+		return t.verdict("")
+	}
+	if len(t.errored) > 0 {
+		return t.verdict("")
+	}
+	t.judged(cards[0], problems)
+	return t.verdict("")
+}

@@ -1,0 +1,78 @@
+package suites
+
+import (
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func ctxChecks() []Check {
+	return []Check{
+		// Rule: CTX-01 · Spec: seeds 001; L2/context-sessions · Since: 0.1.0 ·
+		// Description: the request's context object MUST be echoed unchanged (JSON-equal: no
+		// added, removed or retyped keys) at the root of a success response.
+		{ID: "CTX-01", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on success", Judge: judgeCTX01},
+		// Rule: CTX-02 · Spec: §4.43 · Since: 0.1.0 ·
+		// Description: the same echo MUST happen on an error response. Judged on isError
+		// results whose error body a client can read; a JSON-RPC error has no body to echo in.
+		{ID: "CTX-02", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on error", Judge: judgeCTX02},
+		// Rule: CTX-03 · Spec: §4.44 · Since: 0.1.0 ·
+		// Description: no context MUST be synthesized when the request had none.
+		{ID: "CTX-03", Transport: catalogue.MCP, Text: "synthesizes no context when the request had none", Judge: judgeCTX03},
+	}
+}
+
+// echoed compares the context at the root of body with the one sent.
+func echoed(call evidence.Call, rt root) []finding {
+	v, ok := rt.obj.Get("context")
+	switch {
+	case !ok:
+		return []finding{{ptr(rt.ptr, "context"), "is absent; the request's context is not echoed"}}
+	case !jsonEqual(v, call.Context):
+		return []finding{{ptr(rt.ptr, "context"), "differs from the request's context"}}
+	}
+	return nil
+}
+
+func judgeCTX01(s *evidence.Store, _ Options) Verdict {
+	return eachReply("CTX-01", toolCalls(s, evidence.WithPurpose(evidence.PurposeContext)), func(c evidence.Call) bool { return !errorProbe(c) },
+		"no success reply to a call with context observed", func(r *reply) (bool, []finding) {
+			if !r.success() || r.data == nil || len(r.candidates()) > 0 {
+				return false, nil
+			}
+			return true, echoed(r.call, root{r.dataPtr, r.data})
+		})
+}
+
+func judgeCTX02(s *evidence.Store, _ Options) Verdict {
+	return eachReply("CTX-02", toolCalls(s, evidence.WithPurpose(evidence.PurposeContext)), errorProbe,
+		"no error result to a call with context observed", func(r *reply) (bool, []finding) {
+			if r.result == nil || !r.isError {
+				return false, nil
+			}
+			rt, ok := r.errorRoot()
+			if !ok {
+				return false, nil // no readable error body: ERR-02's
+			}
+			return true, echoed(r.call, rt)
+		})
+}
+
+func judgeCTX03(s *evidence.Store, _ Options) Verdict {
+	calls := toolCalls(s, func(c evidence.Call) bool { return c.Context == nil && !c.Has(evidence.PurposeContext) })
+	return eachReply("CTX-03", calls, func(c evidence.Call) bool { return c.Has(evidence.PurposeNoContext) },
+		"no tool result to a call without context observed", func(r *reply) (bool, []finding) {
+			rts := r.roots()
+			if r.success() && r.data != nil {
+				rts = append([]root{{r.dataPtr, r.data}}, rts...)
+			}
+			if len(rts) == 0 {
+				return false, nil
+			}
+			for _, rt := range rts {
+				if _, ok := rt.obj.Get("context"); ok {
+					return true, []finding{{ptr(rt.ptr, "context"), "is present although the request had no context"}}
+				}
+			}
+			return true, nil
+		})
+}

@@ -1,0 +1,321 @@
+package suites
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// taskStatuses is enums/task-status.json.
+var taskStatuses = map[string]bool{
+	"submitted": true, "working": true, "input-required": true, "completed": true, "canceled": true,
+	"failed": true, "rejected": true, "auth-required": true, "unknown": true,
+}
+
+// releasePattern is core/version-envelope.json's adcp_version pattern:
+// release precision, an optional pre-release tag.
+var releasePattern = regexp.MustCompile(`^(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?)?$`)
+
+const noSuccess = "no success tool result observed"
+
+func envChecks() []Check {
+	return []Check{
+		// Rule: ENV-01 · Spec: seeds 000 (Extraction Algorithm); L0/mcp-response-extraction · Since: 0.1.0 ·
+		// Description: a success tool result MUST carry its AdCP payload as a JSON object, in
+		// structuredContent or a content[] text item that parses to a non-array object.
+		// Policy: a success result whose only payload is adcp_error is left to ERR-05.
+		{ID: "ENV-01", Transport: catalogue.MCP, Text: "carries a success payload as a JSON object", Judge: judgeENV01},
+		// Rule: ENV-02 · Spec: seeds 001 (Producer rule); SPEC-DIGEST §4.1 · Since: 0.1.0 ·
+		// Description: envelope and body fields MUST be flat siblings at the root; body fields
+		// are never nested under payload.
+		// Policy (SPEC-DIGEST §6.4): payload nesting fails on success results only; the
+		// error-handling page's own MCP error example nests payload.errors, so error results
+		// are not failed for it.
+		{ID: "ENV-02", Transport: catalogue.MCP, Text: "keeps envelope and body fields flat at the root", Judge: judgeENV02},
+		// Rule: ENV-03 · Spec: core/protocol-envelope.json, enums/task-status.json; §4.2–4.3 · Since: 0.1.0 ·
+		// Description: status MUST be present at the root of every task response and be a
+		// task-status value.
+		// Policy: on error results status is judged only when present: seed 002's canonical
+		// error result carries adcp_error alone, and seed 001 tells receivers to read such
+		// envelopes by adcp_error.
+		{ID: "ENV-03", Transport: catalogue.MCP, Text: "puts a task-status value in status at the root", Judge: judgeENV03},
+		// Rule: ENV-04 · Spec: L3/task-lifecycle; core/protocol-envelope.json (not.anyOf) · Since: 0.1.0 ·
+		// Description: task_status and response_status MUST NOT appear at the root.
+		{ID: "ENV-04", Transport: catalogue.MCP, Text: "never emits task_status or response_status at the root", Judge: judgeENV04},
+		// Rule: ENV-05 · Spec: seeds 000, 002; §4.6 · Since: 0.1.0 ·
+		// Description: a success result SHOULD carry structuredContent and a JSON text fallback
+		// in content[], JSON-equal when both are present. The fallback compared is the one a
+		// client reads: the first text item that parses to an object.
+		{ID: "ENV-05", Transport: catalogue.MCP, Text: "carries structuredContent and an equal JSON text fallback", Judge: judgeENV05},
+		// Rule: ENV-06 · Spec: core/protocol-envelope.json; §4.7 · Since: 0.1.0 ·
+		// Description: timestamp, when present, MUST be an RFC 3339 date-time; replayed, when
+		// present, MUST be a boolean.
+		{ID: "ENV-06", Transport: catalogue.MCP, Text: "types timestamp as an RFC 3339 date-time and replayed as a boolean", Judge: judgeENV06},
+		// Rule: ENV-07 · Spec: verification/conformance (fixture-merged responses); §4.8 · Since: 0.1.0 ·
+		// Description: reserved _-prefixed marker keys such as _bridge MUST NOT appear at the root.
+		{ID: "ENV-07", Transport: catalogue.MCP, Text: "emits no reserved underscore-prefixed keys at the root", Judge: judgeENV07},
+		// Rule: ENV-08 · Spec: reference/versioning; §4.46 · Since: 0.1.0 ·
+		// Description: adcp_version SHOULD be echoed at the root of every response, in release
+		// precision.
+		// Policy: the pattern is core/version-envelope.json's (the normative one); error
+		// results are judged only when they carry adcp_version, since seed 002's canonical
+		// error result has none.
+		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
+		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
+		// Description: the tool result MUST be a valid CallToolResult: content an array of
+		// items of a known type (a text item's text a string), isError a JSON boolean when
+		// present, structuredContent an object when present. Judged on the raw bytes.
+		{ID: "ENV-09", Transport: catalogue.MCP, Text: "returns a valid CallToolResult", Judge: judgeENV09},
+	}
+}
+
+func judgeENV01(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-01", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+		if !r.success() {
+			return false, nil
+		}
+		if r.data == nil && len(r.candidates()) > 0 {
+			return false, nil // an error missing its isError flag: ERR-05
+		}
+		if r.data == nil {
+			return true, []finding{{"/result", "carries no AdCP JSON object in structuredContent or content[]"}}
+		}
+		return true, nil
+	})
+}
+
+func judgeENV02(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-02", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+		if !r.success() || r.data == nil {
+			return false, nil
+		}
+		if v, ok := r.data.Get("payload"); ok && kindOf(v) == extract.KindObject {
+			return true, []finding{{ptr(r.dataPtr, "payload"), "nests body fields"}}
+		}
+		return true, nil
+	})
+}
+
+func judgeENV03(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-03", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
+		check := func(rt root, required bool) []finding {
+			v, ok := rt.obj.Get("status")
+			if !ok {
+				if required {
+					return []finding{{ptr(rt.ptr, "status"), "is absent"}}
+				}
+				return nil
+			}
+			st, isStr := str(rt.obj, "status")
+			switch {
+			case !isStr:
+				return []finding{{ptr(rt.ptr, "status"), "is " + kindName(v) + ", not a string"}}
+			case !taskStatuses[st]:
+				return []finding{{ptr(rt.ptr, "status"), quote(st) + " is not a task status"}}
+			}
+			return nil
+		}
+		if r.success() && r.data != nil {
+			return true, check(root{r.dataPtr, r.data}, true)
+		}
+		if r.isError {
+			if rt, ok := r.errorRoot(); ok {
+				return true, check(rt, false)
+			}
+		}
+		return false, nil
+	})
+}
+
+func judgeENV04(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-04", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
+		rts := r.roots()
+		var fs []finding
+		for _, rt := range rts {
+			for _, k := range []string{"task_status", "response_status"} {
+				if _, ok := rt.obj.Get(k); ok {
+					fs = append(fs, finding{ptr(rt.ptr, k), "is present"})
+				}
+			}
+		}
+		return len(rts) > 0, fs
+	})
+}
+
+func judgeENV05(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-05", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+		if !r.success() || r.data == nil {
+			return false, nil
+		}
+		if r.sc == nil {
+			return true, []finding{{"/result/structuredContent", "is absent"}}
+		}
+		for _, t := range r.texts {
+			if t.obj == nil {
+				continue
+			}
+			if !jsonEqual(r.sc.Raw(), t.obj.Raw()) {
+				return true, []finding{{t.ptr, "differs from structuredContent"}}
+			}
+			return true, nil
+		}
+		return true, []finding{{"/result/content", "has no JSON text fallback"}}
+	})
+}
+
+func judgeENV06(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-06", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
+		rts := r.roots()
+		var fs []finding
+		for _, rt := range rts {
+			if v, ok := rt.obj.Get("timestamp"); ok {
+				if ts, isStr := str(rt.obj, "timestamp"); !isStr {
+					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), "is " + kindName(v) + ", not a string"})
+				} else if !isRFC3339(ts) {
+					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), quote(ts) + " is not an RFC 3339 date-time"})
+				}
+			}
+			if v, ok := rt.obj.Get("replayed"); ok && kindOf(v) != extract.KindBool {
+				fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
+			}
+		}
+		return len(rts) > 0, fs
+	})
+}
+
+func judgeENV07(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-07", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
+		rts := r.roots()
+		var fs []finding
+		for _, rt := range rts {
+			seen := map[string]bool{}
+			for _, m := range rt.obj.Members() {
+				if strings.HasPrefix(m.Key, "_") && !seen[m.Key] {
+					seen[m.Key] = true
+					fs = append(fs, finding{ptr(rt.ptr, m.Key), "is a reserved underscore-prefixed key"})
+				}
+			}
+		}
+		return len(rts) > 0, fs
+	})
+}
+
+func judgeENV08(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-08", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
+		check := func(rt root, required bool) []finding {
+			v, ok := rt.obj.Get("adcp_version")
+			if !ok {
+				if required {
+					return []finding{{ptr(rt.ptr, "adcp_version"), "is absent"}}
+				}
+				return nil
+			}
+			ver, isStr := str(rt.obj, "adcp_version")
+			switch {
+			case !isStr:
+				return []finding{{ptr(rt.ptr, "adcp_version"), "is " + kindName(v) + ", not a string"}}
+			case !releasePattern.MatchString(ver):
+				return []finding{{ptr(rt.ptr, "adcp_version"), quote(ver) + " is not release precision"}}
+			}
+			return nil
+		}
+		if r.success() && r.data != nil {
+			return true, check(root{r.dataPtr, r.data}, true)
+		}
+		if r.isError {
+			if rt, ok := r.errorRoot(); ok {
+				if _, has := rt.obj.Get("adcp_version"); has {
+					return true, check(rt, false)
+				}
+			}
+		}
+		return false, nil
+	})
+}
+
+// contentTypes are the MCP content block types (2025-06-18 and later).
+var contentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
+
+func judgeENV09(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ENV-09", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
+		if r.call.Result == nil {
+			return false, nil
+		}
+		if r.result == nil {
+			return true, []finding{{"/result", "is " + kindName(r.call.Result) + ", not an object"}}
+		}
+		var fs []finding
+		if v, ok := r.result.Get("isError"); ok && kindOf(v) != extract.KindBool {
+			fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
+		}
+		if r.scRaw != nil && kindOf(r.scRaw) != extract.KindObject {
+			fs = append(fs, finding{"/result/structuredContent", "is " + kindName(r.scRaw) + ", not an object"})
+		}
+		v, ok := r.result.Get("content")
+		var items []json.RawMessage
+		switch {
+		case !ok:
+			fs = append(fs, finding{"/result/content", "is absent"})
+		case kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil:
+			fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
+		}
+		for i, it := range items {
+			p := "/result/content/" + strconv.Itoa(i)
+			o, err := extract.ParseObject(it)
+			if err != nil {
+				fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
+				continue
+			}
+			t, isStr := str(o, "type")
+			switch {
+			case !isStr:
+				fs = append(fs, finding{p + "/type", "is not a string"})
+			case !contentTypes[t]:
+				fs = append(fs, finding{p + "/type", quote(t) + " is not a known content type"})
+			case t == "text":
+				if tv, ok := o.Get("text"); !ok || kindOf(tv) != extract.KindString {
+					fs = append(fs, finding{p + "/text", "is not a string"})
+				}
+			}
+		}
+		return true, fs
+	})
+}
+
+var rfc3339 = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$`)
+
+// isRFC3339 reports whether s is an RFC 3339 date-time (section 5.6),
+// lower-case t and z and a leap second included, with field ranges checked.
+func isRFC3339(s string) bool {
+	m := rfc3339.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+	year, month, day := n(1), n(2), n(3)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || n(4) > 23 || n(5) > 59 || n(6) > 60 {
+		return false
+	}
+	if m[9] != "" && (n(9) > 23 || n(10) > 59) {
+		return false
+	}
+	return true
+}
+
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

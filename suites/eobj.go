@@ -1,0 +1,403 @@
+package suites
+
+import (
+	"encoding/json"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+const noErrorObject = "no adcp_error observed"
+
+// The size limits of seed 002.
+const (
+	maxCodeLength   = 64
+	maxDetailsBytes = 500
+)
+
+// vendorCode is seed 002's X_{VENDOR}_{CODE}.
+var vendorCode = regexp.MustCompile(`^X_[A-Z][A-Z0-9]{1,19}_[A-Z][A-Z0-9_]{1,39}$`)
+
+func eobjChecks() []Check {
+	return []Check{
+		// Rule: EOBJ-01 · Spec: seeds 002 (validate); core/error.json · Since: 0.1.0 ·
+		// Description: code MUST be a non-empty string of at most 64 characters (UTF-16
+		// units, as the seed's .length counts) and message MUST be a string.
+		{ID: "EOBJ-01", Transport: catalogue.MCP, Text: "types code as a short non-empty string and message as a string", Judge: judgeEOBJ01},
+		// Rule: EOBJ-02 · Spec: seeds 002 · Since: 0.1.0 ·
+		// Description: the serialized error MUST be at most 4096 bytes (JSON.stringify, UTF-8).
+		{ID: "EOBJ-02", Transport: catalogue.MCP, Text: "keeps the serialized error within 4096 bytes", Judge: judgeEOBJ02},
+		// Rule: EOBJ-03 · Spec: seeds 002 (Size Guidance) · Since: 0.1.0 ·
+		// Description: details, when present, SHOULD serialize to under 500 bytes of UTF-8.
+		{ID: "EOBJ-03", Transport: catalogue.MCP, Text: "keeps details under 500 serialized bytes", Judge: judgeEOBJ03},
+		// Rule: EOBJ-04 · Spec: L3/error-handling; §4.20 · Since: 0.1.0 ·
+		// Description: recovery MUST be present and one of transient, correctable, terminal.
+		{ID: "EOBJ-04", Transport: catalogue.MCP, Text: "states recovery as transient, correctable or terminal", Judge: judgeEOBJ04},
+		// Rule: EOBJ-05 · Spec: enums/error-code.json · Since: 0.1.0 ·
+		// Description: for a standard code, recovery SHOULD equal that code's registered
+		// recovery. Errors without a string recovery are left to EOBJ-04.
+		{ID: "EOBJ-05", Transport: catalogue.MCP, Text: "gives a standard code its registered recovery", Judge: judgeEOBJ05},
+		// Rule: EOBJ-06 · Spec: seeds 002 (Seller-Specific Error Codes) · Since: 0.1.0 ·
+		// Description: code MUST be a standard code or a vendor code X_{VENDOR}_{CODE}.
+		{ID: "EOBJ-06", Transport: catalogue.MCP, Text: "uses a standard code or a vendor code", Judge: judgeEOBJ06},
+		// Rule: EOBJ-07 · Spec: seeds 002 (Seller Requirements); §4.26 · Since: 0.1.0 ·
+		// Description: error strings MUST leak no internals (stack traces, file paths, SQL,
+		// internal hostnames, private IPs) and never the caller's own credential.
+		// Policy: the agent's own host is not a leak; the credential canary is the wire
+		// layer's record that the run's secret came back in a reply carrying an error.
+		{ID: "EOBJ-07", Transport: catalogue.MCP, Text: "leaks no internals or credentials in error strings", Judge: judgeEOBJ07},
+		// Rule: EOBJ-08 · Spec: seeds 002 (details tables); error-details/*.json · Since: 0.1.0 ·
+		// Description: standard details keys SHOULD have their documented types. Judged on
+		// errors whose code has a documented details shape.
+		{ID: "EOBJ-08", Transport: catalogue.MCP, Text: "types the standard details keys as documented", Judge: judgeEOBJ08},
+		// Rule: EOBJ-09 · Spec: §4.12 · Since: 0.1.0 ·
+		// Description: the same error carried on two paths of one response MUST NOT disagree
+		// on code or recovery. Judged on replies carrying adcp_error on two or more paths.
+		{ID: "EOBJ-09", Transport: catalogue.MCP, Text: "never disagrees with itself across the paths of one response", Judge: judgeEOBJ09},
+	}
+}
+
+// eachError judges every adcp_error object of every reply in the store
+// with examine. A reply counts as examined when it carries at least one.
+func eachError(id string, s *evidence.Store, examine func(r *reply, c candidate) []finding) Verdict {
+	return eachErrorWhere(id, s, noErrorObject, func(r *reply, c candidate) (bool, []finding) { return true, examine(r, c) })
+}
+
+// eachErrorWhere is eachError where examine also says whether an error is
+// one the rule judges; a reply counts as examined when it carries one.
+func eachErrorWhere(id string, s *evidence.Store, none string, examine func(r *reply, c candidate) (bool, []finding)) Verdict {
+	calls := s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP })
+	return eachReply(id, calls, errorProbe, none, func(r *reply) (bool, []finding) {
+		var fs []finding
+		seen := false
+		for _, c := range r.candidates() {
+			if c.obj == nil {
+				continue // not an object: ERR-02's
+			}
+			ok, more := examine(r, c)
+			seen = seen || ok
+			fs = append(fs, more...)
+		}
+		return seen, fs
+	})
+}
+
+func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-01", s, func(_ *reply, c candidate) []finding {
+		var fs []finding
+		v, ok := c.obj.Get("code")
+		code, isStr := str(c.obj, "code")
+		switch {
+		case !ok:
+			fs = append(fs, finding{c.ptr + "/code", "is absent"})
+		case !isStr:
+			fs = append(fs, finding{c.ptr + "/code", "is " + kindName(v) + ", not a string"})
+		case code == "":
+			fs = append(fs, finding{c.ptr + "/code", "is empty"})
+		case utf16Len(code) > maxCodeLength:
+			fs = append(fs, finding{c.ptr + "/code", "is " + strconv.Itoa(utf16Len(code)) + " characters, over 64"})
+		}
+		m, ok := c.obj.Get("message")
+		switch {
+		case !ok:
+			fs = append(fs, finding{c.ptr + "/message", "is absent"})
+		case kindOf(m) != extract.KindString:
+			fs = append(fs, finding{c.ptr + "/message", "is " + kindName(m) + ", not a string"})
+		}
+		return fs
+	})
+}
+
+func judgeEOBJ02(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-02", s, func(_ *reply, c candidate) []finding {
+		if n := stringifyLen(c.raw); n > extract.MaxErrorBytes {
+			return []finding{{c.ptr, "serializes to " + strconv.Itoa(n) + " bytes, over 4096"}}
+		}
+		return nil
+	})
+}
+
+func judgeEOBJ03(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-03", s, func(_ *reply, c candidate) []finding {
+		d, ok := c.obj.Get("details")
+		if !ok {
+			return nil
+		}
+		if n := stringifyLen(d); n >= maxDetailsBytes {
+			return []finding{{c.ptr + "/details", "serializes to " + strconv.Itoa(n) + " bytes, not under 500"}}
+		}
+		return nil
+	})
+}
+
+var recoveries = map[string]bool{"transient": true, "correctable": true, "terminal": true}
+
+func judgeEOBJ04(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-04", s, func(_ *reply, c candidate) []finding {
+		v, ok := c.obj.Get("recovery")
+		rec, isStr := str(c.obj, "recovery")
+		switch {
+		case !ok:
+			return []finding{{c.ptr + "/recovery", "is absent"}}
+		case !isStr:
+			return []finding{{c.ptr + "/recovery", "is " + kindName(v) + ", not a string"}}
+		case !recoveries[rec]:
+			return []finding{{c.ptr + "/recovery", quote(rec) + " is not transient, correctable or terminal"}}
+		}
+		return nil
+	})
+}
+
+func judgeEOBJ05(s *evidence.Store, _ Options) Verdict {
+	return eachErrorWhere("EOBJ-05", s, "no standard error code observed", func(_ *reply, c candidate) (bool, []finding) {
+		code, okCode := str(c.obj, "code")
+		rec, okRec := str(c.obj, "recovery")
+		want, standard := extract.CodeRecovery(code)
+		if !okCode || !okRec || !standard {
+			return false, nil
+		}
+		if rec != string(want) {
+			return true, []finding{{c.ptr + "/recovery", quote(rec) + " differs from " + code + "'s registered " + quote(string(want))}}
+		}
+		return true, nil
+	})
+}
+
+func judgeEOBJ06(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-06", s, func(_ *reply, c candidate) []finding {
+		code, ok := str(c.obj, "code")
+		if !ok || code == "" {
+			return nil // EOBJ-01's
+		}
+		if _, standard := extract.CodeRecovery(code); standard || vendorCode.MatchString(code) {
+			return nil
+		}
+		return []finding{{c.ptr + "/code", quote(code) + " is neither a standard code nor X_{VENDOR}_{CODE}"}}
+	})
+}
+
+// leakPatterns are the internals an error string must not reveal.
+var leakPatterns = []struct {
+	what string
+	re   *regexp.Regexp
+}{
+	{"a stack trace", regexp.MustCompile(`(?i)(\bat [\w.$<>]+\s*\([^)]*:\d+(:\d+)?\)|Traceback \(most recent call last\)|goroutine \d+ \[|Exception in thread|\.(go|js|ts|py|java|rb|php|cs):\d+)`)},
+	{"a file path", regexp.MustCompile(`(?i)((^|[\s("'=:])/(srv|home|usr|var|opt|app|etc|root|tmp|Users|workspace)/[\w.-]+|\b[A-Z]:\\[\w.-]+\\)`)},
+	{"an SQL fragment", regexp.MustCompile(`(?i)(\bselect\b[^.]{1,80}\bfrom\b|\binsert into\b|\bupdate\b\s+\w+\s+\bset\b|\bdelete from\b|\bpq: |\bORA-\d{5}\b|\bSQLSTATE\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist)`)},
+	{"an internal hostname", regexp.MustCompile(`(?i)\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(internal|local|localdomain|corp|lan|intranet|svc\.cluster\.local)\b`)},
+}
+
+var ipLike = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
+
+func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
+	agentHost := ""
+	if u, err := url.Parse(s.Target().MCP); err == nil {
+		agentHost = u.Hostname()
+	}
+	return eachReply("EOBJ-07", s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }), errorProbe, noErrorObject,
+		func(r *reply) (bool, []finding) {
+			cs := r.candidates()
+			if len(cs) == 0 {
+				return false, nil
+			}
+			var fs []finding
+			if r.call.SecretEchoed() {
+				fs = append(fs, finding{"", "the reply carrying an error echoes the caller's credential"})
+			}
+			for _, c := range cs {
+				walkStrings(c.ptr, c.raw, func(p, _, v string) {
+					if w := leak(v, agentHost); w != "" {
+						fs = append(fs, finding{p, "reveals " + w})
+					}
+				})
+			}
+			return true, fs
+		})
+}
+
+// leak names the internal detail s reveals, or "".
+func leak(s, agentHost string) string {
+	for _, l := range leakPatterns {
+		if l.re.MatchString(s) {
+			return l.what
+		}
+	}
+	for _, m := range ipLike.FindAllString(s, -1) {
+		if m == agentHost {
+			continue
+		}
+		if ip := parseIPv4(m); ip != nil && (ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast()) {
+			return "a private IP address"
+		}
+	}
+	return ""
+}
+
+// detailTypes are the documented details keys per code and the JSON kinds
+// they take (seed 002's tables; error-details/*.json). A nil element check
+// means "an array of strings".
+var detailTypes = map[string]map[string]detailType{
+	"RATE_LIMITED": {
+		"limit": {kinds: kinds(extract.KindNumber)}, "remaining": {kinds: kinds(extract.KindNumber)},
+		"window_seconds": {kinds: kinds(extract.KindNumber)},
+		"scope":          {kinds: kinds(extract.KindString), enum: []string{"account", "tool", "global"}},
+	},
+	"BUDGET_TOO_LOW": {
+		"minimum_budget": {kinds: kinds(extract.KindNumber)},
+		"currency":       {kinds: kinds(extract.KindString), pattern: regexp.MustCompile(`^[A-Z]{3}$`)},
+	},
+	"AUDIENCE_TOO_SMALL": {
+		"minimum_size": {kinds: kinds(extract.KindNumber)}, "current_size": {kinds: kinds(extract.KindNumber)},
+	},
+	"ACCOUNT_SETUP_REQUIRED": {
+		"setup_url": {kinds: kinds(extract.KindString)}, "setup_steps": {kinds: kinds(extract.KindArray), items: extract.KindString},
+	},
+	"CREATIVE_REJECTED": {
+		"policy_id": {kinds: kinds(extract.KindString)}, "policy_url": {kinds: kinds(extract.KindString)},
+		"reasons": {kinds: kinds(extract.KindArray), items: extract.KindString},
+	},
+	"POLICY_VIOLATION": {
+		"policy_id": {kinds: kinds(extract.KindString)}, "policy_url": {kinds: kinds(extract.KindString)},
+		"violated_rules": {kinds: kinds(extract.KindArray), items: extract.KindString},
+	},
+	"CONFLICT": {
+		"resource_id":      {kinds: kinds(extract.KindString)},
+		"expected_version": {kinds: kinds(extract.KindNumber, extract.KindString)},
+		"current_version":  {kinds: kinds(extract.KindNumber, extract.KindString)},
+	},
+	"VERSION_UNSUPPORTED": {
+		"supported_versions": {kinds: kinds(extract.KindArray), items: extract.KindString},
+		"supported_majors":   {kinds: kinds(extract.KindArray), items: extract.KindNumber},
+		"build_version":      {kinds: kinds(extract.KindString)},
+	},
+}
+
+type detailType struct {
+	kinds   map[extract.Kind]bool
+	items   extract.Kind // for arrays: the kind of every element
+	enum    []string
+	pattern *regexp.Regexp
+}
+
+func kinds(ks ...extract.Kind) map[extract.Kind]bool {
+	m := map[extract.Kind]bool{}
+	for _, k := range ks {
+		m[k] = true
+	}
+	return m
+}
+
+func judgeEOBJ08(s *evidence.Store, _ Options) Verdict {
+	return eachErrorWhere("EOBJ-08", s, "no error with documented details observed", func(_ *reply, c candidate) (bool, []finding) {
+		code, _ := str(c.obj, "code")
+		table, documented := detailTypes[code]
+		details := child(c.obj, "details")
+		if !documented || details == nil {
+			return false, nil
+		}
+		var fs []finding
+		for _, m := range details.Members() {
+			if want, ok := table[m.Key]; ok {
+				if f := want.check(m.Value); f != "" {
+					fs = append(fs, finding{ptr(c.ptr+"/details", m.Key), f})
+				}
+			}
+		}
+		return true, fs
+	})
+}
+
+func (d detailType) check(v json.RawMessage) string {
+	k := kindOf(v)
+	if !d.kinds[k] {
+		return "is " + kindName(v) + ", not as documented"
+	}
+	if k == extract.KindArray {
+		var items []json.RawMessage
+		_ = json.Unmarshal(v, &items)
+		for i, it := range items {
+			if kindOf(it) != d.items {
+				return "item " + strconv.Itoa(i) + " is " + kindName(it) + ", not as documented"
+			}
+		}
+	}
+	if k == extract.KindString {
+		var s string
+		_ = json.Unmarshal(v, &s)
+		if d.enum != nil && !contains(d.enum, s) {
+			return quote(s) + " is not one of " + strings.Join(d.enum, ", ")
+		}
+		if d.pattern != nil && !d.pattern.MatchString(s) {
+			return quote(s) + " does not have the documented form"
+		}
+	}
+	return ""
+}
+
+func judgeEOBJ09(s *evidence.Store, _ Options) Verdict {
+	return eachReply("EOBJ-09", s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }), errorProbe,
+		"no error carried on two paths of one response", func(r *reply) (bool, []finding) {
+			var objs []candidate
+			for _, c := range r.candidates() {
+				if c.obj != nil {
+					objs = append(objs, c)
+				}
+			}
+			if len(objs) < 2 {
+				return false, nil
+			}
+			var fs []finding
+			first := objs[0]
+			for _, c := range objs[1:] {
+				for _, k := range []string{"code", "recovery"} {
+					a, aok := first.obj.Get(k)
+					b, bok := c.obj.Get(k)
+					if aok != bok || (aok && !jsonEqual(a, b)) {
+						fs = append(fs, finding{c.ptr + "/" + k, "disagrees with " + first.ptr + "/" + k})
+					}
+				}
+			}
+			return true, fs
+		})
+}
+
+// utf16Len counts UTF-16 code units, as JavaScript's .length does.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// stringifyLen is the serialized size seed 002's limits use; a value that
+// is not JSON counts its raw bytes.
+func stringifyLen(raw []byte) int {
+	n, err := extract.StringifyLen(raw)
+	if err != nil {
+		return len(raw)
+	}
+	return n
+}
+
+// parseIPv4 parses a dotted quad, nil when it is not one.
+func parseIPv4(s string) net.IP { return net.ParseIP(s).To4() }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,278 @@
+package suites
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// reservedRPC maps the JSON-RPC codes reserved for infrastructure
+// rejections before tool dispatch (seed 002) to the AdCP codes they carry.
+var reservedRPC = map[int64]bool{-32029: true, -32028: true, -32027: true}
+
+// infraCodes are the AdCP codes the reserved JSON-RPC codes carry.
+var infraCodes = map[string]bool{"RATE_LIMITED": true, "AUTH_MISSING": true, "AUTH_REQUIRED": true, "SERVICE_UNAVAILABLE": true}
+
+const noErrorReply = "no error reply observed"
+
+func errChecks() []Check {
+	return []Check{
+		// Rule: ERR-01 · Spec: seeds 002 (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
+		// Description: an application error MUST come back as a tool result with isError: true,
+		// not as a success result and not as a JSON-RPC error.
+		// Policy: judged on every reply carrying an error signal; an error probe answered with a
+		// success is recorded, not failed. A JSON-RPC error without data.adcp_error is judged
+		// only on the error probes (where the harness knows the cause is an application error);
+		// -32602 (invalid params) to the wrong-typed-argument probe is accepted, since MCP up to
+		// 2025-06-18 lists invalid arguments among protocol errors and the error-compliance
+		// storyboard exempts malformed requests. A reserved code carrying its infrastructure
+		// AdCP code is left to ERR-06.
+		{ID: "ERR-01", Transport: catalogue.MCP, Text: "returns application errors as tool results flagged isError", Judge: judgeERR01},
+		// Rule: ERR-02 · Spec: seeds 002 (Client Detection Order) · Since: 0.1.0 ·
+		// Description: an isError: true result MUST carry an AdCP error the detection order
+		// extracts: structuredContent.adcp_error, or a content[] text object with adcp_error,
+		// that passes validate().
+		{ID: "ERR-02", Transport: catalogue.MCP, Text: "carries an extractable adcp_error on every isError result", Judge: judgeERR02},
+		// Rule: ERR-03 · Spec: seeds 002 (Servers SHOULD support both paths) · Since: 0.1.0 ·
+		// Description: an error result SHOULD carry both structuredContent.adcp_error and
+		// content[0].text holding the JSON {"adcp_error":{…}}, equal to each other.
+		// Policy: other keys beside adcp_error in the text JSON (context, adcp_version) are
+		// allowed; only the two adcp_error values are compared.
+		{ID: "ERR-03", Transport: catalogue.MCP, Text: "carries the error in structuredContent and as JSON in the first text item", Judge: judgeERR03},
+		// Rule: ERR-04 · Spec: seeds 002 (Terse text) · Since: 0.1.0 ·
+		// Description: human prose on an error result SHOULD be one terse sentence in a second
+		// content item, not a repeat of the error.
+		// Policy: terse means one item, one line, at most 256 bytes (the length buyers truncate
+		// an error message to); the position is judged only when a JSON error text exists.
+		{ID: "ERR-04", Transport: catalogue.MCP, Text: "keeps human prose on an error result to one terse second item", Judge: judgeERR04},
+		// Rule: ERR-05 · Spec: seeds 000, 002 (Client Library Requirements #4); §4.10 · Since: 0.1.0 ·
+		// Description: adcp_error MUST NOT appear in a result whose isError is absent or false.
+		// Policy: a falsy adcp_error (null) is not an error signal and is not failed.
+		{ID: "ERR-05", Transport: catalogue.MCP, Text: "never puts adcp_error in a result not flagged isError", Judge: judgeERR05},
+		// Rule: ERR-06 · Spec: seeds 002 (Reserved JSON-RPC Codes); §4.11 · Since: 0.1.0 ·
+		// Description: a JSON-RPC error carrying data.adcp_error MUST use a reserved code
+		// (-32029, -32028, -32027) with an infrastructure AdCP code; every other AdCP code uses
+		// the tool-level path.
+		// Policy: the transport-errors page lets implementations collapse the three reserved
+		// codes into one to avoid fingerprinting, so any reserved code may carry any of
+		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE.
+		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
+		// Rule: ERR-08 · Spec: L3/error-handling (Discriminated rejection arms); §4.15 · Since: 0.1.0 ·
+		// Description: a business rejection (status "rejected") MUST be a successful invocation:
+		// isError false and no adcp_error.
+		{ID: "ERR-08", Transport: catalogue.MCP, Text: "returns business rejections as successful results without adcp_error", Judge: judgeERR08},
+	}
+}
+
+func judgeERR01(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-01", toolCalls(s), errorProbe, noErrorReply, func(r *reply) (bool, []finding) {
+		if r.rpcErr != nil {
+			code, _ := r.rpcCode()
+			for _, c := range r.candidates() {
+				if !c.jsonrpc {
+					continue
+				}
+				if reservedRPC[code] && infraCodes[codeOf(c)] {
+					return true, nil // an infrastructure rejection: ERR-06's
+				}
+				return true, []finding{{"/error", "carries application error " + quote(codeOf(c)) + " as a JSON-RPC error"}}
+			}
+			if !errorProbe(r.call) {
+				return false, nil
+			}
+			if code == -32602 && r.call.Has(evidence.PurposeErrorWrongType) {
+				return true, nil
+			}
+			return true, []finding{{"/error/code", strconv.FormatInt(code, 10) + " answers an application error as a JSON-RPC error"}}
+		}
+		if r.result == nil {
+			return false, nil
+		}
+		if r.isErrorRaw != nil && r.isError {
+			if string(trim(r.isErrorRaw)) != "true" {
+				return true, []finding{{"/result/isError", "is " + kindName(r.isErrorRaw) + ", not true"}}
+			}
+			return true, nil
+		}
+		if cs := r.candidates(); len(cs) > 0 {
+			return true, []finding{{cs[0].ptr, "is returned without isError: true"}}
+		}
+		return false, nil
+	})
+}
+
+func judgeERR02(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-02", toolCalls(s), errorProbe, "no isError result observed", func(r *reply) (bool, []finding) {
+		if r.result == nil || !r.isError {
+			return false, nil
+		}
+		x, err := extract.MCPError(r.call.Result)
+		switch {
+		case err != nil:
+			return true, []finding{{"/result", "is not a JSON object"}}
+		case x.Error != nil:
+			return true, nil
+		case x.Rejected != nil:
+			return true, []finding{{"/result" + x.Rejected.Pointer, x.Rejected.Reason}}
+		}
+		return true, []finding{{"/result", "carries no adcp_error in structuredContent or content[]"}}
+	})
+}
+
+func judgeERR03(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-03", toolCalls(s), errorProbe, "no isError result observed", func(r *reply) (bool, []finding) {
+		if r.result == nil || !r.isError {
+			return false, nil
+		}
+		var scErr []byte
+		if r.sc != nil {
+			if v, ok := r.sc.Get("adcp_error"); ok && kindOf(v) == extract.KindObject {
+				scErr = v
+			}
+		}
+		var textErr []byte
+		if len(r.texts) > 0 && r.texts[0].ptr == "/result/content/0/text" && r.texts[0].obj != nil {
+			if v, ok := r.texts[0].obj.Get("adcp_error"); ok && kindOf(v) == extract.KindObject {
+				textErr = v
+			}
+		}
+		var fs []finding
+		if scErr == nil {
+			fs = append(fs, finding{"/result/structuredContent/adcp_error", "is absent"})
+		}
+		if textErr == nil {
+			fs = append(fs, finding{"/result/content/0/text", `is not the JSON {"adcp_error":{…}}`})
+		}
+		if scErr != nil && textErr != nil && !jsonEqual(scErr, textErr) {
+			fs = append(fs, finding{"/result/content/0/text#/adcp_error", "differs from structuredContent.adcp_error"})
+		}
+		return true, fs
+	})
+}
+
+// maxProse bounds the terse human sentence of an error result, in bytes.
+const maxProse = 256
+
+func judgeERR04(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-04", toolCalls(s), errorProbe, "no error result carried human prose", func(r *reply) (bool, []finding) {
+		if r.result == nil || !r.isError {
+			return false, nil
+		}
+		jsonAt, proseAt := -1, []int{}
+		for i, t := range r.texts {
+			if t.obj != nil {
+				if v, ok := t.obj.Get("adcp_error"); ok && truthy(v) && jsonAt < 0 {
+					jsonAt = i
+				}
+				continue
+			}
+			proseAt = append(proseAt, i)
+		}
+		if len(proseAt) == 0 {
+			return false, nil
+		}
+		var fs []finding
+		first := r.texts[proseAt[0]]
+		if jsonAt >= 0 && proseAt[0] < jsonAt {
+			fs = append(fs, finding{first.ptr, "comes before the JSON error text"})
+		}
+		if len(proseAt) > 1 {
+			fs = append(fs, finding{r.texts[proseAt[1]].ptr, "is a further prose item; one terse sentence is expected"})
+		}
+		for _, i := range proseAt {
+			t := r.texts[i]
+			switch {
+			case len(t.text) > maxProse:
+				fs = append(fs, finding{t.ptr, "is " + strconv.Itoa(len(t.text)) + " bytes, not one terse sentence"})
+			case strings.ContainsAny(strings.TrimSpace(t.text), "\n\r"):
+				fs = append(fs, finding{t.ptr, "spans several lines, not one terse sentence"})
+			}
+		}
+		return true, fs
+	})
+}
+
+func judgeERR05(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-05", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+		if !r.success() {
+			return false, nil
+		}
+		var fs []finding
+		for _, c := range r.candidates() {
+			fs = append(fs, finding{c.ptr, "appears on a result not flagged isError: true"})
+		}
+		return true, fs
+	})
+}
+
+func judgeERR06(s *evidence.Store, _ Options) Verdict {
+	calls := s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP })
+	return eachReply("ERR-06", calls, errorProbe, "no JSON-RPC error carrying data.adcp_error observed", func(r *reply) (bool, []finding) {
+		if r.rpcErr == nil {
+			return false, nil
+		}
+		code, isInt := r.rpcCode()
+		for _, c := range r.candidates() {
+			if !c.jsonrpc {
+				continue
+			}
+			switch {
+			case !isInt || !reservedRPC[code]:
+				return true, []finding{{"/error/code", rpcCodeText(r) + " is not a reserved code, yet carries data.adcp_error"}}
+			case !infraCodes[codeOf(c)]:
+				return true, []finding{{c.ptr + "/code", quote(codeOf(c)) + " may not travel as a JSON-RPC error"}}
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+}
+
+func judgeERR08(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-08", toolCalls(s), nil, "no business rejection observed", func(r *reply) (bool, []finding) {
+		rejected := false
+		for _, rt := range r.roots() {
+			if st, _ := str(rt.obj, "status"); st == "rejected" {
+				rejected = true
+			}
+		}
+		if !rejected {
+			return false, nil
+		}
+		var fs []finding
+		if r.isError {
+			fs = append(fs, finding{"/result/isError", "is set on a rejected body"})
+		}
+		for _, c := range r.candidates() {
+			fs = append(fs, finding{c.ptr, "appears on a rejected body"})
+		}
+		return true, fs
+	})
+}
+
+// codeOf returns a candidate's code when it is a string.
+func codeOf(c candidate) string {
+	s, _ := str(c.obj, "code")
+	return s
+}
+
+func rpcCodeText(r *reply) string {
+	if v, ok := r.rpcErr.Get("code"); ok {
+		return wireText(v)
+	}
+	return "an absent code"
+}
+
+// wireText renders a raw JSON value for a message, bounded.
+func wireText(v []byte) string {
+	t := string(trim(v))
+	if len(t) > 40 {
+		t = t[:40] + "…"
+	}
+	return quote(t)
+}
+
+func trim(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }

@@ -1,0 +1,346 @@
+package suites
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// The names of the report entries the specs attach (see the package doc).
+const (
+	EntryExchange     = "exchange"
+	EntryFindings     = "findings"
+	EntryExamined     = "examined"
+	EntryHarnessError = "harness_error"
+)
+
+// Options configure the judges.
+type Options struct {
+	// Strict is carried for the report (SHOULD failures change the exit
+	// code); judges ignore it.
+	Strict bool
+	// Transports selects the transports to judge; empty means MCP. The
+	// judges of this package cover MCP only.
+	Transports []catalogue.Transport
+	// AllowedDomains are registrable domains, besides the agent's own, that
+	// seller URLs may point to (URL-02). A URL on a subdomain of one of them
+	// is allowed too.
+	AllowedDomains []string
+}
+
+func (o Options) judges(t catalogue.Transport) bool {
+	if len(o.Transports) == 0 {
+		return t == catalogue.MCP
+	}
+	return slices.Contains(o.Transports, t)
+}
+
+// Outcome is what a judge decided.
+type Outcome string
+
+// The outcomes a judge can reach.
+const (
+	// Pass: the seller met the rule on every reply examined (at least one).
+	Pass Outcome = "passed"
+	// Fail: the seller broke the rule.
+	Fail Outcome = "failed"
+	// Skip: nothing could be judged, for the reason in Message.
+	Skip Outcome = "skipped"
+	// HarnessError: the harness or the network failed on a call the rule
+	// needs; never counted against the seller.
+	HarnessError Outcome = "error"
+)
+
+// Verdict is one judge's decision.
+type Verdict struct {
+	Rule      string
+	Transport catalogue.Transport
+	Outcome   Outcome
+	// Message is the failure message ("ENV-02: <probe>: <pointer> <what>"),
+	// the skip reason, or the harness error.
+	Message string
+	// Findings are every problem found (failures only).
+	Findings []Finding
+	// Examined are the probe IDs of every call the judge examined, failed
+	// or not.
+	Examined []string
+	// Calls are the evidence: the offending calls of a failure, the calls
+	// with harness errors of an error, the examined calls of a pass.
+	Calls []evidence.Call
+}
+
+// GomegaString keeps Gomega's rendering of a verdict short.
+func (v Verdict) GomegaString() string {
+	ids := make([]string, len(v.Calls))
+	for i, c := range v.Calls {
+		ids[i] = c.ProbeID
+	}
+	return fmt.Sprintf("%s %s %s: %q (calls %v)", v.Rule, v.Transport, v.Outcome, v.Message, ids)
+}
+
+// Check is one judge: a rule on a transport, the text of its spec, and the
+// pure function that decides it.
+type Check struct {
+	ID        string
+	Transport catalogue.Transport
+	// Text states the rule in present tense; it is the spec's name.
+	Text  string
+	Judge func(*evidence.Store, Options) Verdict
+}
+
+// Checks returns every judge of the package, in catalogue order.
+func Checks() []Check {
+	var all []Check
+	for _, fam := range families() {
+		all = append(all, fam.checks...)
+	}
+	return all
+}
+
+// Judge runs every judge on the transports opts selects, without Ginkgo:
+// the re-judging entry point.
+func Judge(store *evidence.Store, opts Options) []Verdict {
+	var out []Verdict
+	for _, c := range Checks() {
+		if opts.judges(c.Transport) {
+			v := c.Judge(store, opts)
+			v.Rule, v.Transport = c.ID, c.Transport
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+type family struct {
+	id     string
+	checks []Check
+}
+
+// families lists the rule families this package judges, in catalogue
+// order.
+func families() []family {
+	return []family{
+		{"ENV", envChecks()},
+		{"ERR", errChecks()},
+		{"EOBJ", eobjChecks()},
+		{"RETRY", retryChecks()},
+		{"CTX", ctxChecks()},
+		{"TOL", tolChecks()},
+		{"CAP", capChecks()},
+		{"VER", verChecks()},
+		{"AUTH", authChecks()},
+		{"URL", urlChecks()},
+	}
+}
+
+// Register declares the judges for store as Ginkgo specs: a container per
+// transport, one per rule family, one spec per rule. Every verdict reached
+// is passed to record (when not nil) before the spec settles, so a runner
+// keeps the findings and evidence behind each spec. Call it before
+// RunSpecs, and again after globals.Reset() (with catalogue.ResetBugs())
+// for another run in the same process.
+func Register(store *evidence.Store, opts Options, record func(Verdict)) {
+	for _, t := range []catalogue.Transport{catalogue.MCP} {
+		if !opts.judges(t) {
+			continue
+		}
+		ginkgo.Describe(strings.ToUpper(string(t)), func() {
+			for _, fam := range families() {
+				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
+					for _, c := range fam.checks {
+						if c.Transport != t {
+							continue
+						}
+						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
+							v := c.Judge(store, opts)
+							v.Rule, v.Transport = c.ID, c.Transport
+							if record != nil {
+								record(v)
+							}
+							settle(v)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// settle turns a verdict into the spec's outcome and its report entries.
+func settle(v Verdict) {
+	ginkgo.GinkgoHelper()
+	switch v.Outcome {
+	case Pass:
+		ids := make([]string, len(v.Calls))
+		for i, c := range v.Calls {
+			ids[i] = c.ProbeID
+		}
+		ginkgo.AddReportEntry(EntryExamined, strings.Join(ids, " "), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	case Skip:
+		ginkgo.Skip(v.Message)
+	case Fail:
+		attach(v)
+		lines := make([]string, len(v.Findings))
+		for i, f := range v.Findings {
+			lines[i] = f.String()
+		}
+		ginkgo.AddReportEntry(EntryFindings, strings.Join(lines, "\n"), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		ginkgo.Fail(v.Message)
+	case HarnessError:
+		attach(v)
+		ginkgo.AddReportEntry(EntryHarnessError, v.Message, ginkgo.ReportEntryVisibilityAlways)
+		ginkgo.Fail(v.Message)
+	default:
+		ginkgo.Fail(fmt.Sprintf("%s: harness error: judge returned unknown outcome %q", v.Rule, v.Outcome))
+	}
+}
+
+// attach adds the exchanges of the verdict's calls, at most a bounded
+// number, so a report stays small.
+func attach(v Verdict) {
+	const max = 8
+	n := 0
+	for _, c := range v.Calls {
+		for _, x := range c.Exchanges {
+			if n == max {
+				return
+			}
+			ginkgo.AddReportEntry(EntryExchange, x, ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			n++
+		}
+	}
+}
+
+// Finding is one problem in one recorded call: the probe, where (a JSON
+// pointer into the JSON-RPC response; "#" steps into a parsed text item) and
+// what.
+type Finding struct {
+	ProbeID string `json:"probe_id"`
+	Pointer string `json:"json_pointer,omitempty"`
+	What    string `json:"what"`
+}
+
+func (f Finding) String() string {
+	return f.ProbeID + ": " + finding{f.Pointer, f.What}.String()
+}
+
+// finding is one problem in one reply, before it is tied to its call.
+type finding struct {
+	ptr, what string
+}
+
+func (f finding) String() string {
+	if f.ptr == "" {
+		return f.what
+	}
+	return f.ptr + " " + f.what
+}
+
+// tally accumulates what a judge saw and turns it into a verdict.
+type tally struct {
+	id       string
+	examined []evidence.Call
+	failed   []evidence.Call
+	errored  []evidence.Call
+	findings []Finding
+	notRun   []string
+}
+
+func newTally(id string) *tally { return &tally{id: id} }
+
+// account records a call that cannot be judged: not run, or a harness
+// error. It reports whether the call can be examined.
+func (t *tally) account(c evidence.Call) bool {
+	switch {
+	case c.NotRun != "":
+		t.notRun = append(t.notRun, c.ProbeID+" not run: "+wire.Sanitize(c.NotRun, 200))
+		return false
+	case c.HarnessError != "":
+		t.errored = append(t.errored, c)
+		return false
+	}
+	return true
+}
+
+// judged records an examined call and its findings.
+func (t *tally) judged(c evidence.Call, fs []finding) {
+	t.examined = append(t.examined, c)
+	if len(fs) == 0 {
+		return
+	}
+	t.failed = append(t.failed, c)
+	for _, f := range fs {
+		t.findings = append(t.findings, Finding{ProbeID: c.ProbeID, Pointer: f.ptr, What: f.what})
+	}
+}
+
+// verdict decides: fail on any finding; else a harness error on any call the
+// rule needed; else pass when something was examined; else skip, saying why.
+func (t *tally) verdict(none string) Verdict {
+	switch {
+	case len(t.failed) > 0:
+		msg := t.id + ": " + t.findings[0].String()
+		if n := len(t.findings) - 1; n > 0 {
+			msg += fmt.Sprintf(" (and %d more)", n)
+		}
+		return Verdict{Rule: t.id, Outcome: Fail, Message: msg, Findings: t.findings, Calls: t.failed, Examined: t.ids()}
+	case len(t.errored) > 0:
+		c := t.errored[0]
+		msg := fmt.Sprintf("%s: harness error: %s: %s", t.id, c.ProbeID, wire.Sanitize(c.HarnessError, 200))
+		return Verdict{Rule: t.id, Outcome: HarnessError, Message: msg, Calls: t.errored, Examined: t.ids()}
+	case len(t.examined) > 0:
+		return Verdict{Rule: t.id, Outcome: Pass, Calls: t.examined, Examined: t.ids()}
+	case len(t.notRun) > 0:
+		return Verdict{Rule: t.id, Outcome: Skip, Message: strings.Join(t.notRun, "; ")}
+	}
+	return Verdict{Rule: t.id, Outcome: Skip, Message: none}
+}
+
+func (t *tally) ids() []string {
+	out := make([]string, len(t.examined))
+	for i, c := range t.examined {
+		out[i] = c.ProbeID
+	}
+	return out
+}
+
+// eachReply judges every answered call in calls with examine, which says
+// whether the reply is one the rule judges and what is wrong with it. needed
+// says which calls' harness errors and skip reasons count (nil: all).
+func eachReply(id string, calls []evidence.Call, needed func(evidence.Call) bool, none string, examine func(r *reply) (bool, []finding)) Verdict {
+	t := newTally(id)
+	for _, c := range calls {
+		if needed == nil || needed(c) {
+			if !t.account(c) {
+				continue
+			}
+		} else if c.NotRun != "" || c.HarnessError != "" {
+			continue
+		}
+		if c.Message == nil {
+			continue // no JSON-RPC reply: nothing of the reply to judge
+		}
+		r := parseReply(c)
+		if ok, fs := examine(r); ok {
+			t.judged(c, fs)
+		}
+	}
+	return t.verdict(none)
+}
+
+// toolCalls returns the MCP tool calls of the store.
+func toolCalls(s *evidence.Store, filters ...evidence.Filter) []evidence.Call {
+	return s.Calls(append([]evidence.Filter{evidence.ToolCalls(evidence.MCP)}, filters...)...)
+}
+
+// errorProbe reports whether a call was made to provoke an application
+// error.
+func errorProbe(c evidence.Call) bool {
+	return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID)
+}

@@ -1,0 +1,126 @@
+package suites
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func TestEveryCheckIsACatalogueRuleOnItsTransport(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Checks() {
+		if _, err := catalogue.Labels(c.ID, c.Transport); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+		key := string(c.Transport) + " " + c.Text
+		if seen[key] || seen[c.ID+string(c.Transport)] {
+			t.Errorf("%s: duplicate judge %q", c.ID, c.Text)
+		}
+		seen[key], seen[c.ID+string(c.Transport)] = true, true
+	}
+}
+
+func TestBadAuthority(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com/x":        "",
+		"https://user@example.com/x":   "",
+		"https://[2001:db8::1]:443/x":  "",
+		"file:///etc/hosts":            "",
+		"https://@/x":                  "has userinfo without a host",
+		"https:///x":                   "has an empty host",
+		"https://:443/x":               "has an empty host",
+		"https://[2001:db8::1/preview": "has an unclosed IPv6 bracket",
+		"https://a]b/":                 "has a stray IPv6 bracket",
+	} {
+		if got := badAuthority(in); got != want {
+			t.Errorf("badAuthority(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsRFC3339(t *testing.T) {
+	for in, want := range map[string]bool{
+		"2026-11-22T12:00:00Z":          true,
+		"2026-11-22t12:00:00.123+01:00": true,
+		"2024-02-29T00:00:00Z":          true,
+		"2016-12-31T23:59:60Z":          true,
+		"2025-02-29T00:00:00Z":          false,
+		"2026-11-22 12:00:00Z":          false,
+		"2026-11-22T12:00:00":           false,
+		"22/11/2026 12:00:00":           false,
+		"2026-13-01T00:00:00Z":          false,
+	} {
+		if got := isRFC3339(in); got != want {
+			t.Errorf("isRFC3339(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestLeak(t *testing.T) {
+	for in, want := range map[string]string{
+		"No media buy \"mb_1\".":                         "",
+		"Lookup failed at /srv/seller/internal/db.go:88": "a stack trace",
+		"open /var/lib/seller/config.yaml: denied":       "a file path",
+		`pq: relation "media_buys" does not exist`:       "an SQL fragment",
+		"upstream db-7.prod.internal timed out":          "an internal hostname",
+		"upstream 10.0.3.7 refused":                      "a private IP address",
+		"see https://127.0.0.1:8080/policies":            "",
+		"Rate limited, retry in 5s.":                     "",
+	} {
+		if got := leak(in, "127.0.0.1"); got != want {
+			t.Errorf("leak(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzJudges feeds arbitrary bytes to every judge as the reply of every
+// kind of call: no judge may panic, and every verdict is one of the four
+// outcomes, a failure with at least one finding.
+func FuzzJudges(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"status\":\"completed\"}"}],"structuredContent":{"status":"completed","context":{"a":1}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"structuredContent":{"adcp_error":{"code":"X","message":1,"retry_after":1e400,"details":{"supported_versions":"3"}}}}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32028,"message":"no","data":{"adcp_error":{"code":"AUTH_REQUIRED"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_products","inputSchema":{"additionalProperties":false}}]}}`,
+		`{"result":{"content":"x","isError":"true","structuredContent":[1]}}`,
+		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`,
+		`{"result":{"structuredContent":{"details":{"policy_url":"https://[::1"},"policy_url":"javascript:alert(1)"}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		s := evidence.NewStore(evidence.Target{MCP: "https://seller.example.com/mcp", Credential: true})
+		var result, rpcErr json.RawMessage
+		var m map[string]json.RawMessage
+		if json.Unmarshal(msg, &m) == nil {
+			result, rpcErr = m["result"], m["error"]
+		}
+		ctx := json.RawMessage(`{"adcp_conform":{"nonce":"n"}}`)
+		add := func(id string, kind evidence.Kind, ps ...evidence.Purpose) {
+			s.Add(evidence.Call{ProbeID: id, Transport: evidence.MCP, Kind: kind, Tool: "get_products", Purposes: ps,
+				Context: ctx, Message: msg, Result: result, RPCError: rpcErr, Body: msg, HTTPStatus: 200})
+		}
+		add("mcp/initialize", evidence.KindInitialize)
+		add("mcp/tools/list", evidence.KindToolsList)
+		add("mcp/server_card/1", evidence.KindHTTPGet, evidence.PurposeDiscovery)
+		add(capabilitiesProbe, evidence.KindToolCall, evidence.PurposeValid, evidence.PurposeNoContext)
+		add("mcp/get_products/context", evidence.KindToolCall, evidence.PurposeContext, evidence.PurposeEnvelopeFields)
+		add("mcp/get_products/error_version", evidence.KindToolCall, evidence.PurposeErrorVersion, evidence.PurposeContext)
+		add("mcp/auth/no_credential", evidence.KindToolCall, evidence.PurposeAuthNone)
+		add("mcp/auth/random_credential", evidence.KindToolCall, evidence.PurposeAuthRandom)
+		add("mcp/rate_burst/1", evidence.KindToolCall, evidence.PurposeRateBurst)
+		for _, v := range Judge(s, Options{}) {
+			switch v.Outcome {
+			case Pass, Skip, HarnessError:
+			case Fail:
+				if len(v.Findings) == 0 {
+					t.Errorf("%s fails without findings: %s", v.Rule, v.Message)
+				}
+			default:
+				t.Errorf("%s: unknown outcome %q", v.Rule, v.Outcome)
+			}
+		}
+	})
+}

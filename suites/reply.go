@@ -1,0 +1,354 @@
+package suites
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// reply is a strict view of one MCP tools/call response, read from the raw
+// bytes of the call (never from an SDK's decoded view).
+type reply struct {
+	call evidence.Call
+	// result is the JSON-RPC result member when it is an object.
+	result *extract.Object
+	// rpcErr is the JSON-RPC error member when it is an object.
+	rpcErr *extract.Object
+	// isError is result.isError under JavaScript truthiness, as clients read
+	// it; isErrorRaw is the member as received (nil when absent).
+	isError    bool
+	isErrorRaw json.RawMessage
+	// sc is result.structuredContent when it is an object; scRaw is the
+	// member as received (nil when absent).
+	sc    *extract.Object
+	scRaw json.RawMessage
+	// texts are the content[] items of type "text" with a string text.
+	texts []textItem
+	// data is what a client extracts on the success path (seed 000), with
+	// dataPtr locating it in the response; nil when none.
+	data    *extract.Object
+	dataPtr string
+	// outcome is the full client detection order over the response.
+	outcome extract.Outcome
+}
+
+// textItem is one text content item.
+type textItem struct {
+	ptr  string // /result/content/<i>/text
+	text string
+	obj  *extract.Object // the text parsed as a JSON object, or nil
+}
+
+// root is an object a client may read as the AdCP-level body of a reply.
+type root struct {
+	ptr string
+	obj *extract.Object
+}
+
+func parseReply(c evidence.Call) *reply {
+	r := &reply{call: c}
+	if c.Result != nil {
+		r.result, _ = extract.ParseObject(c.Result)
+	}
+	if c.RPCError != nil && kindOf(c.RPCError) == extract.KindObject {
+		r.rpcErr, _ = extract.ParseObject(c.RPCError)
+	}
+	if c.Message != nil {
+		r.outcome, _ = extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
+	}
+	if r.result == nil {
+		return r
+	}
+	if v, ok := r.result.Get("isError"); ok {
+		r.isErrorRaw, r.isError = v, truthy(v)
+	}
+	if v, ok := r.result.Get("structuredContent"); ok {
+		r.scRaw = v
+		if kindOf(v) == extract.KindObject {
+			r.sc, _ = extract.ParseObject(v)
+		}
+	}
+	if v, ok := r.result.Get("content"); ok {
+		var items []json.RawMessage
+		if kindOf(v) == extract.KindArray && json.Unmarshal(v, &items) == nil {
+			for i, it := range items {
+				o, err := extract.ParseObject(it)
+				if err != nil {
+					continue
+				}
+				if t, _ := str(o, "type"); t != "text" {
+					continue
+				}
+				text, ok := str(o, "text")
+				if !ok {
+					continue
+				}
+				ti := textItem{ptr: "/result/content/" + strconv.Itoa(i) + "/text", text: text}
+				if kindOf([]byte(text)) == extract.KindObject {
+					ti.obj, _ = extract.ParseObject([]byte(text))
+				}
+				r.texts = append(r.texts, ti)
+			}
+		}
+	}
+	if x, err := extract.MCPSuccess(c.Result); err == nil && x.Data != nil {
+		if o, err := extract.ParseObject(x.Data); err == nil {
+			r.data, r.dataPtr = o, "/result"+x.Pointer
+			if x.Path == extract.PathTextFallback {
+				r.dataPtr += "#" // pointers below it reach into the parsed text
+			}
+		}
+	}
+	return r
+}
+
+// success reports whether the reply is a tool result not flagged as an
+// error.
+func (r *reply) success() bool { return r.result != nil && !r.isError }
+
+// roots returns every object a client may read as the AdCP body:
+// structuredContent, then every text item that parses to an object.
+func (r *reply) roots() []root {
+	var out []root
+	if r.sc != nil {
+		out = append(out, root{"/result/structuredContent", r.sc})
+	}
+	for _, t := range r.texts {
+		if t.obj != nil {
+			out = append(out, root{t.ptr + "#", t.obj})
+		}
+	}
+	return out
+}
+
+// errorRoot returns the body an error result carries its envelope in:
+// structuredContent, else the text item holding adcp_error.
+func (r *reply) errorRoot() (root, bool) {
+	if r.sc != nil {
+		return root{"/result/structuredContent", r.sc}, true
+	}
+	for _, t := range r.texts {
+		if t.obj != nil {
+			if v, ok := t.obj.Get("adcp_error"); ok && truthy(v) {
+				return root{t.ptr + "#", t.obj}, true
+			}
+		}
+	}
+	return root{}, false
+}
+
+// candidate is an adcp_error value found at a detection path, valid or not.
+type candidate struct {
+	ptr     string
+	raw     json.RawMessage
+	obj     *extract.Object // nil when the value is not an object
+	jsonrpc bool            // found in error.data of a JSON-RPC error
+}
+
+// errorSignal reports whether the reply carries an error in any form:
+// isError, adcp_error anywhere it is read, or a JSON-RPC error.
+func (r *reply) errorSignal() bool {
+	return r.isError || r.rpcErr != nil || len(r.candidates()) > 0
+}
+
+// candidates returns every truthy adcp_error of the reply: in a JSON-RPC
+// error's data, in structuredContent and in each text item.
+func (r *reply) candidates() []candidate {
+	var out []candidate
+	add := func(ptr string, o *extract.Object, jsonrpc bool) {
+		if o == nil {
+			return
+		}
+		v, ok := o.Get("adcp_error")
+		if !ok || !truthy(v) {
+			return
+		}
+		c := candidate{ptr: ptr + "/adcp_error", raw: v, jsonrpc: jsonrpc}
+		if kindOf(v) == extract.KindObject {
+			c.obj, _ = extract.ParseObject(v)
+		}
+		out = append(out, c)
+	}
+	if r.rpcErr != nil {
+		if d, ok := r.rpcErr.Get("data"); ok && kindOf(d) == extract.KindObject {
+			o, _ := extract.ParseObject(d)
+			add("/error/data", o, true)
+		}
+	}
+	for _, rt := range r.roots() {
+		add(rt.ptr, rt.obj, false)
+	}
+	return out
+}
+
+// rpcCode returns the JSON-RPC error code, when it is an integer.
+func (r *reply) rpcCode() (int64, bool) {
+	if r.rpcErr == nil {
+		return 0, false
+	}
+	v, ok := r.rpcErr.Get("code")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+	return n, err == nil
+}
+
+// kindOf returns the JSON kind of a raw value from its first byte.
+func kindOf(raw []byte) extract.Kind {
+	s := bytes.TrimLeft(raw, " \t\r\n")
+	if len(s) == 0 {
+		return extract.KindInvalid
+	}
+	switch s[0] {
+	case '{':
+		return extract.KindObject
+	case '[':
+		return extract.KindArray
+	case '"':
+		return extract.KindString
+	case 't', 'f':
+		return extract.KindBool
+	case 'n':
+		return extract.KindNull
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return extract.KindNumber
+	}
+	return extract.KindInvalid
+}
+
+var kindNames = map[extract.Kind]string{
+	extract.KindNull: "null", extract.KindBool: "a boolean", extract.KindNumber: "a number",
+	extract.KindString: "a string", extract.KindArray: "an array", extract.KindObject: "an object",
+}
+
+func kindName(raw []byte) string {
+	if n, ok := kindNames[kindOf(raw)]; ok {
+		return n
+	}
+	return "not JSON"
+}
+
+// truthy is JavaScript truthiness of a JSON value.
+func truthy(raw []byte) bool {
+	s := bytes.TrimSpace(raw)
+	switch kindOf(s) {
+	case extract.KindNull, extract.KindInvalid:
+		return false
+	case extract.KindBool:
+		return s[0] == 't'
+	case extract.KindString:
+		return len(s) > 2
+	case extract.KindNumber:
+		f, _ := strconv.ParseFloat(string(s), 64) // an overflow reads as ±Inf: truthy
+		return f != 0 && !math.IsNaN(f)
+	}
+	return true
+}
+
+// str returns o[key] when it is a JSON string.
+func str(o *extract.Object, key string) (string, bool) {
+	if o == nil {
+		return "", false
+	}
+	v, ok := o.Get(key)
+	if !ok || kindOf(v) != extract.KindString {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// child returns o[key] when it is an object.
+func child(o *extract.Object, key string) *extract.Object {
+	if o == nil {
+		return nil
+	}
+	v, ok := o.Get(key)
+	if !ok || kindOf(v) != extract.KindObject {
+		return nil
+	}
+	c, _ := extract.ParseObject(v)
+	return c
+}
+
+// number returns a JSON number's value; ok is false for any other kind.
+// An overflowing literal returns ±Inf.
+func number(raw []byte) (float64, bool) {
+	if kindOf(raw) != extract.KindNumber {
+		return 0, false
+	}
+	f, _ := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+	return f, true
+}
+
+// jsonEqual reports whether two JSON texts hold the same value (objects
+// compared by key, numbers by value).
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// ptr appends reference tokens to a JSON pointer, escaped per RFC 6901 and
+// made safe for a terminal.
+func ptr(base string, tokens ...string) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, t := range tokens {
+		b.WriteByte('/')
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+		b.WriteString(wire.Sanitize(t, 64))
+	}
+	return b.String()
+}
+
+// quote renders a seller-controlled string for a message: quoted, bounded,
+// terminal-safe.
+func quote(s string) string { return strconv.Quote(wire.Sanitize(s, 64)) }
+
+// walkStrings calls fn for every string value inside raw with its pointer
+// relative to base, depth first, object keys in sorted order (so findings
+// are stable). Values too deep for the decoder are not walked.
+func walkStrings(base string, raw []byte, fn func(ptr, key, s string)) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return
+	}
+	walkValue(base, "", v, fn)
+}
+
+func walkValue(p, key string, v any, fn func(ptr, key, s string)) {
+	switch t := v.(type) {
+	case string:
+		fn(p, key, t)
+	case []any:
+		for i, e := range t {
+			walkValue(p+"/"+strconv.Itoa(i), key, e, fn)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			walkValue(ptr(p, k), k, t[k], fn)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package suites
+
+import (
+	"math"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// The bounds of retry_after, in seconds (seed 002).
+const (
+	minRetryAfter = 1
+	maxRetryAfter = 3600
+)
+
+func retryChecks() []Check {
+	return []Check{
+		// Rule: RETRY-01 · Spec: seeds 002 (retry_after bounds) · Since: 0.1.0 ·
+		// Description: retry_after, when present, MUST be a finite number from 1 to 3600
+		// inclusive. Judged on every adcp_error, JSON-RPC error.data included; an error
+		// without retry_after is examined and meets the rule.
+		{ID: "RETRY-01", Transport: catalogue.MCP, Text: "bounds retry_after between 1 and 3600 seconds", Judge: judgeRETRY01},
+		// Rule: RETRY-02 · Spec: §4.21 · Since: 0.1.0 ·
+		// Description: retry_after SHOULD be an integer (AdCP 3.2 producers MUST). A number
+		// with a zero fraction (5.0) is an integer, as in JSON Schema.
+		{ID: "RETRY-02", Transport: catalogue.MCP, Text: "gives retry_after as a whole number of seconds", Judge: judgeRETRY02},
+		// Rule: RETRY-03 · Spec: §4.22 · Since: 0.1.0 ·
+		// Description: a RATE_LIMITED error SHOULD carry retry_after. Judged on every
+		// RATE_LIMITED seen, the opt-in burst probe's included.
+		{ID: "RETRY-03", Transport: catalogue.MCP, Text: "tells a rate-limited caller when to retry", Judge: judgeRETRY03},
+	}
+}
+
+func judgeRETRY01(s *evidence.Store, _ Options) Verdict {
+	return eachError("RETRY-01", s, func(_ *reply, c candidate) []finding {
+		v, ok := c.obj.Get("retry_after")
+		if !ok {
+			return nil
+		}
+		f, isNum := number(v)
+		switch {
+		case !isNum:
+			return []finding{{c.ptr + "/retry_after", "is " + kindName(v) + ", not a number"}}
+		case math.IsInf(f, 0) || f < minRetryAfter || f > maxRetryAfter:
+			return []finding{{c.ptr + "/retry_after", wireText(v) + " is outside 1..3600"}}
+		}
+		return nil
+	})
+}
+
+func judgeRETRY02(s *evidence.Store, _ Options) Verdict {
+	return eachErrorWhere("RETRY-02", s, "no retry_after observed", func(_ *reply, c candidate) (bool, []finding) {
+		v, ok := c.obj.Get("retry_after")
+		if !ok {
+			return false, nil
+		}
+		if f, isNum := number(v); isNum && !math.IsInf(f, 0) && f != math.Trunc(f) {
+			return true, []finding{{c.ptr + "/retry_after", wireText(v) + " is not a whole number"}}
+		}
+		return true, nil
+	})
+}
+
+func judgeRETRY03(s *evidence.Store, _ Options) Verdict {
+	t := newTally("RETRY-03")
+	burst := false
+	for _, call := range s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }) {
+		if call.Has(evidence.PurposeRateBurst) {
+			burst = true
+			if !t.account(call) {
+				continue
+			}
+		}
+		if call.Message == nil || call.NotRun != "" {
+			continue
+		}
+		var fs []finding
+		seen := false
+		for _, c := range parseReply(call).candidates() {
+			if code, _ := str(c.obj, "code"); code != "RATE_LIMITED" {
+				continue
+			}
+			seen = true
+			if _, ok := c.obj.Get("retry_after"); !ok {
+				fs = append(fs, finding{c.ptr + "/retry_after", "is absent from a RATE_LIMITED error"})
+			}
+		}
+		if seen {
+			t.judged(call, fs)
+		}
+	}
+	if !burst {
+		return t.verdict("no RATE_LIMITED observed; the rate-limit burst is opt-in (--rate-burst N)")
+	}
+	return t.verdict("not_applicable: rate_limit_not_triggered (the burst saw no RATE_LIMITED)")
+}

@@ -1,0 +1,275 @@
+package runner
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// Meta is what a report says about the run besides the verdicts.
+type Meta struct {
+	Tool, Version, AdcpRelease, MCPProtocolVersion string
+	Target                                         string
+	StartedAt                                      time.Time
+	Duration                                       time.Duration
+	Strict                                         bool
+	HarnessError                                   string
+}
+
+// StoryboardID names the project's own storyboard in the steps.
+const StoryboardID = "adcp_conform"
+
+// Limits on what a report keeps per rule.
+const (
+	maxFindingsPerRule = 50
+	maxEvidencePerRule = 8
+	maxActualBytes     = 2048
+)
+
+// Report builds the report model: every catalogue rule (judged, excluded by
+// the filter, or not implemented), the findings and redacted evidence behind
+// failures and errors, and one step per recorded call.
+func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *report.Run {
+	run := &report.Run{
+		Tool: meta.Tool, Version: meta.Version, AdcpRelease: meta.AdcpRelease, MCPProtocolVersion: meta.MCPProtocolVersion,
+		Target: meta.Target, StartedAt: meta.StartedAt.UTC(), DurationMS: float64(meta.Duration.Microseconds()) / 1000,
+		Strict: meta.Strict, LabelFilter: sel.Filter, HarnessError: meta.HarnessError,
+	}
+	specs := map[string][]report.SpecResult{}
+	byRule := map[string][]Result{}
+	for _, r := range results {
+		specs[r.Check.ID] = append(specs[r.Check.ID], report.SpecResult{
+			Name:      strings.ToUpper(string(r.Check.Transport)) + " " + catalogue.FamilyTitle(familyOf(r.Check.ID)) + " " + r.Check.Text,
+			Transport: string(r.Check.Transport), Outcome: r.Outcome, Message: wire.Sanitize(r.Message, 1000), DurationMS: r.DurationMS,
+		})
+		byRule[r.Check.ID] = append(byRule[r.Check.ID], r)
+	}
+	for _, c := range sel.Excluded {
+		specs[c.ID] = append(specs[c.ID], report.SpecResult{
+			Name: strings.ToUpper(string(c.Transport)) + " " + catalogue.FamilyTitle(familyOf(c.ID)) + " " + c.Text, Transport: string(c.Transport),
+			Outcome: report.Disabled, Message: "not selected by --label-filter",
+		})
+	}
+	for _, rule := range catalogue.All() {
+		rr := report.RuleResult{ID: rule.ID, Family: rule.Family, Level: report.Level(rule.Level), Statement: rule.Statement,
+			Source: rule.Source, Specs: specs[rule.ID]}
+		for _, t := range rule.Transports {
+			rr.Transports = append(rr.Transports, string(t))
+		}
+		for _, r := range byRule[rule.ID] {
+			if r.Outcome != report.Failed && r.Outcome != report.Error {
+				continue
+			}
+			for _, f := range r.Verdict.Findings {
+				if len(rr.Findings) < maxFindingsPerRule {
+					rr.Findings = append(rr.Findings, report.Finding{Transport: string(r.Check.Transport), ProbeID: f.ProbeID,
+						JSONPointer: f.Pointer, Message: f.What})
+				}
+			}
+			for _, c := range r.Verdict.Calls {
+				if len(rr.Evidence) < maxEvidencePerRule {
+					rr.Evidence = append(rr.Evidence, report.Evidence{ProbeID: c.ProbeID, Exchanges: c.Exchanges})
+				}
+			}
+		}
+		run.Rules = append(run.Rules, rr)
+	}
+	run.Steps = steps(store, results)
+	run.Settle()
+	return run
+}
+
+func familyOf(id string) string {
+	f, _, _ := strings.Cut(id, "-")
+	return f
+}
+
+// steps turns every recorded call into a runner-output-contract step, with
+// one validation per judge that examined it.
+func steps(store *evidence.Store, results []Result) []report.Step {
+	type examined struct {
+		res      Result
+		findings []suites.Finding
+	}
+	per := map[string][]examined{}
+	for _, r := range results {
+		byProbe := map[string][]suites.Finding{}
+		for _, f := range r.Verdict.Findings {
+			byProbe[f.ProbeID] = append(byProbe[f.ProbeID], f)
+		}
+		for _, id := range r.Verdict.Examined {
+			per[id] = append(per[id], examined{r, byProbe[id]})
+		}
+	}
+	var out []report.Step
+	for _, c := range store.Calls() {
+		st := report.Step{StoryboardID: StoryboardID, PhaseID: phase(c), StepID: c.ProbeID, Task: task(c), DurationMS: c.DurationMS,
+			Validations: []report.Validation{}, Extraction: report.Extraction{Path: extractionPath(c)}, Passed: true}
+		st.Request = &report.Request{Transport: string(c.Transport), Operation: task(c), Payload: orNull(c.Arguments), URL: c.URL}
+		if c.Answered() || c.HTTPStatus != 0 {
+			st.Response = response(c)
+		}
+		switch {
+		case c.NotRun != "":
+			st.Skip = &report.Skip{Reason: "not_applicable", Detail: c.NotRun}
+			st.Request = nil
+		case c.HarnessError != "":
+			st.Error = wire.Sanitize(c.HarnessError, 500)
+			st.Passed = false
+		}
+		ex := per[c.ProbeID]
+		sort.SliceStable(ex, func(i, j int) bool { return ex[i].res.Check.ID < ex[j].res.Check.ID })
+		for _, e := range ex {
+			desc := e.res.Check.Text
+			if len(e.findings) == 0 {
+				st.Validations = append(st.Validations, report.Validation{Check: "rule", Rule: e.res.Check.ID, Passed: true, Description: desc})
+				continue
+			}
+			for _, f := range e.findings {
+				p := f.Pointer
+				st.Validations = append(st.Validations, report.Validation{Check: "rule", Rule: e.res.Check.ID, Passed: false,
+					Description: desc, JSONPointer: &p, Expected: desc, Actual: actual(c, f), Message: f.What})
+				st.Passed = false
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func phase(c evidence.Call) string {
+	p := string(c.Transport)
+	switch {
+	case c.Has(evidence.PurposeAuthNone) || c.Has(evidence.PurposeAuthRandom) || c.Has(evidence.PurposeAuthCapabilities):
+		return p + "_auth"
+	case c.Has(evidence.PurposeRateBurst):
+		return p + "_rate_limit"
+	case c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID):
+		return p + "_errors"
+	case c.Kind != evidence.KindToolCall:
+		return p + "_discovery"
+	}
+	return p + "_read"
+}
+
+func task(c evidence.Call) string {
+	if c.Tool != "" {
+		return c.Tool
+	}
+	if c.Method != "" {
+		return c.Method
+	}
+	return string(c.Kind)
+}
+
+func extractionPath(c evidence.Call) string {
+	if c.Message == nil {
+		return "none"
+	}
+	o, err := extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
+	switch {
+	case err != nil:
+		return "none"
+	case o.Error != nil || o.Path == extract.PathJSONRPCError:
+		return "error"
+	}
+	return string(o.Path)
+}
+
+func response(c evidence.Call) *report.Response {
+	r := &report.Response{Transport: string(c.Transport), Status: c.HTTPStatus, DurationMS: c.DurationMS}
+	switch {
+	case c.Result != nil:
+		r.Payload = c.Result
+	case c.RPCError != nil:
+		r.Payload, _ = json.Marshal(map[string]json.RawMessage{"error": c.RPCError})
+	case c.Body != nil:
+		r.Transport, r.Payload = "http", c.Body
+	default:
+		r.Payload = json.RawMessage("null")
+	}
+	if n := len(c.Exchanges); n > 0 {
+		r.Headers = wire.ReportResponseHeaders(c.Exchanges[n-1].ResponseHeaders)
+	}
+	return r
+}
+
+func orNull(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// actual returns the value a finding's pointer locates in the recorded
+// reply, bounded; a string describing the absence when there is none.
+func actual(c evidence.Call, f suites.Finding) json.RawMessage {
+	v, ok := resolve(c.Message, f.Pointer)
+	if !ok {
+		v = c.Body
+		if f.Pointer != "" || v == nil {
+			b, _ := json.Marshal("(absent)")
+			return b
+		}
+	}
+	if len(v) > maxActualBytes {
+		b, _ := json.Marshal(string(v[:maxActualBytes]) + "…")
+		return b
+	}
+	return v
+}
+
+// resolve follows an RFC 6901 pointer into raw; a "#" steps into a string
+// value parsed as JSON (a text item's content).
+func resolve(raw []byte, pointer string) (json.RawMessage, bool) {
+	if raw == nil {
+		return nil, false
+	}
+	outer, inner, nested := strings.Cut(pointer, "#")
+	v, ok := walk(raw, outer)
+	if !ok || !nested {
+		return v, ok
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return nil, false
+	}
+	return walk([]byte(s), inner)
+}
+
+func walk(raw []byte, pointer string) (json.RawMessage, bool) {
+	cur := json.RawMessage(raw)
+	if pointer == "" {
+		return cur, true
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if o, err := extract.ParseObject(cur); err == nil {
+			v, ok := o.Get(tok)
+			if !ok {
+				return nil, false
+			}
+			cur = v
+			continue
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(cur, &arr) != nil {
+			return nil, false
+		}
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 || i >= len(arr) {
+			return nil, false
+		}
+		cur = arr[i]
+	}
+	return cur, true
+}

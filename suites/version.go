@@ -1,0 +1,110 @@
+package suites
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func verChecks() []Check {
+	return []Check{
+		// Rule: VER-01 · Spec: reference/versioning.mdx; §4.45 · Since: 0.1.0 ·
+		// Description: capabilities MUST declare adcp.major_versions (a non-empty list of
+		// integers); adcp.supported_versions, when present, MUST be a non-empty list of
+		// release-precision strings.
+		{ID: "VER-01", Transport: catalogue.MCP, Text: "declares its major and supported versions in capabilities", Judge: judgeVER01},
+		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json · Since: 0.1.0 ·
+		// Description: a request pinned to an unsupported release (adcp_version "99.0") MUST
+		// get VERSION_UNSUPPORTED with a non-empty, release-precision
+		// details.supported_versions. A success answer fails: the error is mandatory.
+		{ID: "VER-02", Transport: catalogue.MCP, Text: "refuses an unsupported release with VERSION_UNSUPPORTED and the supported versions", Judge: judgeVER02},
+	}
+}
+
+func judgeVER01(s *evidence.Store, _ Options) Verdict {
+	t := newTally("VER-01")
+	call, found := s.Call(capabilitiesProbe)
+	if !found {
+		return t.verdict("get_adcp_capabilities was not called")
+	}
+	if !t.account(call) {
+		return t.verdict("")
+	}
+	r := parseReply(call)
+	adcp := child(r.data, "adcp")
+	if !r.success() || adcp == nil {
+		return t.verdict("get_adcp_capabilities carries no adcp object (CAP-01)")
+	}
+	base := ptr(r.dataPtr, "adcp")
+	var fs []finding
+	if v, ok := adcp.Get("major_versions"); !ok {
+		fs = append(fs, finding{base + "/major_versions", "is absent"})
+	} else if f := listOf(v, func(it json.RawMessage) bool {
+		n, ok := number(it)
+		return ok && n == float64(int64(n)) && n >= 1
+	}); f != "" {
+		fs = append(fs, finding{base + "/major_versions", f + " (want positive integers)"})
+	}
+	if v, ok := adcp.Get("supported_versions"); ok {
+		if f := listOf(v, isRelease); f != "" {
+			fs = append(fs, finding{base + "/supported_versions", f + " (want release-precision strings)"})
+		}
+	}
+	t.judged(call, fs)
+	return t.verdict("")
+}
+
+// listOf checks a non-empty array whose every item passes ok, returning what
+// is wrong or "".
+func listOf(v json.RawMessage, ok func(json.RawMessage) bool) string {
+	var items []json.RawMessage
+	if kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil {
+		return "is " + kindName(v) + ", not a list"
+	}
+	if len(items) == 0 {
+		return "is empty"
+	}
+	for i, it := range items {
+		if !ok(it) {
+			return "item " + strconv.Itoa(i) + " " + wireText(it) + " is malformed"
+		}
+	}
+	return ""
+}
+
+func isRelease(it json.RawMessage) bool {
+	var s string
+	return kindOf(it) == extract.KindString && json.Unmarshal(it, &s) == nil && releasePattern.MatchString(s)
+}
+
+func judgeVER02(s *evidence.Store, _ Options) Verdict {
+	return eachReply("VER-02", toolCalls(s, evidence.WithPurpose(evidence.PurposeErrorVersion)), nil,
+		"no call pinned to an unsupported release was made", func(r *reply) (bool, []finding) {
+			if !r.errorSignal() {
+				return true, []finding{{"/result", "a call pinned to adcp_version \"99.0\" succeeds instead of VERSION_UNSUPPORTED"}}
+			}
+			for _, c := range r.candidates() {
+				code, _ := str(c.obj, "code")
+				if code != "VERSION_UNSUPPORTED" {
+					continue
+				}
+				v, ok := child(c.obj, "details").Get("supported_versions")
+				if child(c.obj, "details") == nil || !ok {
+					return true, []finding{{c.ptr + "/details/supported_versions", "is absent"}}
+				}
+				if f := listOf(v, isRelease); f != "" {
+					return true, []finding{{c.ptr + "/details/supported_versions", f}}
+				}
+				return true, nil
+			}
+			if r.rpcErr != nil && len(r.candidates()) == 0 {
+				return true, []finding{{"/error", "is a JSON-RPC error carrying no VERSION_UNSUPPORTED"}}
+			}
+			return true, []finding{{"", "the error is not VERSION_UNSUPPORTED"}}
+		})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
