@@ -18,18 +18,24 @@ const maxMessage = 200
 func WriteText(w io.Writer, r *Run) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s — AdCP %s — %s\n", r.Tool, r.Version, r.AdcpRelease, wire.Sanitize(r.Target, maxMessage))
-	var later []string
+	var later, disabled []string
 	for _, rule := range r.Rules {
-		if rule.Outcome == Passed {
+		switch {
+		case rule.Outcome == Passed:
 			continue
-		}
-		if rule.Outcome == Skipped && rule.Message == NotImplemented {
+		case rule.Outcome == Skipped && rule.Message == NotImplemented:
 			later = append(later, rule.ID)
+			continue
+		case rule.Outcome == Disabled:
+			disabled = append(disabled, rule.ID)
 			continue
 		}
 		line := fmt.Sprintf("  %-8s %-9s %-6s %s", strings.ToUpper(string(rule.Outcome)), rule.ID, rule.Level,
 			wire.Sanitize(rule.Message, maxMessage))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	if len(disabled) > 0 {
+		fmt.Fprintf(&b, "  %d rules disabled (not selected by the label filter)\n", len(disabled))
 	}
 	if len(later) > 0 {
 		fmt.Fprintf(&b, "  %d rules skipped as not implemented yet: %s\n", len(later), strings.Join(later, " "))

@@ -28,8 +28,9 @@ func errChecks() []Check {
 		// only on the error probes (where the harness knows the cause is an application error);
 		// -32602 (invalid params) to the wrong-typed-argument probe is accepted, since MCP up to
 		// 2025-06-18 lists invalid arguments among protocol errors and the error-compliance
-		// storyboard exempts malformed requests. A reserved code carrying its infrastructure
-		// AdCP code is left to ERR-06.
+		// storyboard exempts malformed requests. A JSON-RPC error carrying an
+		// infrastructure AdCP code (RATE_LIMITED, AUTH_*, SERVICE_UNAVAILABLE) is left to
+		// ERR-06, which judges its JSON-RPC code.
 		{ID: "ERR-01", Transport: catalogue.MCP, Text: "returns application errors as tool results flagged isError", Judge: judgeERR01},
 		// Rule: ERR-02 · Spec: seeds 002 (Client Detection Order) · Since: 0.1.0 ·
 		// Description: an isError: true result MUST carry an AdCP error the detection order
@@ -75,8 +76,8 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 				if !c.jsonrpc {
 					continue
 				}
-				if reservedRPC[code] && infraCodes[codeOf(c)] {
-					return true, nil // an infrastructure rejection: ERR-06's
+				if infraCodes[codeOf(c)] {
+					return true, nil // an infrastructure rejection: its code is ERR-06's
 				}
 				return true, []finding{{"/error", "carries application error " + quote(codeOf(c)) + " as a JSON-RPC error"}}
 			}

@@ -32,14 +32,14 @@ func tolChecks() []Check {
 func judgeTOL01(s *evidence.Store, _ Options) Verdict {
 	return eachReply("TOL-01", toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)), nil,
 		"no call with the envelope fields was answered", func(r *reply) (bool, []finding) {
-			if !r.errorSignal() {
-				return r.result != nil, nil
+			if !r.isError && r.rpcErr == nil {
+				return r.result != nil, nil // answered: the fields were accepted
 			}
 			if name := namedField(r); name != "" {
 				return true, []finding{{"", "the call is rejected naming the envelope field " + quote(name)}}
 			}
 			if valid, ok := s.Call("mcp/" + r.call.Tool + "/valid"); ok && valid.Answered() {
-				if v := parseReply(valid); v.success() && !v.errorSignal() {
+				if v := parseReply(valid); v.success() && v.rpcErr == nil {
 					return true, []finding{{"", "the call is rejected with the envelope fields, yet succeeds without them"}}
 				}
 			}
@@ -59,7 +59,9 @@ func namedField(r *reply) string {
 		}
 	}
 	for _, t := range r.texts {
-		texts = append(texts, t.text)
+		if t.obj == nil {
+			texts = append(texts, t.text) // prose; a JSON body echoes field names legitimately
+		}
 	}
 	for _, name := range envelopeFieldNames {
 		if name == "context" || name == "ext" {

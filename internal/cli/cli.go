@@ -37,6 +37,7 @@ type command struct {
 
 var commands = map[string]command{
 	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
+	"run":     {"test a seller agent (default: the bundled reference seller) and write reports", runRun},
 	"rules":   {"list the rule catalogue: IDs, levels, transports, statements", runRules},
 	"version": {"print the tool version and the protocol versions it tests", runVersion},
 }

@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/runner"
+)
+
+// The run's defaults.
+const (
+	DefaultOut      = "adcp-conform-report"
+	DefaultDeadline = 5 * time.Minute
+	// referenceBurst is the rate-limit burst a run against the bundled
+	// reference seller makes (it is the harness's own seller; a burst
+	// against a real seller is opt-in).
+	referenceBurst = 40
+)
+
+// The report files a run writes into --out.
+const (
+	FileJUnit    = "junit.xml"
+	FileHTML     = "report.html"
+	FileResults  = "results.json"
+	FileEvidence = "evidence.json"
+)
+
+// runConfig is the parsed command line of `run`.
+type runConfig struct {
+	mcpURL         string
+	out            string
+	bearerEnv      string
+	headers        multiValue
+	labelFilter    string
+	timeout        time.Duration
+	deadline       time.Duration
+	allowMutations bool
+	strict         bool
+	inputs         string
+	verbose        bool
+	sandbox        bool
+	rateBurst      int
+	allowDomains   multiValue
+	seed           uint64
+}
+
+func runRun(args []string, stdio Stdio) error {
+	var c runConfig
+	fs := newFlagSet("run", "run [flags]", stdio.Err)
+	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
+	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
+	fs.StringVar(&c.bearerEnv, "bearer-env", "", "read the bearer token from this environment variable")
+	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
+	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
+	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")
+	fs.DurationVar(&c.deadline, "deadline", DefaultDeadline, "deadline of the whole run")
+	fs.BoolVar(&c.allowMutations, "allow-mutations", false, "allow probes that create state on the seller")
+	fs.BoolVar(&c.strict, "strict", false, "SHOULD failures also fail the run")
+	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
+	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens")
+	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
+	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
+	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
+	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := c.probeConfig(stdio)
+	if err != nil {
+		return err
+	}
+	sel, err := runner.Select(c.labelFilter, suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains})
+	if err != nil {
+		var fe *runner.FilterError
+		if errors.As(err, &fe) {
+			return &UsageError{Msg: fe.Msg}
+		}
+		return err
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return &UsageError{Msg: fmt.Sprintf("--out %s: %v", c.out, err)}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+	defer cancel()
+	started := time.Now()
+	if c.mcpURL == "" {
+		stop, err := c.startReference(ctx, &cfg)
+		if err != nil {
+			return fmt.Errorf("starting the reference seller: %w", err)
+		}
+		defer stop()
+	}
+	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(cfg.MCP.Endpoint, 200))
+	if c.verbose {
+		cfg.OnCall = verbosePrinter(stdio.Err)
+	}
+	store, perr := plan.Execute(ctx, cfg)
+	meta := runner.Meta{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
+		Target: cfg.MCP.Endpoint, StartedAt: started, Strict: c.strict}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
+	case perr != nil:
+		meta.HarnessError = wire.Sanitize(perr.Error(), 500)
+	}
+	results, err := runner.Judge(store, sel)
+	if err != nil {
+		return err
+	}
+	meta.Duration = time.Since(started)
+	run := runner.Report(meta, store, sel, results)
+	if err := writeReports(c.out, run, store); err != nil {
+		return err
+	}
+	if meta.HarnessError != "" {
+		fmt.Fprintf(stdio.Err, "adcp-conform: harness error: %s\n", meta.HarnessError)
+	}
+	if err := report.WriteText(stdio.Out, run); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
+		filepath.Join(c.out, FileJUnit), filepath.Join(c.out, FileHTML), filepath.Join(c.out, FileResults)}, " "), 1000))
+	if code := ExitCode(run.ExitCode()); code != ExitOK {
+		return &codeError{code: code}
+	}
+	return nil
+}
+
+// probeConfig turns the flags into the probe plan's configuration.
+func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
+	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, RateBurst: c.rateBurst}
+	if c.timeout <= 0 {
+		return cfg, usagef("--timeout must be positive")
+	}
+	if c.deadline <= 0 {
+		return cfg, usagef("--deadline must be positive")
+	}
+	if c.rateBurst < 0 || c.rateBurst > plan.MaxRateBurst {
+		return cfg, usagef("--rate-burst must be between 0 and %d", plan.MaxRateBurst)
+	}
+	cfg.MCP = mcp.Config{Endpoint: c.mcpURL, Timeout: c.timeout}
+	if c.mcpURL != "" {
+		u, err := url.Parse(c.mcpURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cfg, usagef("--mcp %q: want an http or https URL", c.mcpURL)
+		}
+		if u.User != nil {
+			return cfg, usagef("--mcp: put credentials in --bearer-env or --header, not in the URL")
+		}
+	}
+	if c.bearerEnv != "" {
+		tok := stdio.getenv(c.bearerEnv)
+		if tok == "" {
+			return cfg, usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
+		}
+		cfg.MCP.BearerToken = tok
+	}
+	h := http.Header{}
+	for _, line := range c.headers {
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return cfg, usagef("--header %q: want 'Name: value'", wire.Sanitize(line, 80))
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	if len(h) > 0 {
+		cfg.MCP.Header = h
+	}
+	if c.inputs != "" {
+		in, err := plan.LoadInputs(c.inputs)
+		if err != nil {
+			return cfg, usagef("--inputs: %v", err)
+		}
+		cfg.Inputs = in
+	}
+	return cfg, nil
+}
+
+// startReference starts the bundled reference seller on a loopback port,
+// protected by a bearer token generated for this run so the AUTH rules can
+// be judged, and points cfg at it.
+func (c *runConfig) startReference(ctx context.Context, cfg *plan.Config) (func(), error) {
+	if cfg.MCP.BearerToken == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b) // never fails
+		cfg.MCP.BearerToken = "ref-" + hex.EncodeToString(b)
+	}
+	u, stop, err := seller.Start(ctx, seller.Options{BearerToken: cfg.MCP.BearerToken})
+	if err != nil {
+		return nil, err
+	}
+	cfg.MCP.Endpoint = u
+	if cfg.RateBurst == 0 {
+		cfg.RateBurst = referenceBurst
+	}
+	return stop, nil
+}
+
+// writeReports writes every report file into dir, whatever the verdict.
+func writeReports(dir string, run *report.Run, store *evidence.Store) error {
+	write := func(name string, fn func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		return f.Close()
+	}
+	jsonOf := func(v any) func(io.Writer) error {
+		return func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		fn   func(io.Writer) error
+	}{
+		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
+		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
+		{FileResults, jsonOf(run)},
+		{FileEvidence, jsonOf(store)},
+	} {
+		if err := write(f.name, f.fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verbosePrinter prints one line per recorded call and its exchanges,
+// terminal-safe.
+func verbosePrinter(w io.Writer) func(evidence.Call) {
+	var mu sync.Mutex
+	return func(c evidence.Call) {
+		mu.Lock()
+		defer mu.Unlock()
+		state := fmt.Sprintf("HTTP %d", c.HTTPStatus)
+		switch {
+		case c.NotRun != "":
+			state = "not run: " + c.NotRun
+		case c.HarnessError != "":
+			state = "harness error: " + c.HarnessError
+		}
+		fmt.Fprintf(w, "  %-48s %s (%.1f ms)\n", wire.Sanitize(c.ProbeID, 80), wire.Sanitize(state, 200), c.DurationMS)
+		for _, x := range c.Exchanges {
+			fmt.Fprintf(w, "      %s\n", wire.Sanitize(x.String(), 400))
+		}
+	}
+}
