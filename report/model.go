@@ -190,9 +190,12 @@ type Run struct {
 	LabelFilter        string    `json:"label_filter,omitempty"`
 	// HarnessError is a failure that stopped the run before or while
 	// probing (the target unreachable, the run deadline hit).
-	HarnessError string       `json:"harness_error,omitempty"`
-	Rules        []RuleResult `json:"rules"`
-	Steps        []Step       `json:"steps"`
+	HarnessError string `json:"harness_error,omitempty"`
+	// Notes are what a user should know to read the run: probes the seller
+	// refused for their arguments, for example.
+	Notes []string     `json:"notes,omitempty"`
+	Rules []RuleResult `json:"rules"`
+	Steps []Step       `json:"steps"`
 }
 
 // Aggregate folds a rule's spec outcomes into the rule's outcome: failed if

@@ -40,6 +40,9 @@ func WriteText(w io.Writer, r *Run) error {
 	if len(later) > 0 {
 		fmt.Fprintf(&b, "  %d rules skipped as not implemented yet: %s\n", len(later), strings.Join(later, " "))
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", wire.Sanitize(n, 300))
+	}
 	if r.HarnessError != "" {
 		fmt.Fprintf(&b, "harness error: %s\n", wire.Sanitize(r.HarnessError, maxMessage))
 	}

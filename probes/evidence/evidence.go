@@ -118,6 +118,11 @@ type Call struct {
 	// HarnessError is set when the harness or the network failed: the call
 	// proves nothing about the seller.
 	HarnessError string `json:"harness_error,omitempty"`
+	// Refused is the seller's refusal of a read probe it answered with an
+	// error ("CODE: message"): the probe could not run with the harness's
+	// arguments (often a business field the seller requires; see --inputs).
+	// The reply stays evidence for the error-shape rules.
+	Refused string `json:"refused,omitempty"`
 	// NotRun is set when the probe could not run (a capability the seller
 	// does not declare, mutations not allowed, a business argument the seller
 	// requires and the run was not given); it is the skip reason.

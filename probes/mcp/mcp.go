@@ -83,14 +83,51 @@ func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.C
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)
 	started := time.Now()
-	cs, err := client.Connect(cctx, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: tr.Client(),
-		DisableStandaloneSSE: true, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	cs, err := connect(cctx, client, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: tr.Client(),
+		DisableStandaloneSSE: true, MaxRetries: -1})
 	call := record(tctx, cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
 		Method: "initialize", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)
 	if err != nil {
 		return nil, call, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
 	}
 	return &Session{cfg: cfg, cs: cs, Initialize: call}, call, nil
+}
+
+// connectGrace is how long Dial waits, after its deadline, for the SDK's
+// Connect to return on its own.
+const connectGrace = 100 * time.Millisecond
+
+// connect runs the SDK's Connect but returns by ctx's deadline (plus a short
+// grace): a failed Connect can block for seconds more while the SDK tears
+// the connection down (a best-effort notifications/cancelled POST to a
+// seller that never answers). A session that arrives late is closed in the
+// background.
+func connect(ctx context.Context, client *sdk.Client, t sdk.Transport) (*sdk.ClientSession, error) {
+	type result struct {
+		cs  *sdk.ClientSession
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+		done <- result{cs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.cs, r.err
+	case <-ctx.Done():
+	}
+	select {
+	case r := <-done:
+		return r.cs, r.err
+	case <-time.After(connectGrace):
+		go func() {
+			if r := <-done; r.cs != nil {
+				_ = r.cs.Close()
+			}
+		}()
+		return nil, fmt.Errorf("initialize: %w", ctx.Err())
+	}
 }
 
 // Close ends the session.

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
@@ -109,10 +110,22 @@ var readTools = []struct {
 	{"get_media_buy_delivery", map[string]any{}},
 }
 
-// Cases returns the probes for the tools the seller lists. nonce makes the
-// random context and the unknown ids unique to the run.
+// Cases returns the probes for the tools the seller lists: the read probes,
+// then the error probes. nonce makes the random context and the unknown ids
+// unique to the run.
 func Cases(listed []string, nonce string) []Case {
-	ctxValue := map[string]any{"adcp_conform": map[string]any{"nonce": nonce, "nested": map[string]any{"n": 7, "flag": true, "list": []any{"a", 1.5, nil}}}}
+	return append(ReadCases(listed, nonce), ErrorCases(listed, nonce, nil)...)
+}
+
+// contextValue is the random nested context the probes send.
+func contextValue(nonce string) map[string]any {
+	return map[string]any{"adcp_conform": map[string]any{"nonce": nonce, "nested": map[string]any{"n": 7, "flag": true, "list": []any{"a", 1.5, nil}}}}
+}
+
+// ReadCases returns the read probes for the tools the seller lists: valid
+// arguments, a random context, every envelope field.
+func ReadCases(listed []string, nonce string) []Case {
+	ctxValue := contextValue(nonce)
 	var cases []Case
 	has := func(tool string) bool { return slices.Contains(listed, tool) }
 	for _, t := range readTools {
@@ -128,13 +141,28 @@ func Cases(listed []string, nonce string) []Case {
 					"governance_context", "adcp-conform-"+nonce, "adcp_version", "3.1", "ext", map[string]any{"adcp_conform": true})},
 		)
 	}
-	errorTool := ""
-	for _, t := range []string{"get_products", "get_adcp_capabilities", "list_creative_formats"} {
-		if has(t) {
-			errorTool = t
-			break
+	return cases
+}
+
+// ErrorCases returns the error probes. usable, when not nil, says which
+// tools answered their valid read probe with a success: a probe picks such
+// a tool first, so a seller refusing the harness's arguments (a business
+// field it requires) is not taken for one refusing the error's cause.
+func ErrorCases(listed []string, nonce string, usable func(tool string) bool) []Case {
+	ctxValue := contextValue(nonce)
+	var cases []Case
+	has := func(tool string) bool { return slices.Contains(listed, tool) }
+	pick := func(tools ...string) string {
+		for _, pass := range []bool{true, false} {
+			for _, t := range tools {
+				if has(t) && (!pass || usable == nil || usable(t)) {
+					return t
+				}
+			}
 		}
+		return ""
 	}
+	errorTool := pick("get_products", "get_adcp_capabilities", "list_creative_formats")
 	if errorTool != "" {
 		cases = append(cases, Case{ID: "mcp/" + errorTool + "/error_version", Tool: errorTool, Fresh: true,
 			Purposes: []evidence.Purpose{evidence.PurposeErrorVersion, evidence.PurposeContext},
@@ -145,16 +173,16 @@ func Cases(listed []string, nonce string) []Case {
 			Purposes: []evidence.Purpose{evidence.PurposeErrorWrongType, evidence.PurposeContext},
 			Args:     with(argsOf("get_products"), "brief", 42, "context", ctxValue)})
 	}
-	for _, t := range []string{"get_media_buys", "get_media_buy_delivery"} {
-		if has(t) {
-			cases = append(cases, Case{ID: "mcp/" + t + "/error_unknown_id", Tool: t, Fresh: true,
-				Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownID, evidence.PurposeContext},
-				Args:     with(argsOf(t), "media_buy_ids", []any{"adcp-conform-unknown-" + nonce}, "context", ctxValue)})
-			break
-		}
+	if t := pick("get_media_buys", "get_media_buy_delivery"); t != "" {
+		cases = append(cases, Case{ID: "mcp/" + t + "/error_unknown_id", Tool: t, Fresh: true,
+			Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownID, evidence.PurposeContext},
+			Args:     with(argsOf(t), "media_buy_ids", []any{"adcp-conform-unknown-" + nonce}, "context", ctxValue)})
 	}
 	return cases
 }
+
+// Has reports whether the case serves purpose p.
+func (c Case) Has(p evidence.Purpose) bool { return slices.Contains(c.Purposes, p) }
 
 func argsOf(tool string) map[string]any {
 	for _, t := range readTools {
@@ -203,7 +231,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 		seed = rand.Uint64()
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
-	cases := Cases(toolNames(list.Result), nonce)
+	listed := toolNames(list.Result)
 
 	limit := cfg.Concurrency
 	if limit <= 0 {
@@ -211,20 +239,36 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for _, c := range cases {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			add(run(ctx, cfg, shared, c))
-		}()
+	var mu sync.Mutex
+	usable := map[string]bool{}
+	wave := func(cases []Case) {
+		for _, c := range cases {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				call := run(ctx, cfg, shared, c)
+				if c.Has(evidence.PurposeValid) || c.Has(evidence.PurposeContext) || c.Has(evidence.PurposeEnvelopeFields) {
+					if c.Has(evidence.PurposeValid) && refusal(call) == "" && call.Answered() {
+						mu.Lock()
+						usable[c.Tool] = true
+						mu.Unlock()
+					}
+					call.Refused = refusal(call)
+				}
+				add(call)
+			}()
+		}
 	}
 	wg.Go(func() {
-		for _, c := range authProbes(ctx, cfg, toolNames(list.Result)) {
+		for _, c := range authProbes(ctx, cfg, listed) {
 			add(c)
 		}
 	})
+	wave(ReadCases(listed, nonce))
+	wg.Wait()
+	wave(ErrorCases(listed, nonce, func(t string) bool { return usable[t] }))
 	wg.Wait()
 	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
 		add(rateBurst(ctx, cfg))
@@ -260,6 +304,37 @@ func run(ctx context.Context, cfg Config, shared *mcp.Session, c Case) evidence.
 	}
 	out.Credential = "configured"
 	return out
+}
+
+// refusal returns the seller's refusal of a call it answered with an error
+// ("CODE: message"), or "" when the call succeeded or was not answered.
+func refusal(c evidence.Call) string {
+	if !c.Answered() {
+		return ""
+	}
+	if c.RPCError != nil {
+		var e struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(c.RPCError, &e)
+		return wire.Sanitize(fmt.Sprintf("JSON-RPC %d: %s", e.Code, e.Message), 300)
+	}
+	out, err := extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
+	if err != nil || out.Error == nil {
+		var r struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(c.Result, &r) == nil && r.IsError {
+			return "an isError result"
+		}
+		return ""
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(out.Error.Raw, &e)
+	return wire.Sanitize(out.Error.Code+": "+e.Message, 300)
 }
 
 // toolNames reads the tool names from a raw tools/list result.

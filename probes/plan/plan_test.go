@@ -2,13 +2,18 @@ package plan
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
@@ -126,5 +131,62 @@ func TestExecuteAgainstASilentSellerIsAHarnessError(t *testing.T) {
 	}
 	if c, ok := store.Call("mcp/initialize"); !ok || c.HarnessError == "" {
 		t.Fatalf("the failed initialize is not in the store: %+v", c)
+	}
+}
+
+// demandingSeller serves get_products only with an account argument, as a
+// real seller may, and get_adcp_capabilities freely.
+func demandingSeller(t *testing.T) string {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "demanding", Version: "0"}, nil)
+	text := func(body string, isErr bool) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: body}}, IsError: isErr}
+	}
+	s.AddTool(&sdk.Tool{Name: "get_products", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var args map[string]json.RawMessage
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			if args["account"] == nil {
+				return text(`{"adcp_error":{"code":"INVALID_REQUEST","message":"account is required","recovery":"correctable"}}`, true), nil
+			}
+			return text(`{"status":"completed","products":[]}`, false), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "get_adcp_capabilities", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text(`{"status":"completed","adcp":{"major_versions":[3]},"supported_protocols":["media_buy"]}`, false), nil
+		})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestAProbeRefusedForItsArgumentsIsMarkedAndTheErrorProbesAvoidIt(t *testing.T) {
+	url := demandingSeller(t)
+	store, err := Execute(t.Context(), Config{MCP: mcp.Config{Endpoint: url, Timeout: 5 * time.Second}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, ok := store.Call("mcp/get_products/valid")
+	if !ok || valid.Refused != "INVALID_REQUEST: account is required" {
+		t.Fatalf("get_products/valid refused = %q", valid.Refused)
+	}
+	if c, ok := store.Call("mcp/get_adcp_capabilities/valid"); !ok || c.Refused != "" {
+		t.Fatalf("get_adcp_capabilities/valid refused = %q", c.Refused)
+	}
+	if _, ok := store.Call("mcp/get_adcp_capabilities/error_version"); !ok {
+		t.Error("the version probe did not move to the tool that answers the harness's arguments")
+	}
+
+	// With the account given as an input, get_products is usable again.
+	store, err = Execute(t.Context(), Config{MCP: mcp.Config{Endpoint: url, Timeout: 5 * time.Second}, Seed: 1,
+		Inputs: Inputs{Tools: map[string]map[string]any{"get_products": {"account": map[string]any{"account_id": "a1"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := store.Call("mcp/get_products/valid"); c.Refused != "" {
+		t.Errorf("with --inputs, get_products/valid is still refused: %q", c.Refused)
+	}
+	if _, ok := store.Call("mcp/get_products/error_version"); !ok {
+		t.Error("with --inputs, the version probe does not use get_products")
 	}
 }

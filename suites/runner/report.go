@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,16 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 		run.Rules = append(run.Rules, rr)
 	}
 	run.Steps = steps(store, results)
+	var refused []string
+	for _, c := range store.Calls() {
+		if c.Refused != "" && c.Has(evidence.PurposeValid) {
+			refused = append(refused, c.Tool+" ("+wire.Sanitize(c.Refused, 120)+")")
+		}
+	}
+	if len(refused) > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("%d read tools refused the harness's arguments, so their probes could not run: %s; "+
+			"give the arguments they need with --inputs", len(refused), strings.Join(refused, "; ")))
+	}
 	run.Settle()
 	return run
 }
@@ -124,6 +135,10 @@ func steps(store *evidence.Store, results []Result) []report.Step {
 			st.Request = nil
 		case c.HarnessError != "":
 			st.Error = wire.Sanitize(c.HarnessError, 500)
+			st.Passed = false
+		case c.Refused != "":
+			st.Skip = &report.Skip{Reason: "unsatisfied_contract", Detail: "the seller refused the call for its arguments (" +
+				wire.Sanitize(c.Refused, 300) + "); give base arguments with --inputs"}
 			st.Passed = false
 		}
 		ex := per[c.ProbeID]
