@@ -5,8 +5,12 @@
 package selftest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -15,47 +19,75 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/cli"
 	"github.com/adcp-conform/adcp-conform/internal/golden"
-	"github.com/adcp-conform/adcp-conform/probes/mcp"
-	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
-	"github.com/adcp-conform/adcp-conform/suites/runner"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
 const token = "selftest-token-0123456789abcdef"
 
-// judged runs the full MCP plan against a seller with faults and returns
-// each judged rule's outcome and message.
-func judged(faults ...seller.Fault) (map[string]runner.Result, error) {
+// outcome is one rule's result in a run's results.json, with the probes
+// whose steps carry its validations.
+type outcome struct {
+	Outcome  report.Outcome
+	Message  string
+	Examined []string
+}
+
+// judged runs the real `adcp-conform run` path (flags, probes, Ginkgo,
+// report writers) against the reference seller with faults, and reads the
+// rules back from the results.json it wrote. It returns the exit code too.
+func judged(faults ...seller.Fault) (map[string]outcome, cli.ExitCode, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	url, stop, err := seller.Start(ctx, seller.Options{BearerToken: token, Faults: faults})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer stop()
-	store, err := plan.Execute(ctx, plan.Config{MCP: mcp.Config{Endpoint: url, BearerToken: token, Timeout: 10 * time.Second},
-		RateBurst: 40, Seed: 7})
+	dir, err := os.MkdirTemp("", "selftest-")
 	if err != nil {
-		return nil, fmt.Errorf("probing: %w", err)
+		return nil, 0, err
 	}
-	sel, err := runner.Select("", suites.Options{})
+	defer os.RemoveAll(dir)
+	var out, errOut bytes.Buffer
+	code := cli.Main([]string{"run", "--mcp", url, "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--out", dir},
+		cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
+			if k == "SELFTEST_TOKEN" {
+				return token
+			}
+			return ""
+		}})
+	b, err := os.ReadFile(filepath.Join(dir, cli.FileResults))
 	if err != nil {
-		return nil, err
+		return nil, code, fmt.Errorf("exit %d, no results.json: %w\n%s", code, err, errOut.String())
 	}
-	results, err := runner.Judge(store, sel)
-	if err != nil {
-		return nil, err
+	var run report.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, code, err
 	}
-	out := map[string]runner.Result{}
-	for _, r := range results {
-		out[r.Check.ID] = r
+	examined := map[string][]string{}
+	for _, st := range run.Steps {
+		seen := map[string]bool{}
+		for _, v := range st.Validations {
+			if !seen[v.Rule] {
+				seen[v.Rule] = true
+				examined[v.Rule] = append(examined[v.Rule], st.StepID)
+			}
+		}
 	}
-	return out, nil
+	got := map[string]outcome{}
+	for _, r := range run.Rules {
+		if len(r.Specs) > 0 { // judged by this build (not "not implemented")
+			got[r.ID] = outcome{Outcome: r.Outcome, Message: r.Message, Examined: examined[r.ID]}
+		}
+	}
+	return got, code, nil
 }
 
-func ids(m map[string]runner.Result, o report.Outcome) []string {
+func ids(m map[string]outcome, o report.Outcome) []string {
 	var out []string
 	for id, r := range m {
 		if r.Outcome == o {
@@ -74,9 +106,12 @@ var referenceSkips = []string{
 }
 
 func TestTheReferenceSellerPassesEveryJudgedRule(t *testing.T) {
-	got, err := judged()
+	got, code, err := judged()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if code != cli.ExitOK {
+		t.Errorf("exit code %d against the reference seller", code)
 	}
 	for id, r := range got {
 		switch {
@@ -88,7 +123,7 @@ func TestTheReferenceSellerPassesEveryJudgedRule(t *testing.T) {
 	var b strings.Builder
 	for _, id := range sortedKeys(got) {
 		r := got[id]
-		fmt.Fprintf(&b, "%-9s %-7s %s\n", id, r.Outcome, strings.Join(r.Verdict.Examined, " "))
+		fmt.Fprintf(&b, "%-9s %-7s %s\n", id, r.Outcome, strings.Join(r.Examined, " "))
 		if r.Message != "" {
 			fmt.Fprintf(&b, "          %s\n", r.Message)
 		}
@@ -107,10 +142,14 @@ func TestEveryFaultFailsItsRule(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			got, err := judged(f.Fault)
+			got, code, err := judged(f.Fault)
 			if err != nil {
 				t.Errorf("fault %s: %v", f.Fault, err)
 				return
+			}
+			rule, _ := catalogue.Lookup(f.Rule)
+			if want := map[catalogue.Level]cli.ExitCode{catalogue.Must: cli.ExitNonConformant, catalogue.Should: cli.ExitOK}[rule.Level]; code != want {
+				t.Errorf("fault %s (%s rule %s): exit %d, want %d", f.Fault, rule.Level, f.Rule, code, want)
 			}
 			failed := ids(got, report.Failed)
 			if !slices.Contains(failed, f.Rule) {
@@ -129,7 +168,9 @@ func TestEveryFaultFailsItsRule(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	golden.Check(t, "testdata/matrix.golden", []byte(strings.Join(lines, "\n")+"\n"))
+	matrix := strings.Join(lines, "\n") + "\n"
+	t.Logf("fault matrix (fault, the rule it breaks, the other rules it breaks by necessity):\n%s", matrix)
+	golden.Check(t, "testdata/matrix.golden", []byte(matrix))
 }
 
 // TestEveryInScopeRuleHasAFault holds the matrix to the catalogue: every
@@ -153,7 +194,7 @@ func orNone(s []string) string {
 	return strings.Join(s, " ")
 }
 
-func sortedKeys(m map[string]runner.Result) []string {
+func sortedKeys(m map[string]outcome) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
