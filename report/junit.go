@@ -86,6 +86,9 @@ func WriteJUnit(w io.Writer, r *Run) error {
 				}
 			}
 			msg := &junitMessage{Message: oneLine(s.Message), Type: string(rule.Level), Text: text}
+			if s.Outcome == Failed || s.Outcome == Error {
+				c.SystemOut = evidenceText(rule, s.Transport)
+			}
 			switch s.Outcome {
 			case Failed:
 				c.Failure = msg
@@ -119,6 +122,27 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// maxSystemOut bounds the evidence written into one testcase.
+const maxSystemOut = 64 << 10
+
+// evidenceText renders the redacted exchanges behind a rule's failure on a
+// transport, for the testcase's system-out, bounded.
+func evidenceText(rule RuleResult, transport string) string {
+	var b strings.Builder
+	for _, e := range rule.Evidence {
+		if e.Transport != transport {
+			continue
+		}
+		for _, x := range e.Exchanges {
+			fmt.Fprintf(&b, "--- %s (redacted; seller-controlled content)\n%s\n", e.ProbeID, exchangeText(x))
+		}
+	}
+	if b.Len() > maxSystemOut {
+		return b.String()[:maxSystemOut] + "… (cut)"
+	}
+	return b.String()
 }
 
 func caseName(rule RuleResult, s SpecResult) string {

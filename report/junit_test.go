@@ -26,7 +26,7 @@ func syntheticRun() *Run {
 			rule("TLS-01", Must),
 		}}
 	r.Rules[1].Findings = []Finding{{Transport: "mcp", ProbeID: "mcp/get_products/valid", JSONPointer: "/result/structuredContent/payload", Message: "nests body fields"}}
-	r.Rules[1].Evidence = []Evidence{{ProbeID: "mcp/get_products/valid", Exchanges: []wire.Exchange{{
+	r.Rules[1].Evidence = []Evidence{{Transport: "mcp", ProbeID: "mcp/get_products/valid", Exchanges: []wire.Exchange{{
 		Method: "POST", URL: "http://127.0.0.1:8931/mcp", RequestBody: wire.Bytes(`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`),
 		Status: 200, ResponseHeaders: http.Header{"Content-Type": {"application/json"}, "X-Secret-Breadcrumb": {"x"}},
 		ResponseBody: wire.Bytes(`{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"payload":{"note":"<img src=x onerror=alert(5)>"}}}}`),

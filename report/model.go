@@ -105,6 +105,7 @@ type Finding struct {
 
 // Evidence is one recorded call's exchanges, redacted.
 type Evidence struct {
+	Transport string          `json:"transport"`
 	ProbeID   string          `json:"probe_id"`
 	Exchanges []wire.Exchange `json:"exchanges"`
 }

@@ -78,7 +78,7 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 			}
 			for _, c := range r.Verdict.Calls {
 				if len(rr.Evidence) < maxEvidencePerRule {
-					rr.Evidence = append(rr.Evidence, report.Evidence{ProbeID: c.ProbeID, Exchanges: c.Exchanges})
+					rr.Evidence = append(rr.Evidence, report.Evidence{Transport: string(c.Transport), ProbeID: c.ProbeID, Exchanges: c.Exchanges})
 				}
 			}
 		}
