@@ -143,3 +143,19 @@ func TestRunReadsTheTokenFromTheEnvironmentOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTakesItsFlagsFromTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"ADCP_CONFORM_OUT": dir, "ADCP_CONFORM_LABEL_FILTER": "rule:ENV-02", "ADCP_CONFORM_V": "true"}
+	code, out, errOut := run(t, env, "", "run")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	r := readResults(t, dir)
+	if r.LabelFilter != "rule:ENV-02" || r.Counts[report.Passed] != 1 {
+		t.Errorf("label filter %q, counts %v", r.LabelFilter, r.Counts)
+	}
+	if !strings.Contains(errOut, "mcp/get_products/valid") || !strings.Contains(errOut, "POST ") {
+		t.Errorf("-v from the environment printed no exchanges:\n%s", errOut)
+	}
+}
