@@ -81,7 +81,7 @@ func judgeAUTH02(s *evidence.Store, _ Options) Verdict {
 	calls := s.Calls(evidence.WithPurpose(evidence.PurposeAuthCapabilities))
 	if !s.Target().Credential {
 		// Every call of the run was unauthenticated.
-		if c, ok := s.Call(capabilitiesProbe); ok {
+		if c, ok := s.Call(probe(s, capabilitiesProbe)); ok {
 			calls = []evidence.Call{c}
 		}
 	}

@@ -53,7 +53,7 @@ var taskSupport = map[string]string{
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
-const capabilitiesProbe = "mcp/get_adcp_capabilities/valid"
+const capabilitiesProbe = "get_adcp_capabilities/valid"
 
 func capChecks() []Check {
 	return []Check{
@@ -83,7 +83,7 @@ func capChecks() []Check {
 
 // capabilities returns the success body of the capabilities probe.
 func capabilities(s *evidence.Store) (evidence.Call, *reply, bool) {
-	c, ok := s.Call(capabilitiesProbe)
+	c, ok := s.Call(probe(s, capabilitiesProbe))
 	if !ok || !c.Answered() {
 		return c, nil, false
 	}
@@ -95,10 +95,10 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("CAP-01")
 	list, tools, ok := toolsList(s)
 	if ok && !slices.ContainsFunc(tools, func(lt listedTool) bool { return lt.name == "get_adcp_capabilities" }) {
-		t.judged(list, []finding{{"/result/tools", "does not list get_adcp_capabilities"}})
+		t.judged(list, []finding{{"", "get_adcp_capabilities is not among the listed tools"}})
 		return t.verdict("")
 	}
-	call, found := s.Call(capabilitiesProbe)
+	call, found := s.Call(probe(s, capabilitiesProbe))
 	switch {
 	case !found:
 		if list.ProbeID != "" && !t.account(list) {
@@ -139,17 +139,17 @@ func judgeCAP02(s *evidence.Store, _ Options) Verdict {
 		for _, lt := range tools {
 			names[lt.name] = true
 			if !slices.Contains(TaskNames, lt.name) {
-				fs = append(fs, finding{lt.ptr + "/name", quote(lt.name) + " is not an AdCP task name"})
+				fs = append(fs, finding{lt.ptr, quote(lt.name) + " is not an AdCP task name"})
 			}
 		}
 		if media {
 			for _, want := range requiredSalesTools {
 				if !names[want] {
-					fs = append(fs, finding{"/result/tools", "lacks the required sales tool " + want})
+					fs = append(fs, finding{"", "lacks the required sales tool " + want})
 				}
 			}
 			if !names[accountTools[0]] && !names[accountTools[1]] {
-				fs = append(fs, finding{"/result/tools", "lacks sync_accounts and list_accounts (one is required)"})
+				fs = append(fs, finding{"", "lacks sync_accounts and list_accounts (one is required)"})
 			}
 		}
 		return fs

@@ -72,7 +72,7 @@ func eachError(id string, s *evidence.Store, examine func(r *reply, c candidate)
 // eachErrorWhere is eachError where examine also says whether an error is
 // one the rule judges; a reply counts as examined when it carries one.
 func eachErrorWhere(id string, s *evidence.Store, none string, examine func(r *reply, c candidate) (bool, []finding)) Verdict {
-	calls := s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP })
+	calls := s.Calls()
 	return eachReply(id, calls, errorProbe, none, func(r *reply) (bool, []finding) {
 		var fs []finding
 		seen := false
@@ -197,10 +197,10 @@ var ipLike = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 
 func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 	agentHost := ""
-	if u, err := url.Parse(s.Target().MCP); err == nil {
+	if u, err := url.Parse(agentURL(s)); err == nil {
 		agentHost = u.Hostname()
 	}
-	return eachReply("EOBJ-07", s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }), errorProbe, noErrorObject,
+	return eachReply("EOBJ-07", s.Calls(), errorProbe, noErrorObject,
 		func(r *reply) (bool, []finding) {
 			cs := r.candidates()
 			if len(cs) == 0 {
@@ -341,7 +341,7 @@ func (d detailType) check(v json.RawMessage) string {
 }
 
 func judgeEOBJ09(s *evidence.Store, _ Options) Verdict {
-	return eachReply("EOBJ-09", s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }), errorProbe,
+	return eachReply("EOBJ-09", s.Calls(), errorProbe,
 		"no error carried on two paths of one response", func(r *reply) (bool, []finding) {
 			var objs []candidate
 			for _, c := range r.candidates() {

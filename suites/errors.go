@@ -61,6 +61,12 @@ func errChecks() []Check {
 		// codes into one to avoid fingerprinting, so any reserved code may carry any of
 		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE.
 		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
+		// Rule: ERR-07 · Spec: seeds 002 (A2A Binding); §4.17 · Since: 0.1.0 ·
+		// Description: a fatal failure MUST be a task in state failed (or rejected) whose
+		// artifacts[0] last DataPart is {"adcp_error":{…}}. Judged on every A2A reply
+		// carrying adcp_error in a task; a JSON-RPC error (a routing failure before the
+		// handler ran) is not a task and is left to the EOBJ rules.
+		{ID: "ERR-07", Transport: catalogue.A2A, Text: "returns a fatal failure as a failed task with adcp_error in its artifact", Judge: judgeERR07},
 		// Rule: ERR-08 · Spec: L3/error-handling (Discriminated rejection arms); §4.15 · Since: 0.1.0 ·
 		// Description: a business rejection (status "rejected") MUST be a successful invocation:
 		// isError false and no adcp_error.
@@ -210,7 +216,7 @@ func judgeERR05(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeERR06(s *evidence.Store, _ Options) Verdict {
-	calls := s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP })
+	calls := s.Calls()
 	return eachReply("ERR-06", calls, errorProbe, "no JSON-RPC error carrying data.adcp_error observed", func(r *reply) (bool, []finding) {
 		if r.rpcErr == nil {
 			return false, nil
@@ -230,6 +236,39 @@ func judgeERR06(s *evidence.Store, _ Options) Verdict {
 		}
 		return false, nil
 	})
+}
+
+func judgeERR07(s *evidence.Store, _ Options) Verdict {
+	return eachReply("ERR-07", toolCalls(s), errorProbe, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
+		if r.a2a == nil || r.a2a.task == nil {
+			return false, nil
+		}
+		var inTask []candidate
+		for _, c := range r.candidates() {
+			if !c.jsonrpc {
+				inTask = append(inTask, c)
+			}
+		}
+		if len(inTask) == 0 {
+			return false, nil
+		}
+		return true, fatalFailure(r)
+	})
+}
+
+// fatalFailure is ERR-07 on one A2A reply carrying adcp_error in its task.
+func fatalFailure(r *reply) []finding {
+	var fs []finding
+	if !a2aFailure[r.a2a.norm] {
+		fs = append(fs, finding{r.a2a.taskPtr + "/status/state", quote(r.a2a.state) + " carries adcp_error; a fatal failure is failed or rejected"})
+	}
+	want := r.a2a.taskPtr + "/artifacts/0/parts/"
+	if r.data == nil || !strings.HasPrefix(r.dataPtr, want) {
+		fs = append(fs, finding{r.a2a.taskPtr + "/artifacts/0", "does not end with the adcp_error DataPart"})
+	} else if v, ok := r.data.Get("adcp_error"); !ok || !truthy(v) {
+		fs = append(fs, finding{r.dataPtr, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
+	}
+	return fs
 }
 
 func judgeERR08(s *evidence.Store, _ Options) Verdict {

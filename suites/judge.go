@@ -94,13 +94,37 @@ type Check struct {
 	Judge func(*evidence.Store, Options) Verdict
 }
 
-// Checks returns every judge of the package, in catalogue order.
+// Checks returns every judge of the package, in catalogue order: each
+// family's checks, and for a rule the catalogue applies to both transports
+// the same judge again on A2A (it reads the A2A view of the store).
 func Checks() []Check {
 	var all []Check
 	for _, fam := range families() {
-		all = append(all, fam.checks...)
+		all = append(all, withA2A(fam.checks)...)
 	}
 	return all
+}
+
+// withA2A adds, after each MCP check of a rule that also covers A2A, its A2A
+// twin.
+func withA2A(checks []Check) []Check {
+	var out []Check
+	for _, c := range checks {
+		out = append(out, c)
+		if r, ok := catalogue.Lookup(c.ID); ok && c.Transport == catalogue.MCP && r.Covers(catalogue.A2A) {
+			twin := c
+			twin.Transport = catalogue.A2A
+			out = append(out, twin)
+		}
+	}
+	return out
+}
+
+// judge runs one check on the view of the store for its transport.
+func (c Check) judge(store *evidence.Store, opts Options) Verdict {
+	v := c.Judge(store.Only(evidence.Transport(c.Transport)), opts)
+	v.Rule, v.Transport = c.ID, c.Transport
+	return v
 }
 
 // Judge runs every judge on the transports opts selects, without Ginkgo:
@@ -109,9 +133,7 @@ func Judge(store *evidence.Store, opts Options) []Verdict {
 	var out []Verdict
 	for _, c := range Checks() {
 		if opts.judges(c.Transport) {
-			v := c.Judge(store, opts)
-			v.Rule, v.Transport = c.ID, c.Transport
-			out = append(out, v)
+			out = append(out, c.judge(store, opts))
 		}
 	}
 	return out
@@ -132,6 +154,7 @@ func families() []family {
 		{"RETRY", retryChecks()},
 		{"CTX", ctxChecks()},
 		{"TOL", tolChecks()},
+		{"A2A", a2aChecks()},
 		{"CAP", capChecks()},
 		{"VER", verChecks()},
 		{"AUTH", authChecks()},
@@ -146,20 +169,19 @@ func families() []family {
 // RunSpecs, and again after globals.Reset() (with catalogue.ResetBugs())
 // for another run in the same process.
 func Register(store *evidence.Store, opts Options, record func(Verdict)) {
-	for _, t := range []catalogue.Transport{catalogue.MCP} {
+	for _, t := range []catalogue.Transport{catalogue.MCP, catalogue.A2A} {
 		if !opts.judges(t) {
 			continue
 		}
 		ginkgo.Describe(strings.ToUpper(string(t)), func() {
 			for _, fam := range families() {
 				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
-					for _, c := range fam.checks {
+					for _, c := range withA2A(fam.checks) {
 						if c.Transport != t {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
-							v := c.Judge(store, opts)
-							v.Rule, v.Transport = c.ID, c.Transport
+							v := c.judge(store, opts)
 							if record != nil {
 								record(v)
 							}
@@ -334,9 +356,27 @@ func eachReply(id string, calls []evidence.Call, needed func(evidence.Call) bool
 	return t.verdict(none)
 }
 
-// toolCalls returns the MCP tool calls of the store.
+// probe returns the ID of a probe of the store's transport: "mcp/" or
+// "a2a/" and rest.
+func probe(s *evidence.Store, rest string) string {
+	t := s.Scope()
+	if t == "" {
+		t = evidence.MCP
+	}
+	return string(t) + "/" + rest
+}
+
+// agentURL is the URL the user gave for the store's transport.
+func agentURL(s *evidence.Store) string {
+	if s.Scope() == evidence.A2A {
+		return s.Target().A2A
+	}
+	return s.Target().MCP
+}
+
+// toolCalls returns the tool calls (AdCP task invocations) of the store.
 func toolCalls(s *evidence.Store, filters ...evidence.Filter) []evidence.Call {
-	return s.Calls(append([]evidence.Filter{evidence.ToolCalls(evidence.MCP)}, filters...)...)
+	return s.Calls(append([]evidence.Filter{evidence.OfKind(evidence.KindToolCall)}, filters...)...)
 }
 
 // errorProbe reports whether a call was made to provoke an application

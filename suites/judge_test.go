@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -87,6 +88,9 @@ func FuzzJudges(f *testing.F) {
 		`{"result":{"content":"x","isError":"true","structuredContent":[1]}}`,
 		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`,
 		`{"result":{"structuredContent":{"details":{"policy_url":"https://[::1"},"policy_url":"javascript:alert(1)"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"task":{"status":{"state":"TASK_STATE_FAILED"},"artifacts":[{"parts":[{"data":{"adcp_error":{"code":"X"}}},{"data":{"response":{}}}]}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","status":{"state":"working","message":{"parts":[{"kind":"data","data":{"status":"submitted"}}]}},"final":false}}`,
+		`{"url":"/rpc","skills":[{"id":"get_products"}],"capabilities":{"extensions":[{"uri":"https://adcontextprotocol.org/extensions/adcp/v3","params":{"x":1}}]}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -98,9 +102,12 @@ func FuzzJudges(f *testing.F) {
 			result, rpcErr = m["result"], m["error"]
 		}
 		ctx := json.RawMessage(`{"adcp_conform":{"nonce":"n"}}`)
+		ev := wire.Exchange{SSE: true, Events: []wire.Event{{Data: string(msg), HasData: true}, {Data: `{"jsonrpc":"2.0","id":1,"result":` + string(result) + `}`, HasData: true}}}
 		add := func(id string, kind evidence.Kind, ps ...evidence.Purpose) {
-			s.Add(evidence.Call{ProbeID: id, Transport: evidence.MCP, Kind: kind, Tool: "get_products", Purposes: ps,
-				Context: ctx, Message: msg, Result: result, RPCError: rpcErr, Body: msg, HTTPStatus: 200})
+			for _, t := range []evidence.Transport{evidence.MCP, evidence.A2A} {
+				s.Add(evidence.Call{ProbeID: string(t) + "/" + id[4:], Transport: t, Kind: kind, Tool: "get_products", Purposes: ps,
+					Context: ctx, Message: msg, Result: result, RPCError: rpcErr, Body: msg, HTTPStatus: 200, Exchanges: []wire.Exchange{ev}})
+			}
 		}
 		add("mcp/initialize", evidence.KindInitialize)
 		add("mcp/tools/list", evidence.KindToolsList)
@@ -111,7 +118,9 @@ func FuzzJudges(f *testing.F) {
 		add("mcp/auth/no_credential", evidence.KindToolCall, evidence.PurposeAuthNone)
 		add("mcp/auth/random_credential", evidence.KindToolCall, evidence.PurposeAuthRandom)
 		add("mcp/rate_burst/1", evidence.KindToolCall, evidence.PurposeRateBurst)
-		for _, v := range Judge(s, Options{}) {
+		add("mcp/card", evidence.KindHTTPGet, evidence.PurposeDiscovery)
+		add("mcp/get_products/stream", evidence.KindToolCall, evidence.PurposeStream)
+		for _, v := range Judge(s, Options{Transports: []catalogue.Transport{catalogue.MCP, catalogue.A2A}}) {
 			switch v.Outcome {
 			case Pass, Skip, HarnessError:
 			case Fail:

@@ -38,6 +38,8 @@ type reply struct {
 	dataPtr string
 	// outcome is the full client detection order over the response.
 	outcome extract.Outcome
+	// a2a is set for an A2A reply: the task view (see a2aReply).
+	a2a *a2aReply
 }
 
 // textItem is one text content item.
@@ -54,6 +56,9 @@ type root struct {
 }
 
 func parseReply(c evidence.Call) *reply {
+	if c.Transport == evidence.A2A {
+		return parseA2AReply(c)
+	}
 	r := &reply{call: c}
 	if c.Result != nil {
 		r.result, _ = extract.ParseObject(c.Result)
@@ -111,12 +116,19 @@ func parseReply(c evidence.Call) *reply {
 }
 
 // success reports whether the reply is a tool result not flagged as an
-// error.
+// error (MCP), or a task in a non-failure state (A2A).
 func (r *reply) success() bool { return r.result != nil && !r.isError }
 
 // roots returns every object a client may read as the AdCP body:
-// structuredContent, then every text item that parses to an object.
+// structuredContent, then every text item that parses to an object (MCP);
+// the body the A2A extraction selects (A2A).
 func (r *reply) roots() []root {
+	if r.a2a != nil {
+		if r.data != nil {
+			return []root{{r.dataPtr, r.data}}
+		}
+		return nil
+	}
 	var out []root
 	if r.sc != nil {
 		out = append(out, root{"/result/structuredContent", r.sc})
@@ -132,6 +144,12 @@ func (r *reply) roots() []root {
 // errorRoot returns the body an error result carries its envelope in:
 // structuredContent, else the text item holding adcp_error.
 func (r *reply) errorRoot() (root, bool) {
+	if r.a2a != nil {
+		if r.data != nil {
+			return root{r.dataPtr, r.data}, true
+		}
+		return root{}, false
+	}
 	if r.sc != nil {
 		return root{"/result/structuredContent", r.sc}, true
 	}

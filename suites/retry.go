@@ -64,7 +64,7 @@ func judgeRETRY02(s *evidence.Store, _ Options) Verdict {
 func judgeRETRY03(s *evidence.Store, _ Options) Verdict {
 	t := newTally("RETRY-03")
 	burst := false
-	for _, call := range s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP }) {
+	for _, call := range s.Calls() {
 		if call.Has(evidence.PurposeRateBurst) {
 			burst = true
 			if !t.account(call) {

@@ -38,7 +38,7 @@ func judgeTOL01(s *evidence.Store, _ Options) Verdict {
 			if name := namedField(r); name != "" {
 				return true, []finding{{"", "the call is rejected naming the envelope field " + quote(name)}}
 			}
-			if valid, ok := s.Call("mcp/" + r.call.Tool + "/valid"); ok && valid.Answered() {
+			if valid, ok := s.Call(probe(s, r.call.Tool+"/valid")); ok && valid.Answered() {
 				if v := parseReply(valid); v.success() && v.rpcErr == nil {
 					return true, []finding{{"", "the call is rejected with the envelope fields, yet succeeds without them"}}
 				}
@@ -102,8 +102,12 @@ type listedTool struct {
 	obj  *extract.Object
 }
 
-// toolsList returns the recorded tools/list call and its tools.
+// toolsList returns the recorded tool listing and its tools: the tools/list
+// call over MCP, the agent card's skills over A2A (pointers into the card).
 func toolsList(s *evidence.Store) (evidence.Call, []listedTool, bool) {
+	if s.Scope() == evidence.A2A {
+		return cardSkills(s)
+	}
 	calls := s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP && c.Kind == evidence.KindToolsList })
 	if len(calls) == 0 {
 		return evidence.Call{}, nil, false
@@ -113,36 +117,61 @@ func toolsList(s *evidence.Store) (evidence.Call, []listedTool, bool) {
 	if err != nil {
 		return c, nil, false
 	}
-	v, ok := res.Get("tools")
+	tools, ok := listOfObjects(res, "tools", "/result/tools", "name")
+	return c, tools, ok
+}
+
+// cardSkills returns the agent card call and its skills.
+func cardSkills(s *evidence.Store) (evidence.Call, []listedTool, bool) {
+	c, found := s.Call(probe(s, "card"))
+	if !found {
+		return evidence.Call{}, nil, false
+	}
+	card, err := extract.ParseObject(c.Body)
+	if err != nil {
+		return c, nil, false
+	}
+	skills, ok := listOfObjects(card, "skills", "/skills", "id")
+	return c, skills, ok
+}
+
+// listOfObjects reads o[key] as a list of objects named by their nameKey.
+func listOfObjects(o *extract.Object, key, base, nameKey string) ([]listedTool, bool) {
+	v, ok := o.Get(key)
 	var items []json.RawMessage
 	if !ok || kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil {
-		return c, nil, false
+		return nil, false
 	}
 	var out []listedTool
 	for i, it := range items {
-		o, err := extract.ParseObject(it)
+		item, err := extract.ParseObject(it)
 		if err != nil {
 			continue
 		}
-		name, _ := str(o, "name")
-		out = append(out, listedTool{name: name, ptr: "/result/tools/" + strconv.Itoa(i), obj: o})
+		name, _ := str(item, nameKey)
+		out = append(out, listedTool{name: name, ptr: base + "/" + strconv.Itoa(i), obj: item})
 	}
-	return c, out, true
+	return out, true
 }
 
-// judgeList judges the tools/list reply with examine.
+// judgeList judges the tool listing (tools/list, or the agent card's
+// skills) with examine.
 func judgeList(id string, s *evidence.Store, examine func(tools []listedTool) []finding) Verdict {
 	t := newTally(id)
 	call, tools, ok := toolsList(s)
+	what, where := "tools/list", "/result/tools"
+	if s.Scope() == evidence.A2A {
+		what, where = "the agent card", "/skills"
+	}
 	switch {
 	case call.ProbeID == "":
-		return t.verdict("tools/list was not called")
+		return t.verdict(what + " was not fetched")
 	case !t.account(call):
 		return t.verdict("")
 	case call.RPCError != nil:
-		t.judged(call, []finding{{"/error", "tools/list is answered with a JSON-RPC error"}})
+		t.judged(call, []finding{{"/error", what + " is answered with a JSON-RPC error"}})
 	case !ok:
-		t.judged(call, []finding{{"/result/tools", "is not a list of tools"}})
+		t.judged(call, []finding{{where, "is not a list of tools"}})
 	default:
 		t.judged(call, examine(tools))
 	}

@@ -54,7 +54,7 @@ func eachString(r *reply, fn func(ptr, key, s string)) {
 }
 
 func mcpAnswered(s *evidence.Store) []evidence.Call {
-	return s.Calls(func(c evidence.Call) bool { return c.Transport == evidence.MCP && c.Kind == evidence.KindToolCall })
+	return s.Calls(evidence.OfKind(evidence.KindToolCall))
 }
 
 // eachFollowed judges every followable URL of every reply with examine,
@@ -92,7 +92,7 @@ func judgeURL01(s *evidence.Store, _ Options) Verdict {
 
 func judgeURL02(s *evidence.Store, opts Options) Verdict {
 	own := ""
-	if u, err := url.Parse(s.Target().MCP); err == nil {
+	if u, err := url.Parse(agentURL(s)); err == nil {
 		own = registrable(u.Hostname())
 	}
 	allowed := func(host string) bool {

@@ -26,7 +26,7 @@ func verChecks() []Check {
 
 func judgeVER01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("VER-01")
-	call, found := s.Call(capabilitiesProbe)
+	call, found := s.Call(probe(s, capabilitiesProbe))
 	if !found {
 		return t.verdict("get_adcp_capabilities was not called")
 	}

@@ -77,6 +77,9 @@ const (
 	// PurposeDiscovery is a discovery request (initialize, tools/list,
 	// cards).
 	PurposeDiscovery Purpose = "discovery"
+	// PurposeStream: the call went through the streaming method (A2A
+	// message/stream, SendStreamingMessage).
+	PurposeStream Purpose = "stream"
 )
 
 // Call is one request a probe made and everything that came back. Raw
@@ -175,6 +178,7 @@ type Target struct {
 type Store struct {
 	mu     sync.Mutex
 	target Target
+	scope  Transport
 	calls  []Call
 }
 
@@ -206,6 +210,22 @@ func (s *Store) Calls(filters ...Filter) []Call {
 	}
 	return out
 }
+
+// Only returns a view of the store holding the calls of transport t alone,
+// with the same target; its Scope is t. Judges of one transport read such a
+// view, so probe IDs and filters need not name the transport.
+func (s *Store) Only(t Transport) *Store {
+	v := &Store{target: s.target, scope: t}
+	for _, c := range s.Calls() {
+		if c.Transport == t {
+			v.calls = append(v.calls, c)
+		}
+	}
+	return v
+}
+
+// Scope is the transport of a view made by Only; "" for a whole store.
+func (s *Store) Scope() Transport { return s.scope }
 
 // Call returns the call with the probe ID.
 func (s *Store) Call(probeID string) (Call, bool) {

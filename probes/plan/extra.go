@@ -122,10 +122,14 @@ func rateBurst(ctx context.Context, cfg Config) evidence.Call {
 	return last
 }
 
-func rateLimited(c evidence.Call) bool {
+func rateLimited(c evidence.Call) bool { return rateLimitedOn(extract.TransportMCP, c) }
+
+func rateLimitedA2A(c evidence.Call) bool { return rateLimitedOn(extract.TransportA2A, c) }
+
+func rateLimitedOn(t extract.Transport, c evidence.Call) bool {
 	if c.Message == nil {
 		return false
 	}
-	out, err := extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
+	out, err := extract.FromJSONRPCResponse(t, c.Message)
 	return err == nil && out.Error != nil && out.Error.Code == "RATE_LIMITED"
 }

@@ -12,6 +12,7 @@ package plan
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
@@ -45,6 +47,9 @@ type Config struct {
 	// Sandbox says the target is a sandbox (comply_test_controller may be
 	// exposed).
 	Sandbox bool
+	// A2A says how to reach the seller's A2A face; an empty BaseURL skips
+	// the A2A probes.
+	A2A a2a.Config
 	// OnCall, when set, sees every recorded call as it lands (possibly from
 	// several goroutines at once).
 	OnCall func(evidence.Call)
@@ -207,7 +212,8 @@ func with(args map[string]any, kv ...any) map[string]any {
 // time. It returns a *mcp.HarnessError when the seller cannot be reached at
 // all; the store holds what was recorded either way.
 func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
-	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, Credential: cfg.MCP.BearerToken != "",
+	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
+		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox})
 	add := func(c evidence.Call) {
 		store.Add(c)
@@ -215,13 +221,30 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 			cfg.OnCall(c)
 		}
 	}
+	var (
+		wg     sync.WaitGroup
+		mcpErr error
+		a2aErr error
+	)
+	if cfg.MCP.Endpoint != "" {
+		wg.Go(func() { mcpErr = executeMCP(ctx, cfg, add) })
+	}
+	if cfg.A2A.BaseURL != "" {
+		wg.Go(func() { a2aErr = executeA2A(ctx, cfg, add) })
+	}
+	wg.Wait()
+	return store, errors.Join(mcpErr, a2aErr)
+}
+
+// executeMCP runs the MCP probes.
+func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error {
 	for _, c := range cards(ctx, cfg) {
 		add(c)
 	}
 	shared, initCall, err := mcp.Dial(ctx, cfg.MCP, "mcp/initialize")
 	add(initCall)
 	if err != nil {
-		return store, err
+		return err
 	}
 	defer shared.Close()
 	list := shared.ListTools(ctx, "mcp/tools/list")
@@ -273,7 +296,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
 		add(rateBurst(ctx, cfg))
 	}
-	return store, nil
+	return nil
 }
 
 // run makes one case's call, on the shared session or a fresh one.
@@ -296,14 +319,21 @@ func run(ctx context.Context, cfg Config, shared *mcp.Session, c Case) evidence.
 		s = fresh
 	}
 	out := s.CallTool(ctx, c.ID, c.Tool, args, c.Purposes...)
-	if b, err := json.Marshal(args); err == nil {
-		out.Arguments = wire.RedactJSON(b) // the user's inputs may hold credentials
-	}
-	if v, ok := args["context"]; ok {
-		out.Context, _ = json.Marshal(v)
-	}
+	out.Arguments, out.Context = redactedArgs(args)
 	out.Credential = "configured"
 	return out
+}
+
+// redactedArgs returns the arguments as sent, redacted (the user's inputs
+// may hold credentials), and the context among them (nil when none).
+func redactedArgs(args map[string]any) (arguments, context json.RawMessage) {
+	if b, err := json.Marshal(args); err == nil {
+		arguments = wire.RedactJSON(b)
+	}
+	if v, ok := args["context"]; ok {
+		context, _ = json.Marshal(v)
+	}
+	return arguments, context
 }
 
 // refusal returns the seller's refusal of a call it answered with an error
@@ -320,7 +350,11 @@ func refusal(c evidence.Call) string {
 		_ = json.Unmarshal(c.RPCError, &e)
 		return wire.Sanitize(fmt.Sprintf("JSON-RPC %d: %s", e.Code, e.Message), 300)
 	}
-	out, err := extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
+	t := extract.TransportMCP
+	if c.Transport == evidence.A2A {
+		t = extract.TransportA2A
+	}
+	out, err := extract.FromJSONRPCResponse(t, c.Message)
 	if err != nil || out.Error == nil {
 		var r struct {
 			IsError bool `json:"isError"`

@@ -1,0 +1,355 @@
+// Package a2a is the harness's own A2A client: JSON-RPC over net/http on the
+// capturing transport, for A2A 0.3 (message/send, message/stream) and 1.0
+// (SendMessage, SendStreamingMessage, with the A2A-Version header and the
+// AdCP profile's extension activation). Every call comes back as an
+// evidence.Call holding the raw (redacted) bytes the seller sent; a typed
+// SDK would drop what the rules judge (GO-LIBS.md: a2a-go v0.3.3 decodes only
+// 0.3 and discards JSON-RPC error data).
+//
+//	card, call, err := a2a.Discover(ctx, cfg, "a2a/card")
+//	c := a2a.NewClient(cfg, card)
+//	reply := c.Send(ctx, "a2a/get_products/valid", "get_products", args)
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// The A2A protocol versions the client speaks.
+const (
+	V03 = "0.3"
+	V10 = "1.0"
+)
+
+// ExtensionURI is the AdCP A2A profile extension (profile v3).
+const ExtensionURI = "https://adcontextprotocol.org/extensions/adcp/v3"
+
+// CardPath is where an agent card is published, relative to the base URL.
+const CardPath = "/.well-known/agent-card.json"
+
+// MaxCardBytes bounds an agent card.
+const MaxCardBytes = 1 << 20
+
+// DefaultTimeout bounds one call when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// Config says how to reach the seller's A2A face.
+type Config struct {
+	// BaseURL is what the user gave with --a2a; the card is at
+	// BaseURL + CardPath.
+	BaseURL     string
+	BearerToken string
+	Header      http.Header
+	Timeout     time.Duration
+	Limits      wire.Limits
+	Recorder    *wire.Recorder
+}
+
+func (c Config) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (c Config) redact(b []byte) []byte {
+	out, _ := wire.NewRedactor([]string{c.BearerToken}, nil).Body(b, false)
+	return out
+}
+
+func (c Config) transport() *wire.Transport {
+	return &wire.Transport{BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
+}
+
+// Card is what the harness reads from an agent card to drive the seller.
+type Card struct {
+	// Version is V03 or V10, decided from the card's shape.
+	Version string
+	// Endpoint is the JSON-RPC interface URL the card names.
+	Endpoint string
+	// Skills are the skill ids.
+	Skills []string
+	// Extension is true when the card declares the AdCP profile extension.
+	Extension bool
+	// Streaming is capabilities.streaming.
+	Streaming bool
+}
+
+// Discover fetches and reads the agent card. The card call is recorded
+// either way; err says why the harness cannot drive the seller from it
+// (unreachable, not JSON, no interface URL).
+func Discover(ctx context.Context, cfg Config, probeID string) (Card, evidence.Call, error) {
+	call := evidence.Call{ProbeID: probeID, Transport: evidence.A2A, Kind: evidence.KindHTTPGet, Method: "GET",
+		URL: strings.TrimRight(cfg.BaseURL, "/") + CardPath, Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}
+	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	call.Started = time.Now()
+	defer func() { call.DurationMS = ms(time.Since(call.Started)) }()
+	req, err := http.NewRequestWithContext(cctx, http.MethodGet, call.URL, nil)
+	if err != nil {
+		call.HarnessError = err.Error()
+		return Card{}, call, err
+	}
+	req.Header.Set("Accept", "application/json")
+	tr := cfg.transport()
+	tr.BearerToken = "" // the card is public
+	resp, err := tr.Client().Do(req)
+	if err != nil {
+		call.HarnessError, call.Exchanges = err.Error(), capture.Exchanges()
+		return Card{}, call, err
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxCardBytes+1))
+	_ = resp.Body.Close()
+	_ = capture.Wait(tctx)
+	call.Exchanges, call.HTTPStatus = capture.Exchanges(), resp.StatusCode
+	if rerr != nil || len(body) > MaxCardBytes || !json.Valid(body) {
+		return Card{}, call, fmt.Errorf("agent card %s: HTTP %d, not a JSON document", call.URL, resp.StatusCode)
+	}
+	call.Body = cfg.redact(body)
+	card, err := ParseCard(body, call.URL)
+	return card, call, err
+}
+
+// ParseCard reads a card: a 1.0 card has supportedInterfaces[]; a 0.3 card
+// has url (with preferredTransport and protocolVersion). A relative
+// interface URL is resolved against the card's own URL.
+func ParseCard(body []byte, cardURL string) (Card, error) {
+	var raw struct {
+		URL                 string `json:"url"`
+		ProtocolVersion     string `json:"protocolVersion"`
+		SupportedInterfaces []struct {
+			URL             string `json:"url"`
+			ProtocolBinding string `json:"protocolBinding"`
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"supportedInterfaces"`
+		Skills []struct {
+			ID string `json:"id"`
+		} `json:"skills"`
+		Capabilities struct {
+			Streaming  bool `json:"streaming"`
+			Extensions []struct {
+				URI string `json:"uri"`
+			} `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return Card{}, fmt.Errorf("agent card: %w", err)
+	}
+	var c Card
+	switch {
+	case len(raw.SupportedInterfaces) > 0:
+		c.Version = V10
+		for _, i := range raw.SupportedInterfaces {
+			if strings.EqualFold(i.ProtocolBinding, "JSONRPC") || i.ProtocolBinding == "" {
+				c.Endpoint = i.URL
+				break
+			}
+		}
+	case raw.URL != "":
+		c.Version, c.Endpoint = V03, raw.URL
+	}
+	if c.Endpoint == "" {
+		return Card{}, errors.New("agent card names no JSON-RPC interface URL")
+	}
+	if base, err := url.Parse(cardURL); err == nil {
+		if u, err := base.Parse(c.Endpoint); err == nil {
+			c.Endpoint = u.String()
+		}
+	}
+	for _, s := range raw.Skills {
+		c.Skills = append(c.Skills, s.ID)
+	}
+	for _, e := range raw.Capabilities.Extensions {
+		if e.URI == ExtensionURI {
+			c.Extension = true
+		}
+	}
+	c.Streaming = raw.Capabilities.Streaming
+	return c, nil
+}
+
+// Client drives one seller's A2A interface.
+type Client struct {
+	cfg  Config
+	card Card
+	id   atomic.Int64
+}
+
+// NewClient returns a client for the interface the card names.
+func NewClient(cfg Config, card Card) *Client { return &Client{cfg: cfg, card: card} }
+
+// Card returns the card the client follows.
+func (c *Client) Card() Card { return c.card }
+
+// Send invokes skill with input through the non-streaming method.
+func (c *Client) Send(ctx context.Context, probeID, skill string, input any, purposes ...evidence.Purpose) evidence.Call {
+	method := "message/send"
+	if c.card.Version == V10 {
+		method = "SendMessage"
+	}
+	return c.call(ctx, probeID, method, skill, input, false, purposes)
+}
+
+// Stream invokes skill with input through the streaming method and records
+// every event until the stream ends or the call times out.
+func (c *Client) Stream(ctx context.Context, probeID, skill string, input any, purposes ...evidence.Purpose) evidence.Call {
+	method := "message/stream"
+	if c.card.Version == V10 {
+		method = "SendStreamingMessage"
+	}
+	return c.call(ctx, probeID, method, skill, input, true, purposes)
+}
+
+// Invocation returns the JSON-RPC params of an AdCP invocation: one
+// DataPart {"skill", "input"} in a user message, in the version's wire shape.
+func Invocation(version, skill string, input any) map[string]any {
+	data := map[string]any{"skill": skill, "input": input}
+	if version == V10 {
+		return map[string]any{"message": map[string]any{"messageId": newID(), "role": "ROLE_USER",
+			"parts": []any{map[string]any{"data": data}}}}
+	}
+	return map[string]any{"message": map[string]any{"kind": "message", "messageId": newID(), "role": "user",
+		"parts": []any{map[string]any{"kind": "data", "data": data}}}}
+}
+
+func (c *Client) call(ctx context.Context, probeID, method, skill string, input any, stream bool, purposes []evidence.Purpose) evidence.Call {
+	call := evidence.Call{ProbeID: probeID, Transport: evidence.A2A, Kind: evidence.KindToolCall, Method: method, Tool: skill,
+		URL: c.card.Endpoint, Purposes: purposes, Started: time.Now()}
+	defer func() { call.DurationMS = ms(time.Since(call.Started)) }()
+	id := c.id.Add(1)
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": Invocation(c.card.Version, skill, input)})
+	if err != nil {
+		call.HarnessError = err.Error()
+		return call
+	}
+	tctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	defer cancel()
+	cctx, capture := wire.WithCapture(tctx, probeID)
+	req, err := http.NewRequestWithContext(cctx, http.MethodPost, c.card.Endpoint, bytes.NewReader(body))
+	if err != nil {
+		call.HarnessError = err.Error()
+		return call
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if c.card.Version == V10 {
+		req.Header.Set("A2A-Version", V10)
+		if c.card.Extension {
+			req.Header.Set("A2A-Extensions", ExtensionURI)
+		}
+	} else if c.card.Extension {
+		req.Header.Set("X-A2A-Extensions", ExtensionURI)
+	}
+	resp, err := c.cfg.transport().Client().Do(req)
+	if err != nil {
+		call.Exchanges = capture.Exchanges()
+		switch {
+		case errors.Is(tctx.Err(), context.DeadlineExceeded):
+			call.HarnessError = "no response within the call timeout"
+		default:
+			call.HarnessError = err.Error()
+		}
+		return call
+	}
+	// The transport bounds what it reads and records; reading to the end
+	// (or the timeout) lets a stream's every event land in the capture.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	_ = capture.Wait(tctx)
+	call.HTTPStatus = resp.StatusCode
+	call.Exchanges = capture.Exchanges()
+	call.Message = c.lastResponse(call.Exchanges, id)
+	if call.Message != nil {
+		if result, rpcErr, _, serr := wire.SplitResponse(call.Message); serr == nil {
+			call.Result, call.RPCError = result, rpcErr
+		}
+	}
+	return call
+}
+
+// lastResponse returns the JSON-RPC response to request id: the body of a
+// JSON reply, or the data of the last SSE event answering id (a stream's
+// final word).
+func (c *Client) lastResponse(xs []wire.Exchange, id int64) json.RawMessage {
+	want := json.RawMessage(fmt.Sprint(id))
+	var last json.RawMessage
+	for _, x := range xs {
+		if x.SSE {
+			for _, ev := range x.Events {
+				if isResponse([]byte(ev.Data), want) {
+					last = json.RawMessage(ev.Data)
+				}
+			}
+			continue
+		}
+		if isResponse(x.ResponseBody, want) {
+			last = json.RawMessage(x.ResponseBody)
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	return c.cfg.redact(last)
+}
+
+func isResponse(b []byte, id json.RawMessage) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &m) != nil || (m.Result == nil && m.Error == nil) {
+		return false
+	}
+	return m.ID == nil || string(bytes.TrimSpace(m.ID)) == string(id) || string(bytes.TrimSpace(m.ID)) == "null"
+}
+
+// Events returns the JSON-RPC responses a streaming call received, in order,
+// as recorded (redacted).
+func Events(c evidence.Call) []json.RawMessage {
+	var out []json.RawMessage
+	for _, x := range c.Exchanges {
+		for _, ev := range x.Events {
+			if ev.HasData && json.Valid([]byte(ev.Data)) {
+				out = append(out, json.RawMessage(ev.Data))
+			}
+		}
+	}
+	return out
+}
+
+// State returns the normalized task state of a result or stream event, ""
+// when it has none.
+func State(result []byte) string {
+	x, _ := extract.A2A(result)
+	return x.State
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "adcp-conform-" + hex.EncodeToString(b)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
