@@ -253,7 +253,7 @@ func judgeA2A06(s *evidence.Store, _ Options) Verdict {
 
 // taskBranch is A2A-06 on one SendMessage result.
 func taskBranch(r *reply) []finding {
-	if r.a2a.enveloped {
+	if r.a2a.envelope == "task" {
 		return nil
 	}
 	if _, ok := r.result.Get("message"); ok && r.result.Len() == 1 {

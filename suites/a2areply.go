@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -10,12 +11,13 @@ import (
 
 // a2aReply is the task view of an A2A reply, read from the raw bytes.
 type a2aReply struct {
-	// task is the Task object (unwrapped from a single-key {"task":…}
-	// envelope), nil when the result is not a task (a Message, say).
+	// task is the Task (or stream event) object, unwrapped from a
+	// single-key envelope.
 	task    *extract.Object
 	taskPtr string
-	// enveloped is true when the result was the {"task":…} branch.
-	enveloped bool
+	// envelope is the key of a single-key result envelope (A2A 1.0:
+	// task, message, statusUpdate, artifactUpdate), "" for a bare object.
+	envelope string
 	// state is the status.state as received; norm its normalized token.
 	state, norm string
 	// data is what the A2A extraction selects, as an object, or nil;
@@ -48,8 +50,11 @@ func parseA2AReply(c evidence.Call) *reply {
 	r.result = res
 	a := r.a2a
 	a.task, a.taskPtr = res, "/result"
-	if inner := child(res, "task"); inner != nil && res.Len() == 1 {
-		a.task, a.taskPtr, a.enveloped = inner, "/result/task", true
+	if res.Len() == 1 {
+		key := res.Members()[0].Key
+		if inner := child(res, key); inner != nil && slices.Contains(streamEnvelopes, key) {
+			a.task, a.taskPtr, a.envelope = inner, "/result/"+key, key
+		}
 	}
 	if st := child(a.task, "status"); st != nil {
 		a.state, _ = str(st, "state")
