@@ -9,6 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -413,7 +414,16 @@ func judgeA2A11(s *evidence.Store, _ Options) Verdict {
 		if !t.account(c) {
 			continue
 		}
-		t.judged(c, streamFindings(a2a.Events(c), version))
+		var fs []finding
+		for _, x := range c.Exchanges {
+			if x.Truncated {
+				fs = append(fs, finding{"", "the stream was cut at the harness's size limit (" + wire.Sanitize(x.Error, 120) + "), before a final status"})
+			}
+		}
+		if len(fs) == 0 {
+			fs = streamFindings(a2a.Events(c), version)
+		}
+		t.judged(c, fs)
 	}
 	return t.verdict("no streaming call was made (the card declares no streaming, or no read skill)")
 }
