@@ -63,9 +63,10 @@ func errChecks() []Check {
 		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
 		// Rule: ERR-07 · Spec: seeds 002 (A2A Binding); §4.17 · Since: 0.1.0 ·
 		// Description: a fatal failure MUST be a task in state failed (or rejected) whose
-		// artifacts[0] last DataPart is {"adcp_error":{…}}. Judged on every A2A reply
-		// carrying adcp_error in a task; a JSON-RPC error (a routing failure before the
-		// handler ran) is not a task and is left to the EOBJ rules.
+		// artifacts[0] last DataPart is {"adcp_error":{…}}. Judged on the error probes'
+		// replies carrying adcp_error in a task (a stray adcp_error on a success is
+		// ERR-05's); a JSON-RPC error (a routing failure before the handler ran) is not a
+		// task and is left to the EOBJ rules.
 		{ID: "ERR-07", Transport: catalogue.A2A, Text: "returns a fatal failure as a failed task with adcp_error in its artifact", Judge: judgeERR07},
 		// Rule: ERR-08 · Spec: L3/error-handling (Discriminated rejection arms); §4.15 · Since: 0.1.0 ·
 		// Description: a business rejection (status "rejected") MUST be a successful invocation:
@@ -239,7 +240,7 @@ func judgeERR06(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeERR07(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ERR-07", toolCalls(s), errorProbe, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
+	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
 		if r.a2a == nil || r.a2a.task == nil {
 			return false, nil
 		}

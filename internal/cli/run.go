@@ -17,12 +17,14 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
@@ -47,6 +49,7 @@ const (
 // runConfig is the parsed command line of `run`.
 type runConfig struct {
 	mcpURL         string
+	a2aURL         string
 	out            string
 	bearerEnv      string
 	headers        multiValue
@@ -67,6 +70,7 @@ func runRun(args []string, stdio Stdio) error {
 	var c runConfig
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
 	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
+	fs.StringVar(&c.a2aURL, "a2a", "", "the seller's A2A base URL (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp")
 	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
 	fs.StringVar(&c.bearerEnv, "bearer-env", "", "read the bearer token from this environment variable")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
@@ -91,7 +95,7 @@ func runRun(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	sel, err := runner.Select(c.labelFilter, suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains})
+	sel, err := runner.Select(c.labelFilter, suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()})
 	if err != nil {
 		var fe *runner.FilterError
 		if errors.As(err, &fe) {
@@ -106,20 +110,20 @@ func runRun(args []string, stdio Stdio) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
 	started := time.Now()
-	if c.mcpURL == "" {
+	if c.mcpURL == "" && c.a2aURL == "" {
 		stop, err := c.startReference(ctx, &cfg)
 		if err != nil {
 			return fmt.Errorf("starting the reference seller: %w", err)
 		}
 		defer stop()
 	}
-	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(cfg.MCP.Endpoint, 200))
+	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
 	if c.verbose {
 		cfg.OnCall = verbosePrinter(stdio.Err)
 	}
 	store, perr := plan.Execute(ctx, cfg)
 	meta := runner.Meta{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
-		Target: cfg.MCP.Endpoint, StartedAt: started, Strict: c.strict}
+		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
@@ -162,13 +166,17 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		return cfg, usagef("--rate-burst must be between 0 and %d", plan.MaxRateBurst)
 	}
 	cfg.MCP = mcp.Config{Endpoint: c.mcpURL, Timeout: c.timeout}
-	if c.mcpURL != "" {
-		u, err := url.Parse(c.mcpURL)
+	cfg.A2A = a2a.Config{BaseURL: strings.TrimRight(c.a2aURL, "/"), Timeout: c.timeout}
+	for flag, v := range map[string]string{"--mcp": c.mcpURL, "--a2a": c.a2aURL} {
+		if v == "" {
+			continue
+		}
+		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, usagef("--mcp %q: want an http or https URL", c.mcpURL)
+			return cfg, usagef("%s %q: want an http or https URL", flag, v)
 		}
 		if u.User != nil {
-			return cfg, usagef("--mcp: put credentials in --bearer-env or --header, not in the URL")
+			return cfg, usagef("%s: put credentials in --bearer-env or --header, not in the URL", flag)
 		}
 	}
 	if c.bearerEnv != "" {
@@ -176,7 +184,7 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		if tok == "" {
 			return cfg, usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
 		}
-		cfg.MCP.BearerToken = tok
+		cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
 	}
 	h := http.Header{}
 	for _, line := range c.headers {
@@ -188,7 +196,7 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		h.Add(name, strings.TrimSpace(value))
 	}
 	if len(h) > 0 {
-		cfg.MCP.Header = h
+		cfg.MCP.Header, cfg.A2A.Header = h, h
 	}
 	if c.inputs != "" {
 		in, err := plan.LoadInputs(c.inputs)
@@ -200,6 +208,19 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 	return cfg, nil
 }
 
+// transports are the transports the run judges: those given a target, or
+// both for the bundled reference seller.
+func (c *runConfig) transports() []catalogue.Transport {
+	var ts []catalogue.Transport
+	if c.mcpURL != "" || c.a2aURL == "" {
+		ts = append(ts, catalogue.MCP)
+	}
+	if c.a2aURL != "" || c.mcpURL == "" {
+		ts = append(ts, catalogue.A2A)
+	}
+	return ts
+}
+
 // startReference starts the bundled reference seller on a loopback port,
 // protected by a bearer token generated for this run so the AUTH rules can
 // be judged, and points cfg at it.
@@ -208,12 +229,13 @@ func (c *runConfig) startReference(ctx context.Context, cfg *plan.Config) (func(
 		b := make([]byte, 16)
 		_, _ = rand.Read(b) // never fails
 		cfg.MCP.BearerToken = "ref-" + hex.EncodeToString(b)
+		cfg.A2A.BearerToken = cfg.MCP.BearerToken
 	}
-	u, stop, err := seller.Start(ctx, seller.Options{BearerToken: cfg.MCP.BearerToken})
+	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: cfg.MCP.BearerToken})
 	if err != nil {
 		return nil, err
 	}
-	cfg.MCP.Endpoint = u
+	cfg.MCP.Endpoint, cfg.A2A.BaseURL = eps.MCP, eps.A2A10
 	if cfg.RateBurst == 0 {
 		cfg.RateBurst = referenceBurst
 	}

@@ -189,11 +189,21 @@ func ParseCard(body []byte, cardURL string) (Card, error) {
 type Client struct {
 	cfg  Config
 	card Card
-	id   atomic.Int64
+	id   *atomic.Int64
+	// contextID, when set, is sent as every message's contextId.
+	contextID string
 }
 
 // NewClient returns a client for the interface the card names.
-func NewClient(cfg Config, card Card) *Client { return &Client{cfg: cfg, card: card} }
+func NewClient(cfg Config, card Card) *Client { return &Client{cfg: cfg, card: card, id: new(atomic.Int64)} }
+
+// InContext returns a client whose messages all carry contextId id: one A2A
+// conversation (a seller may, for example, rate-limit per context).
+func (c *Client) InContext(id string) *Client {
+	cc := *c
+	cc.contextID = id
+	return &cc
+}
 
 // Card returns the card the client follows.
 func (c *Client) Card() Card { return c.card }
@@ -219,14 +229,19 @@ func (c *Client) Stream(ctx context.Context, probeID, skill string, input any, p
 
 // Invocation returns the JSON-RPC params of an AdCP invocation: one
 // DataPart {"skill", "input"} in a user message, in the version's wire shape.
-func Invocation(version, skill string, input any) map[string]any {
+func Invocation(version, skill string, input any, contextID string) map[string]any {
 	data := map[string]any{"skill": skill, "input": input}
+	var msg map[string]any
 	if version == V10 {
-		return map[string]any{"message": map[string]any{"messageId": newID(), "role": "ROLE_USER",
-			"parts": []any{map[string]any{"data": data}}}}
+		msg = map[string]any{"messageId": newID(), "role": "ROLE_USER", "parts": []any{map[string]any{"data": data}}}
+	} else {
+		msg = map[string]any{"kind": "message", "messageId": newID(), "role": "user",
+			"parts": []any{map[string]any{"kind": "data", "data": data}}}
 	}
-	return map[string]any{"message": map[string]any{"kind": "message", "messageId": newID(), "role": "user",
-		"parts": []any{map[string]any{"kind": "data", "data": data}}}}
+	if contextID != "" {
+		msg["contextId"] = contextID
+	}
+	return map[string]any{"message": msg}
 }
 
 func (c *Client) call(ctx context.Context, probeID, method, skill string, input any, stream bool, purposes []evidence.Purpose) evidence.Call {
@@ -234,7 +249,7 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 		URL: c.card.Endpoint, Purposes: purposes, Started: time.Now()}
 	defer func() { call.DurationMS = ms(time.Since(call.Started)) }()
 	id := c.id.Add(1)
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": Invocation(c.card.Version, skill, input)})
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": Invocation(c.card.Version, skill, input, c.contextID)})
 	if err != nil {
 		call.HarnessError = err.Error()
 		return call

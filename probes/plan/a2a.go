@@ -96,7 +96,7 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	}
 	wg.Wait()
 	if cfg.RateBurst > 0 && slices.Contains(listed, "get_adcp_capabilities") {
-		add(a2aRateBurst(ctx, client, min(cfg.RateBurst, MaxRateBurst)))
+		add(a2aRateBurst(ctx, client.InContext("adcp-conform-burst-"+nonce), min(cfg.RateBurst, MaxRateBurst)))
 	}
 	return nil
 }
