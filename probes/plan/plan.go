@@ -293,11 +293,47 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	wg.Wait()
 	wave(ErrorCases(listed, nonce, func(t string) bool { return usable[t] }))
 	wg.Wait()
+	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared,
+		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
+	for _, set := range mcpProbeSets {
+		set(ctx, env)
+	}
 	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
 		add(rateBurst(ctx, cfg))
 	}
 	return nil
 }
+
+// Env is what a registered probe set works with.
+type Env struct {
+	Config Config
+	// Listed are the tools (MCP) or skills (A2A) the seller lists.
+	Listed []string
+	// Nonce is unique to the run.
+	Nonce string
+	// Add records a call.
+	Add func(evidence.Call)
+	// Usable says whether a tool answered its valid read probe.
+	Usable func(tool string) bool
+	// Shared is the MCP session of the read probes (nil over A2A).
+	Shared *mcp.Session
+	// A2A is the A2A client (nil over MCP).
+	A2A *a2a.Client
+}
+
+// A ProbeSet runs further probes after the read and error probes; sets
+// are registered by the files that define them (registerMCP, registerA2A).
+type ProbeSet func(ctx context.Context, env Env)
+
+var mcpProbeSets, a2aProbeSets []ProbeSet
+
+// registerMCP adds a probe set to every MCP run; call it from an init
+// function.
+func registerMCP(p ProbeSet) { mcpProbeSets = append(mcpProbeSets, p) }
+
+// registerA2A adds a probe set to every A2A run; call it from an init
+// function.
+func registerA2A(p ProbeSet) { a2aProbeSets = append(a2aProbeSets, p) }
 
 // run makes one case's call, on the shared session or a fresh one.
 func run(ctx context.Context, cfg Config, shared *mcp.Session, c Case) evidence.Call {
