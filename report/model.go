@@ -11,6 +11,7 @@ package report
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -62,6 +63,10 @@ const (
 	// Incomplete: nothing was judged (every rule skipped or disabled). An
 	// all-skipped run is never a pass.
 	Incomplete Verdict = "incomplete"
+	// StaleBaseline: no rule failed beyond the baseline's expected
+	// failures, but a rule the baseline lists now passes; the baseline must
+	// shrink.
+	StaleBaseline Verdict = "stale_baseline"
 )
 
 // NotImplemented is the skip reason of a catalogue rule with no judge yet.
@@ -91,6 +96,40 @@ type RuleResult struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Evidence are the redacted exchanges behind a failure or an error.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Baseline is set when the run's baseline lists the rule.
+	Baseline *BaselineMark `json:"baseline,omitempty"`
+}
+
+// The baseline statuses of a listed rule.
+const (
+	// ExpectedFailure: the rule failed, as the baseline says; it does not
+	// fail the run.
+	ExpectedFailure = "expected_failure"
+	// Stale: the rule passed although the baseline lists it; the run fails
+	// until the entry is removed.
+	Stale = "stale"
+	// Unjudged: the rule was not judged (skipped, error or disabled); the
+	// entry has no effect.
+	Unjudged = "unjudged"
+)
+
+// BaselineEntry is one expected failure a baseline file lists.
+type BaselineEntry struct {
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+}
+
+// BaselineMark is what the baseline made of a rule: its status and the
+// entry's reason.
+type BaselineMark struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// Failing reports whether the rule counts as a failure of the run: it
+// failed and the baseline does not expect it.
+func (r RuleResult) Failing() bool {
+	return r.Outcome == Failed && (r.Baseline == nil || r.Baseline.Status != ExpectedFailure)
 }
 
 // Finding is one problem a judge found in one recorded call.
@@ -137,7 +176,37 @@ type Validation struct {
 	JSONPointer *string         `json:"json_pointer,omitempty"`
 	Expected    any             `json:"expected,omitempty"`
 	Actual      json.RawMessage `json:"actual,omitempty"`
+	// SchemaID and SchemaURL name the JSON Schema applied, when the check
+	// applied one.
+	SchemaID  *string `json:"schema_id,omitempty"`
+	SchemaURL *string `json:"schema_url,omitempty"`
+	Message   string  `json:"message,omitempty"`
+}
+
+// failedValidation is a failed Validation as the contract writes it: the
+// diagnostic members are present, null when unknown.
+type failedValidation struct {
+	Check       string          `json:"check"`
+	Rule        string          `json:"rule"`
+	Passed      bool            `json:"passed"`
+	Description string          `json:"description"`
+	JSONPointer *string         `json:"json_pointer"`
+	Expected    any             `json:"expected"`
+	Actual      json.RawMessage `json:"actual"`
+	SchemaID    *string         `json:"schema_id"`
+	SchemaURL   *string         `json:"schema_url"`
 	Message     string          `json:"message,omitempty"`
+}
+
+// MarshalJSON writes a failed validation with json_pointer, expected,
+// actual, schema_id and schema_url always present (null when unknown), as
+// the runner output contract requires; a passed one omits them.
+func (v Validation) MarshalJSON() ([]byte, error) {
+	type plain Validation
+	if v.Passed {
+		return json.Marshal(plain(v))
+	}
+	return json.Marshal(failedValidation(v))
 }
 
 // Extraction records the path the extractor took over a reply.
@@ -194,9 +263,120 @@ type Run struct {
 	HarnessError string `json:"harness_error,omitempty"`
 	// Notes are what a user should know to read the run: probes the seller
 	// refused for their arguments, for example.
-	Notes []string     `json:"notes,omitempty"`
-	Rules []RuleResult `json:"rules"`
-	Steps []Step       `json:"steps"`
+	Notes []string `json:"notes,omitempty"`
+
+	// AllowedDomains and Transports are the judge options of the run, kept
+	// so `adcp-conform judge` can judge the evidence again the same way.
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	Transports     []string `json:"transports,omitempty"`
+	// Certify is set on a certification run (--certify): every rule, no
+	// label filter, no baseline.
+	Certify bool `json:"certify,omitempty"`
+	// Publishable says whether a registry may publish the result: only a
+	// certification run over HTTPS, with every MUST rule judged, is.
+	// PublishableReason says why not.
+	Publishable       bool   `json:"publishable"`
+	PublishableReason string `json:"publishable_reason,omitempty"`
+	// Baseline are the expected failures the run was given (--baseline).
+	Baseline []BaselineEntry `json:"baseline,omitempty"`
+	// JudgedOffline is set when `adcp-conform judge` produced this report
+	// from recorded evidence, without contacting the seller.
+	JudgedOffline bool `json:"judged_offline,omitempty"`
+
+	Rules      []RuleResult `json:"rules"`
+	Steps      []Step       `json:"steps"`
+	RunSummary RunSummary   `json:"run_summary"`
+	// Integrity holds the SHA-256 of every piece of evidence; results.json
+	// is signed over it (see package report/certify).
+	Integrity *Integrity `json:"integrity,omitempty"`
+}
+
+// StoryboardID names the project's own storyboard in the steps and in
+// run_summary.
+const StoryboardID = "adcp_conform"
+
+// SkipReasons is the runner output contract's fixed skip_result.reason
+// vocabulary.
+var SkipReasons = []string{"not_applicable", "no_phases", "prerequisite_failed", "missing_tool",
+	"missing_test_controller", "unsatisfied_contract", "peer_branch_taken", "peer_substituted", "requirement_unmet"}
+
+// NotSelectedReason is the contract's selection_result reason for a rule a
+// label filter left out.
+const NotSelectedReason = "explicit_scope_excluded"
+
+// RunSummary is the contract's run_summary over the steps, plus the
+// rules the label filter left out as not-selected items.
+type RunSummary struct {
+	TotalSteps              int         `json:"total_steps"`
+	StepsPassed             int         `json:"steps_passed"`
+	StepsFailed             int         `json:"steps_failed"`
+	StepsSkipped            int         `json:"steps_skipped"`
+	StepsNotSelected        int         `json:"steps_not_selected"`
+	Tracks                  []Track     `json:"tracks"`
+	SchemasUsed             []SchemaRef `json:"schemas_used"`
+	RunnerCapabilityVersion string      `json:"runner_capability_version"`
+	// NotSelected are the judges (rule × transport) the label filter left
+	// out.
+	NotSelected         []NotSelected  `json:"not_selected,omitempty"`
+	NotSelectedByReason map[string]int `json:"not_selected_by_reason,omitempty"`
+	SkippedByReason     map[string]int `json:"skipped_by_reason"`
+	// ValidationsNotApplicable and ValidationsAdvisoryFailed are always 0:
+	// the harness implements every check it declares and has no advisory
+	// validations.
+	ValidationsNotApplicable  int `json:"validations_not_applicable"`
+	ValidationsAdvisoryFailed int `json:"validations_advisory_failed"`
+	// ExpectedFailures and StaleBaseline count the rules the baseline
+	// matched.
+	ExpectedFailures int `json:"expected_failures"`
+	StaleBaseline    int `json:"stale_baseline"`
+}
+
+// Track is one rule family's status: the fold of its rules' outcomes
+// (failed, error, passed, skipped, not_selected) and the count per outcome.
+type Track struct {
+	Track  string `json:"track"`
+	Status string `json:"status"`
+	Counts Counts `json:"counts"`
+}
+
+// SchemaRef names a JSON Schema the run applied.
+type SchemaRef struct {
+	SchemaID  string `json:"schema_id"`
+	SchemaURL string `json:"schema_url"`
+}
+
+// NotSelected is a judge left out before it ran, with the contract's
+// selection_result reason and detail.
+type NotSelected struct {
+	StoryboardID string `json:"storyboard_id"`
+	PhaseID      string `json:"phase_id"`
+	StepID       string `json:"step_id"`
+	Reason       string `json:"reason"`
+	Detail       string `json:"detail"`
+}
+
+// Integrity is the SHA-256 (lower-case hex) of every piece of evidence a
+// report folder holds: each file written beside results.json, and each
+// recorded call of evidence.json over its RFC 8785 canonical form.
+type Integrity struct {
+	Algorithm string     `json:"algorithm"`
+	Files     []FileHash `json:"files"`
+	Calls     []CallHash `json:"calls"`
+}
+
+// FileHash is the hash of one file of the report folder.
+type FileHash struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// CallHash is the hash of one recorded call: its index in evidence.json's
+// calls, its probe ID, and the SHA-256 of its RFC 8785 canonical form.
+type CallHash struct {
+	Index   int    `json:"index"`
+	ProbeID string `json:"probe_id"`
+	SHA256  string `json:"sha256"`
 }
 
 // Aggregate folds a rule's spec outcomes into the rule's outcome: failed if
@@ -217,25 +397,45 @@ func Aggregate(specs []SpecResult) (Outcome, string) {
 	return Disabled, specs[0].Message
 }
 
-// Settle computes every rule's outcome from its specs, then the counts and
-// the verdict. Call it once the specs are in.
+// Settle computes every rule's outcome from its specs, marks the rules the
+// baseline lists, then computes the counts, the verdict and the run
+// summary. Call it once the specs and steps are in; it may be called again.
 func (r *Run) Settle() {
 	r.Counts = Counts{}
+	baseline := map[string]string{}
+	for _, e := range r.Baseline {
+		baseline[e.Rule] = e.Reason
+	}
 	for i := range r.Rules {
 		rule := &r.Rules[i]
 		rule.Outcome, rule.Message = Aggregate(rule.Specs)
+		rule.Baseline = nil
+		if reason, ok := baseline[rule.ID]; ok {
+			status := Unjudged
+			switch rule.Outcome {
+			case Failed:
+				status = ExpectedFailure
+			case Passed:
+				status = Stale
+			}
+			rule.Baseline = &BaselineMark{Status: status, Reason: reason}
+		}
 		r.Counts[rule.Outcome]++
 	}
 	r.Verdict = r.verdict()
+	r.RunSummary = r.summary()
 }
 
 func (r *Run) verdict() Verdict {
-	judged, harness := false, false
+	judged, harness, stale := false, false, false
 	for _, rule := range r.Rules {
 		binding := rule.Level == Must || r.Strict
+		if rule.Baseline != nil && rule.Baseline.Status == Stale {
+			stale = true
+		}
 		switch rule.Outcome {
 		case Failed:
-			if binding {
+			if binding && rule.Failing() {
 				return NonConformant
 			}
 			judged = true
@@ -250,20 +450,90 @@ func (r *Run) verdict() Verdict {
 	switch {
 	case harness || r.HarnessError != "":
 		return HarnessError
+	case stale:
+		return StaleBaseline
 	case !judged:
 		return Incomplete
 	}
 	return Conformant
 }
 
+// summary computes the contract's run_summary from the steps and rules.
+func (r *Run) summary() RunSummary {
+	s := RunSummary{Tracks: []Track{}, SchemasUsed: []SchemaRef{}, SkippedByReason: map[string]int{},
+		RunnerCapabilityVersion: r.AdcpRelease}
+	if s.RunnerCapabilityVersion == "" {
+		s.RunnerCapabilityVersion = "0.0.0"
+	}
+	schemas := map[SchemaRef]bool{}
+	for _, st := range r.Steps {
+		s.TotalSteps++
+		switch {
+		case st.Skip != nil:
+			s.StepsSkipped++
+			s.SkippedByReason[st.Skip.Reason]++
+		case st.Passed:
+			s.StepsPassed++
+		default:
+			s.StepsFailed++
+		}
+		for _, v := range st.Validations {
+			if v.SchemaID != nil && v.SchemaURL != nil {
+				schemas[SchemaRef{*v.SchemaID, *v.SchemaURL}] = true
+			}
+		}
+	}
+	for ref := range schemas {
+		s.SchemasUsed = append(s.SchemasUsed, ref)
+	}
+	sort.Slice(s.SchemasUsed, func(i, j int) bool { return s.SchemasUsed[i].SchemaID < s.SchemasUsed[j].SchemaID })
+	var families []string
+	tracks := map[string]Counts{}
+	for _, rule := range r.Rules {
+		if tracks[rule.Family] == nil {
+			tracks[rule.Family] = Counts{}
+			families = append(families, rule.Family)
+		}
+		tracks[rule.Family][rule.Outcome]++
+		if rule.Baseline != nil {
+			switch rule.Baseline.Status {
+			case ExpectedFailure:
+				s.ExpectedFailures++
+			case Stale:
+				s.StaleBaseline++
+			}
+		}
+		for _, sp := range rule.Specs {
+			if sp.Outcome == Disabled {
+				s.NotSelected = append(s.NotSelected, NotSelected{StoryboardID: StoryboardID, PhaseID: sp.Transport,
+					StepID: rule.ID + "/" + sp.Transport, Reason: NotSelectedReason, Detail: sp.Message})
+			}
+		}
+	}
+	for _, f := range families {
+		status := "not_selected"
+		for _, o := range []Outcome{Failed, Error, Passed, Skipped} {
+			if tracks[f][o] > 0 {
+				status = string(o)
+				break
+			}
+		}
+		s.Tracks = append(s.Tracks, Track{Track: f, Status: status, Counts: tracks[f]})
+	}
+	if s.StepsNotSelected = len(s.NotSelected); s.StepsNotSelected > 0 {
+		s.NotSelectedByReason = map[string]int{NotSelectedReason: s.StepsNotSelected}
+	}
+	return s
+}
+
 // ExitCode is the process exit code the verdict implies: 0 conformant, 1
-// non-conformant, 3 harness error or nothing judged. (2, a usage error, is
-// the command line's.)
+// non-conformant or a stale baseline, 3 harness error or nothing judged.
+// (2, a usage error, is the command line's.)
 func (r *Run) ExitCode() int {
 	switch r.Verdict {
 	case Conformant:
 		return 0
-	case NonConformant:
+	case NonConformant, StaleBaseline:
 		return 1
 	}
 	return 3

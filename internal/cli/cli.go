@@ -36,9 +36,13 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"diff":    {"compare two results.json files: regressions, fixes, unchanged failures", runDiff},
 	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
+	"judge":   {"judge a recorded report folder again, offline, and rewrite its reports", runJudge},
+	"keygen":  {"write an Ed25519 key pair for signing results (PREFIX.key, PREFIX.pub)", runKeygen},
 	"run":     {"test a seller agent (default: the bundled reference seller) and write reports", runRun},
 	"rules":   {"list the rule catalogue: IDs, levels, transports, statements", runRules},
+	"verify":  {"check a report folder's signature and evidence hashes", runVerify},
 	"version": {"print the tool version and the protocol versions it tests", runVersion},
 }
 

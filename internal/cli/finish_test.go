@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/report"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ruleOf(t *testing.T, r report.Run, id string) report.RuleResult {
+	t.Helper()
+	for _, rule := range r.Rules {
+		if rule.ID == id {
+			return rule
+		}
+	}
+	t.Fatalf("no rule %s", id)
+	return report.RuleResult{}
+}
+
+func TestABaselinedFailureDoesNotFailTheRun(t *testing.T) {
+	bl := writeFile(t, "baseline.yaml", "expected_failures:\n  - rule: ENV-02\n    reason: nested payload until v2 (TICKET-1)\n")
+	dir, code := faultyRun(t, "ENV-02/nested-payload", "--label-filter", "rule:ENV-02", "--baseline", bl)
+	r := readResults(t, dir)
+	if code != ExitOK || r.Verdict != report.Conformant {
+		t.Fatalf("exit %d, verdict %s; want 0, conformant", code, r.Verdict)
+	}
+	rule := ruleOf(t, r, "ENV-02")
+	if rule.Outcome != report.Failed || rule.Baseline == nil || rule.Baseline.Status != report.ExpectedFailure ||
+		rule.Baseline.Reason != "nested payload until v2 (TICKET-1)" || r.RunSummary.ExpectedFailures != 1 {
+		t.Errorf("ENV-02: %s, baseline %+v, summary %d expected failures", rule.Outcome, rule.Baseline, r.RunSummary.ExpectedFailures)
+	}
+	validateResults(t, dir)
+}
+
+func TestAStaleBaselineFailsTheRun(t *testing.T) {
+	bl := writeFile(t, "baseline.json", `{"expected_failures":[{"rule":"ENV-02","reason":"fixed since, but still listed"}]}`)
+	dir := t.TempDir()
+	code, out, _ := run(t, nil, "", "run", "--out", dir, "--label-filter", "rule:ENV-02", "--baseline", bl)
+	r := readResults(t, dir)
+	if code != ExitNonConformant || r.Verdict != report.StaleBaseline {
+		t.Fatalf("exit %d, verdict %s; want 1, %s\n%s", code, r.Verdict, report.StaleBaseline, out)
+	}
+	if rule := ruleOf(t, r, "ENV-02"); rule.Outcome != report.Passed || rule.Baseline == nil || rule.Baseline.Status != report.Stale {
+		t.Errorf("ENV-02: %s, baseline %+v", rule.Outcome, rule.Baseline)
+	}
+	validateResults(t, dir)
+}
+
+func TestANewFailureFailsTheRunWhateverTheBaseline(t *testing.T) {
+	bl := writeFile(t, "baseline.yaml", "expected_failures:\n  - rule: CTX-01\n    reason: another rule\n")
+	dir, code := faultyRun(t, "ENV-02/nested-payload", "--label-filter", "rule:ENV-02", "--baseline", bl)
+	r := readResults(t, dir)
+	if code != ExitNonConformant || r.Verdict != report.NonConformant {
+		t.Fatalf("exit %d, verdict %s; want 1, non_conformant", code, r.Verdict)
+	}
+	if rule := ruleOf(t, r, "CTX-01"); rule.Baseline == nil || rule.Baseline.Status != report.Unjudged {
+		t.Errorf("CTX-01 (not selected): baseline %+v", rule.Baseline)
+	}
+}
+
+func TestBaselineAndCertifyUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ baseline, extra string }{
+		"unknown rule":      {"expected_failures:\n  - rule: NOPE-99\n    reason: r\n", ""},
+		"unknown field":     {"expected_failures:\n  - rule: CTX-01\n    reason: r\n    until: 2027\n", ""},
+		"unknown top level": {"expected_failures: []\nexpected_passes: []\n", ""},
+		"no reason":         {`{"expected_failures":[{"rule":"CTX-01"}]}`, ""},
+		"listed twice":      {`{"expected_failures":[{"rule":"CTX-01","reason":"a"},{"rule":"CTX-01","reason":"b"}]}`, ""},
+		"no list":           {"{}", ""},
+		"not YAML":          {"expected_failures: [", ""},
+		"with --certify":    {`{"expected_failures":[]}`, "--certify"},
+	} {
+		args := []string{"run", "--out", dir, "--baseline", writeFile(t, "b.yaml", c.baseline)}
+		if c.extra != "" {
+			args = append(args, c.extra)
+		}
+		if code, _, errOut := run(t, nil, "", args...); code != ExitUsage || !strings.Contains(errOut, "--") {
+			t.Errorf("%s: exit %d, want %d (%s)", name, code, ExitUsage, errOut)
+		}
+	}
+	if code, _, errOut := run(t, nil, "", "run", "--out", dir, "--certify", "--label-filter", "family:env"); code != ExitUsage {
+		t.Errorf("--certify with --label-filter: exit %d (%s)", code, errOut)
+	}
+	if code, _, _ := run(t, nil, "", "run", "--out", dir, "--baseline", filepath.Join(dir, "none.yaml")); code != ExitUsage {
+		t.Errorf("missing baseline: exit %d", code)
+	}
+}
+
+func TestACertificationRunOverPlainHTTPIsNotPublishable(t *testing.T) {
+	dir := t.TempDir()
+	run(t, nil, "", "run", "--out", dir, "--certify")
+	r := readResults(t, dir)
+	if !r.Certify || r.Publishable || !strings.Contains(r.PublishableReason, "not served over HTTPS") ||
+		strings.Contains(r.PublishableReason, "not a certification run") {
+		t.Errorf("certify %v, publishable %v: %q", r.Certify, r.Publishable, r.PublishableReason)
+	}
+	if r.LabelFilter != "" || r.RunSummary.StepsNotSelected != 0 {
+		t.Errorf("a certification run selected a subset: %q, %d not selected", r.LabelFilter, r.RunSummary.StepsNotSelected)
+	}
+	validateResults(t, dir)
+}
+
+func TestReportsHoldNoRequestHeadersAndOnlyAllowlistedResponseHeaders(t *testing.T) {
+	dir, _ := faultyRun(t, "ENV-02/nested-payload")
+	r := readResults(t, dir)
+	evidenced := false
+	for _, rule := range r.Rules {
+		for _, ev := range rule.Evidence {
+			for _, x := range ev.Exchanges {
+				evidenced = true
+				if x.RequestHeaders != nil {
+					t.Errorf("%s: request headers in the report", ev.ProbeID)
+				}
+				for name := range x.ResponseHeaders {
+					if !strings.EqualFold(name, "Content-Type") && !strings.EqualFold(name, "Content-Length") &&
+						!strings.EqualFold(name, "Www-Authenticate") && !strings.EqualFold(name, "Retry-After") &&
+						!strings.EqualFold(name, "Content-Encoding") && !strings.EqualFold(name, "Location") &&
+						!strings.EqualFold(name, "X-Request-Id") && !strings.EqualFold(name, "X-Correlation-Id") {
+						t.Errorf("%s: response header %s in the report", ev.ProbeID, name)
+					}
+				}
+			}
+		}
+	}
+	if !evidenced {
+		t.Error("the failing run carries no evidence")
+	}
+}

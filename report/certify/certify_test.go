@@ -1,0 +1,163 @@
+package certify
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+)
+
+func TestRedactReachesEveryDepthAndJSONInsideStrings(t *testing.T) {
+	in := `{"a":{"Token":"t1","list":[{"api-key":"k"}]},"content":[{"type":"text","text":"{\"password\":\"p\",\"n\":1.50}"}],` +
+		`"plain":"<b>{not json</b>","n":12345678901234567890}`
+	got := string(Redact(json.RawMessage(in)))
+	for _, secret := range []string{`"t1"`, `"k"`, `\"p\"`} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s survived: %s", secret, got)
+		}
+	}
+	for _, kept := range []string{`1.50`, `12345678901234567890`, `"plain":"\u003cb\u003e{not json\u003c/b\u003e"`} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%s lost: %s", kept, got)
+		}
+	}
+	if !json.Valid([]byte(got)) {
+		t.Errorf("invalid output %s", got)
+	}
+	// Invalid JSON falls back to the byte-level redactor.
+	if got := string(Redact(json.RawMessage(`{"secret":"s", oops`))); strings.Contains(got, `"s"`) {
+		t.Errorf("invalid input: %s", got)
+	}
+	if Redact(nil) != nil {
+		t.Error("nil became non-nil")
+	}
+}
+
+func TestContractDropsRequestHeadersAndUnlistedResponseHeaders(t *testing.T) {
+	run := &report.Run{
+		Steps: []report.Step{{Skip: &report.Skip{Reason: "mutations_off", Detail: "--allow-mutations"},
+			Response: &report.Response{Payload: json.RawMessage(`{"bearer":"x"}`),
+				Headers: map[string][]string{"Set-Cookie": {"s"}, "Content-Type": {"application/json"}}}}},
+		Rules: []report.RuleResult{{ID: "AUTH-01", Evidence: []report.Evidence{{Exchanges: []wire.Exchange{{
+			RequestHeaders:  http.Header{"Authorization": {"[redacted]"}},
+			ResponseHeaders: http.Header{"X-Hostile": {"1"}, "Www-Authenticate": {"Bearer"}}}}}}}},
+	}
+	Contract(run)
+	st := run.Steps[0]
+	if st.Skip.Reason != "not_applicable" || st.Skip.Detail != "mutations_off: --allow-mutations" {
+		t.Errorf("skip %+v", st.Skip)
+	}
+	if string(st.Response.Payload) != `{"bearer":"[redacted]"}` || len(st.Response.Headers) != 1 || st.Response.Headers["Content-Type"] == nil {
+		t.Errorf("response %s %v", st.Response.Payload, st.Response.Headers)
+	}
+	x := run.Rules[0].Evidence[0].Exchanges[0]
+	if x.RequestHeaders != nil || len(x.ResponseHeaders) != 1 || x.ResponseHeaders.Get("WWW-Authenticate") != "Bearer" {
+		t.Errorf("exchange headers %v %v", x.RequestHeaders, x.ResponseHeaders)
+	}
+}
+
+func TestSealAndCheckFindTheChangedCall(t *testing.T) {
+	dir := t.TempDir()
+	ev := `{"target":{},"calls":[{"probe_id":"a","n":1},{"probe_id":"b","n":2}]}`
+	if err := os.WriteFile(filepath.Join(dir, EvidenceFile), []byte(ev), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Seal(dir, []string{EvidenceFile}, []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Files) != 1 || len(in.Calls) != 2 || in.Calls[1].ProbeID != "b" {
+		t.Fatalf("integrity %+v", in)
+	}
+	if errs := Check(dir, in); len(errs) != 0 {
+		t.Fatalf("untouched: %v", errs)
+	}
+	if err := os.WriteFile(filepath.Join(dir, EvidenceFile), []byte(strings.Replace(ev, `"n":2`, `"n":3`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs := Check(dir, in)
+	if len(errs) != 2 || !errors.Is(errs[0], ErrMismatch) || !strings.Contains(errs[1].Error(), "call 1 (b)") {
+		t.Errorf("changed call: %v", errs)
+	}
+	if _, err := Seal(dir, []string{"../x"}, nil); err == nil {
+		t.Error("a path outside the folder was hashed")
+	}
+	if calls, err := HashCalls([]byte(`{"target":{},"calls":null}`)); err != nil || len(calls) != 0 {
+		t.Errorf("an empty store: %v %v", calls, err)
+	}
+	got, err := HashCalls([]byte(`{"target":{"calls":[{"x":1}],"s":"\\\"calls\\\": [{"},` + "\n" + `"calls" : [ {"probe_id":"a","b":"}{]["} ,{}]}`))
+	if err != nil || len(got) != 2 || got[0].SHA256 != digest([]byte(`{"probe_id":"a","b":"}{]["}`)) || got[1].SHA256 != digest([]byte(`{}`)) {
+		t.Errorf("scanner: %+v %v", got, err)
+	}
+	for _, bad := range []string{`[]`, `{"calls":{}}`, `{"calls":[1,`, `{"calls":`, `{"calls":[1]}`, `{}}`} {
+		if _, err := HashCalls([]byte(bad)); err == nil {
+			t.Errorf("%s: hashed", bad)
+		}
+	}
+	if errs := Check(dir, nil); len(errs) != 1 {
+		t.Error("no integrity member passed")
+	}
+}
+
+func TestTheSignatureCoversTheCanonicalForm(t *testing.T) {
+	pub, priv, err := GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{"b": 1, "a": [1.0, "x"]}`)
+	sig, err := Sign(priv, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySignature(pub, []byte("{\"a\":[1,\"x\"],\n  \"b\":1}"), sig); err != nil {
+		t.Errorf("re-indented document: %v", err)
+	}
+	if err := VerifySignature(pub, []byte(`{"b": 1, "a": [1.0, "y"]}`), sig); !errors.Is(err, ErrMismatch) {
+		t.Errorf("changed document: %v", err)
+	}
+	if err := VerifySignature(pub, doc, []byte("not base64")); !errors.Is(err, ErrMismatch) {
+		t.Errorf("garbage signature: %v", err)
+	}
+}
+
+func TestParseBaselineIsStrict(t *testing.T) {
+	known := func(id string) bool { return id == "CTX-01" || id == "ENV-02" }
+	got, err := ParseBaseline([]byte("expected_failures:\n- rule: CTX-01\n  reason: r1\n- rule: ENV-02\n  reason: r2\n"), known)
+	if err != nil || len(got) != 2 || got[1] != (report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{`{"expected_failures":[{"rule":"X-1","reason":"r"}]}`, `{"expected_failures":[{"rule":"CTX-01","reason":" "}]}`,
+		`{"expected_failures":[],"extra":1}`, `[]`} {
+		if _, err := ParseBaseline([]byte(bad), known); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+func TestMarkPublishesOnlyACertificationRunOverHTTPS(t *testing.T) {
+	run := &report.Run{Target: "https://seller.example/mcp", Rules: []report.RuleResult{
+		{ID: "CTX-01", Level: report.Must, Outcome: report.Passed},
+		{ID: "CAP-03", Level: report.Must, Outcome: report.Skipped, Message: "the server does not declare the MCP tasks capability"},
+		{ID: "RETRY-01", Level: report.Should, Outcome: report.Skipped, Message: report.NotImplemented}}}
+	Mark(run, true)
+	if !run.Publishable || run.PublishableReason != "" {
+		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+	run.Target = "https://seller.example/mcp http://seller.example/a2a"
+	if Mark(run, true); run.Publishable {
+		t.Error("an A2A target over plain HTTP is publishable")
+	}
+	run.Rules = append(run.Rules, report.RuleResult{ID: "IDEM-01", Level: report.Must, Outcome: report.Skipped,
+		Message: "mutating probes not allowed (--allow-mutations)"})
+	run.Target = "http://seller.example/mcp"
+	Mark(run, true)
+	if run.Publishable || run.PublishableReason != "the target is not served over HTTPS; MUST rules not judged for a reason of the harness: IDEM-01" {
+		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+}

@@ -1,0 +1,56 @@
+package certify
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/report"
+)
+
+// Mark sets the certification fields of a settled run: Certify, and
+// Publishable with the reasons it is not. A run is publishable only when it
+// is a certification run over HTTPS with no harness error, and every MUST
+// rule was judged or skipped for a reason of the seller's own declarations:
+// a MUST rule that errored, has no judge yet, or was skipped because of the
+// harness's configuration (a message citing a flag, such as
+// "--allow-mutations") keeps the run unpublishable.
+func Mark(run *report.Run, certifyMode bool) {
+	run.Certify = certifyMode
+	var why []string
+	if !certifyMode {
+		why = append(why, "not a certification run (--certify)")
+	}
+	if !allHTTPS(run.Target) {
+		why = append(why, "the target is not served over HTTPS")
+	}
+	if run.HarnessError != "" {
+		why = append(why, "the run hit a harness error")
+	}
+	var unjudged []string
+	for _, r := range run.Rules {
+		if r.Level != report.Must {
+			continue
+		}
+		if r.Outcome == report.Error || r.Outcome == report.Disabled ||
+			(r.Outcome == report.Skipped && (r.Message == report.NotImplemented || strings.Contains(r.Message, "--"))) {
+			unjudged = append(unjudged, r.ID)
+		}
+	}
+	if len(unjudged) > 0 {
+		why = append(why, "MUST rules not judged for a reason of the harness: "+strings.Join(unjudged, " "))
+	}
+	run.Publishable = len(why) == 0
+	run.PublishableReason = strings.Join(why, "; ")
+}
+
+// allHTTPS reports whether every URL of a target (one per transport,
+// separated by spaces) is an https URL.
+func allHTTPS(target string) bool {
+	urls := strings.Fields(target)
+	for _, s := range urls {
+		if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
+			return false
+		}
+	}
+	return len(urls) > 0
+}

@@ -1,0 +1,55 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// minimal is the smallest results.json the schema accepts.
+const minimal = `{"tool":"adcp-conform","version":"1","adcp_release":"3.1.19","target":"https://s.example/mcp",
+"started_at":"2026-01-02T03:04:05Z","duration_ms":1,"strict":false,"verdict":"conformant","counts":{"passed":1},
+"publishable":false,"rules":[],"steps":[%s],"run_summary":{"total_steps":0,"steps_passed":0,"steps_failed":0,
+"steps_skipped":0,"steps_not_selected":0,"tracks":[],"schemas_used":[],"runner_capability_version":"3.1.19",
+"skipped_by_reason":{},"validations_not_applicable":0,"validations_advisory_failed":0,"expected_failures":0,"stale_baseline":0}}`
+
+func doc(step string) []byte { return []byte(strings.Replace(minimal, "%s", step, 1)) }
+
+func TestTheSchemaAcceptsAMinimalReport(t *testing.T) {
+	if err := Validate(doc("")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTheSchemaRejectsWhatTheContractForbids(t *testing.T) {
+	const base = `"storyboard_id":"s","phase_id":"p","step_id":"x","task":"get_products","duration_ms":1,"extraction":{"path":"none"}`
+	for name, step := range map[string]string{
+		"a skip reason outside the vocabulary": `{` + base + `,"passed":true,"validations":[],"skip":{"reason":"because","detail":"d"}}`,
+		"a response header outside the allowlist": `{` + base + `,"passed":true,"validations":[],
+			"response":{"transport":"mcp","payload":{},"headers":{"Set-Cookie":["a"]}}}`,
+		"request headers": `{` + base + `,"passed":true,"validations":[],
+			"request":{"transport":"mcp","operation":"get_products","payload":{},"headers":{"Authorization":["x"]}}}`,
+		"a failed validation without its pointer": `{` + base + `,"passed":false,"validations":[
+			{"check":"rule","passed":false,"description":"d","expected":null,"actual":null,"schema_id":null,"schema_url":null}]}`,
+		"a failed step without a failed validation or an error": `{` + base + `,"passed":false,"validations":[]}`,
+		"an unknown extraction path": `{"storyboard_id":"s","phase_id":"p","step_id":"x","task":"t","duration_ms":1,
+			"extraction":{"path":"guess"},"passed":true,"validations":[]}`,
+	} {
+		err := Validate(doc(step))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+	}
+	good := `{` + base + `,"passed":false,"validations":[{"check":"rule","rule":"ENV-02","passed":false,"description":"d",
+		"json_pointer":"/result/structuredContent/payload","expected":"x","actual":null,"schema_id":null,"schema_url":null}]}`
+	if err := Validate(doc(good)); err != nil {
+		t.Errorf("a well-formed failed step: %v", err)
+	}
+}
+
+func TestValidateReportsSyntaxErrors(t *testing.T) {
+	if err := Validate([]byte("{")); err == nil || !strings.Contains(err.Error(), "results.json") {
+		t.Fatalf("err = %v", err)
+	}
+}
