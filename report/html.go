@@ -1,13 +1,18 @@
 package report
 
 import (
+	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
@@ -22,13 +27,68 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower":        func(o Outcome) string { return strings.ToLower(string(o)) },
 	"clean":        clean,
 	"exchangeText": exchangeText,
+	"outcomes":     func() []Outcome { return outcomeOrder },
 }).Parse(htmlSource))
+
+// filterScript is the page's one script: the outcome, family and transport
+// filters. It is fixed text; the page's Content-Security-Policy allows it by
+// its SHA-256 and nothing else, so no other script — inline, injected or
+// remote — can run, and inline event handlers are refused. The controls
+// start hidden, so a browser that does not run it shows every rule.
+const filterScript = `(function () {
+  "use strict";
+  var state = { outcome: "all", family: "all", transport: "all" };
+  var rows = Array.prototype.slice.call(document.querySelectorAll("tr.rule"));
+  var sections = Array.prototype.slice.call(document.querySelectorAll("section.family"));
+  var buttons = Array.prototype.slice.call(document.querySelectorAll("button[data-filter-outcome]"));
+  var shown = document.getElementById("shown");
+  function keep(row) {
+    var o = row.getAttribute("data-outcome");
+    if (state.outcome === "notpassed" ? o === "passed" : state.outcome !== "all" && o !== state.outcome) return false;
+    if (state.family !== "all" && row.getAttribute("data-family") !== state.family) return false;
+    if (state.transport !== "all" && (" " + row.getAttribute("data-transports") + " ").indexOf(" " + state.transport + " ") < 0) return false;
+    return true;
+  }
+  function apply() {
+    var n = 0;
+    rows.forEach(function (row) { var k = keep(row); row.hidden = !k; if (k) n++; });
+    sections.forEach(function (s) { s.hidden = s.querySelector("tr.rule:not([hidden])") === null; });
+    shown.textContent = n + " of " + rows.length + " rules shown";
+  }
+  buttons.forEach(function (b) {
+    b.addEventListener("click", function () {
+      state.outcome = b.getAttribute("data-filter-outcome");
+      buttons.forEach(function (o) { o.setAttribute("aria-pressed", o === b ? "true" : "false"); });
+      apply();
+    });
+  });
+  ["family", "transport"].forEach(function (k) {
+    var sel = document.getElementById("filter-" + k);
+    sel.addEventListener("change", function () { state[k] = sel.value; apply(); });
+  });
+  document.getElementById("filters").hidden = false;
+  apply();
+  document.documentElement.setAttribute("data-filters", "ready");
+})();
+`
+
+// contentSecurityPolicy is the page's policy: nothing loads, styles are
+// inline, and the only script is filterScript, allowed by its hash.
+var contentSecurityPolicy = func() string {
+	sum := sha256.Sum256([]byte(filterScript))
+	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" +
+		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+}()
 
 // maxExchangeText bounds each body an exchange shows in the page.
 const maxExchangeText = 16 << 10
 
-// exchangeText renders one redacted exchange for reading: the request line,
-// the status, the allowlisted response headers and both bodies, bounded.
+// maxValueText bounds an expected or actual value shown in the page.
+const maxValueText = 4 << 10
+
+// exchangeText renders one redacted exchange as plain text: the request
+// line, the status, the allowlisted response headers and both bodies,
+// bounded. (The JUnit report uses it.)
 func exchangeText(x wire.Exchange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", x.Method, x.URL)
@@ -58,6 +118,18 @@ func bounded(s string) string {
 	return s
 }
 
+// cut bounds s to max bytes at a rune boundary, saying so.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "\n… (cut)"
+}
+
 // clean drops what escaping leaves harmful in a page: control characters
 // (but newlines and tabs) and the bidi controls that can make text read
 // backwards. Each becomes U+FFFD.
@@ -67,33 +139,283 @@ func clean(s string) string {
 		case r == '\n' || r == '\t':
 			return r
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0),
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 			return '\uFFFD'
 		}
 		return r
 	}, s)
 }
 
+// seg is one piece of highlighted text: C is its class ("k" key, "s"
+// string, "n" number, "l" literal, "" plain), T its text, cleaned. The
+// template escapes T like any other value.
+type seg struct{ C, T string }
+
+// readable turns a body into highlighted text: pretty-printed JSON when it
+// parses, the text as it is otherwise; bounded to max bytes.
+func readable(b []byte, max int) []seg {
+	var out bytes.Buffer
+	if json.Valid(b) && json.Indent(&out, b, "", "  ") == nil {
+		return highlight(cut(out.String(), max))
+	}
+	return []seg{{T: clean(cut(string(b), max))}}
+}
+
+// highlight splits pretty-printed JSON (possibly cut short) into classed
+// segments; it never fails on malformed input, it only highlights less.
+func highlight(s string) []seg {
+	var segs []seg
+	plain := func(t string) {
+		if n := len(segs); n > 0 && segs[n-1].C == "" {
+			segs[n-1].T += t
+			return
+		}
+		segs = append(segs, seg{T: t})
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(s))
+			class := "s"
+			if k := strings.TrimLeft(s[j:], " "); strings.HasPrefix(k, ":") {
+				class = "k"
+			}
+			segs = append(segs, seg{C: class, T: clean(s[i:j])})
+			i = j
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(s) && strings.IndexByte("0123456789.eE+-", s[j]) >= 0 {
+				j++
+			}
+			segs = append(segs, seg{C: "n", T: s[i:j]})
+			i = j
+		case c >= 'a' && c <= 'z':
+			j := i + 1
+			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+				j++
+			}
+			segs = append(segs, seg{C: "l", T: clean(s[i:j])})
+			i = j
+		default:
+			j := i + 1
+			for j < len(s) && strings.IndexByte(`"-0123456789abcdefghijklmnopqrstuvwxyz`, s[j]) < 0 {
+				j++
+			}
+			plain(clean(s[i:j]))
+			i = j
+		}
+	}
+	return segs
+}
+
+// htmlView is what the template renders.
+type htmlView struct {
+	*Run
+	CSP        string
+	Script     template.JS
+	Tally      []htmlTallyRow
+	Families   []htmlFamily
+	FamilyIDs  []string
+	Transports []string
+}
+
+// htmlTallyRow is one family's row of the summary: its counts on each of
+// the page's transports, nil where none of its rules applies.
+type htmlTallyRow struct {
+	Family string
+	Cells  []Counts
+}
+
+// tallyMatrix folds the tally into one row per family with a cell per
+// transport.
+func tallyMatrix(rows []tallyRow, transports []string) []htmlTallyRow {
+	var out []htmlTallyRow
+	for _, row := range rows {
+		if n := len(out); n == 0 || out[n-1].Family != row.Family {
+			out = append(out, htmlTallyRow{Family: row.Family, Cells: make([]Counts, len(transports))})
+		}
+		if i := slices.Index(transports, row.Transport); i >= 0 {
+			out[len(out)-1].Cells[i] = row.Counts
+		}
+	}
+	return out
+}
+
 // htmlFamily is one family's section of the page.
 type htmlFamily struct {
 	ID    string
-	Rules []RuleResult
+	Rules []htmlRule
 }
 
-// WriteHTML writes report.html: one self-contained file, no network assets,
-// with the verdict, the counts and the rules grouped by family; every rule
-// that did not pass shows its specs and their messages.
+// htmlRule is one rule's row.
+type htmlRule struct {
+	RuleResult
+	// TransportList is the rule's transports, space-separated, for the
+	// transport filter.
+	TransportList string
+	Findings      []htmlFinding
+	Exchanges     []htmlExchange
+}
+
+// htmlFinding is one finding with the failed validation behind it, if the
+// run's steps recorded one.
+type htmlFinding struct {
+	Finding
+	Expected []seg
+	Actual   []seg
+}
+
+// htmlExchange is one redacted exchange, made readable.
+type htmlExchange struct {
+	ProbeID      string
+	Transport    string
+	RequestLine  string
+	RequestBody  []seg
+	StatusLine   string
+	Headers      []string
+	ResponseBody []seg
+	Error        string
+}
+
+// WriteHTML writes report.html: one self-contained file that loads nothing,
+// with the verdict and versions at the top, a summary by rule family and
+// transport, filters by outcome, family and transport, and every rule
+// grouped by family. A rule that did not pass shows its spec messages, each
+// finding's JSON pointer with the expected and actual values its step
+// recorded, and its redacted exchanges. Seller-controlled text is escaped
+// and fenced as untrusted.
 func WriteHTML(w io.Writer, r *Run) error {
-	var families []htmlFamily
+	v := htmlView{Run: r, CSP: contentSecurityPolicy, Script: template.JS(filterScript)}
+	failedValidations := validationIndex(r.Steps)
 	for _, rule := range r.Rules {
-		if n := len(families); n == 0 || families[n-1].ID != rule.Family {
-			families = append(families, htmlFamily{ID: rule.Family})
+		if n := len(v.Families); n == 0 || v.Families[n-1].ID != rule.Family {
+			v.Families = append(v.Families, htmlFamily{ID: rule.Family})
+			if !slices.Contains(v.FamilyIDs, rule.Family) {
+				v.FamilyIDs = append(v.FamilyIDs, rule.Family)
+			}
 		}
-		f := &families[len(families)-1]
-		f.Rules = append(f.Rules, rule)
+		trs := ruleTransports(rule)
+		for _, t := range trs {
+			if !slices.Contains(v.Transports, t) {
+				v.Transports = append(v.Transports, t)
+			}
+		}
+		hr := htmlRule{RuleResult: rule, TransportList: strings.Join(trs, " ")}
+		for _, f := range rule.Findings {
+			hf := htmlFinding{Finding: f}
+			if val, ok := failedValidations.find(rule.ID, f); ok {
+				hf.Expected = expectedText(val.Expected)
+				if len(val.Actual) > 0 {
+					hf.Actual = readable(val.Actual, maxValueText)
+				}
+			}
+			hr.Findings = append(hr.Findings, hf)
+		}
+		for _, e := range rule.Evidence {
+			for _, x := range e.Exchanges {
+				hr.Exchanges = append(hr.Exchanges, readableExchange(e, x))
+			}
+		}
+		f := &v.Families[len(v.Families)-1]
+		f.Rules = append(f.Rules, hr)
 	}
-	return page.Execute(w, struct {
-		*Run
-		Families []htmlFamily
-	}{r, families})
+	v.Tally = tallyMatrix(tally(r), v.Transports)
+	return page.Execute(w, v)
+}
+
+// expectedText renders a validation's expected value: a string as it is,
+// anything else as pretty JSON.
+func expectedText(v any) []seg {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return []seg{{T: clean(cut(x, maxValueText))}}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []seg{{T: clean(cut(fmt.Sprint(v), maxValueText))}}
+	}
+	return readable(b, maxValueText)
+}
+
+// validations indexes the failed validations of the run's steps by rule
+// and step.
+type validations map[[2]string][]Validation
+
+func validationIndex(steps []Step) validations {
+	idx := validations{}
+	for _, s := range steps {
+		for _, v := range s.Validations {
+			if !v.Passed {
+				k := [2]string{v.Rule, s.StepID}
+				idx[k] = append(idx[k], v)
+			}
+		}
+	}
+	return idx
+}
+
+// find returns the failed validation of rule behind finding f: the one on
+// the finding's probe with the same JSON pointer, or, when the finding has
+// no pointer, the probe's first failed validation of the rule.
+func (idx validations) find(rule string, f Finding) (Validation, bool) {
+	vs := idx[[2]string{rule, f.ProbeID}]
+	for _, v := range vs {
+		if v.JSONPointer != nil && *v.JSONPointer == f.JSONPointer {
+			return v, true
+		}
+	}
+	if f.JSONPointer == "" && len(vs) > 0 {
+		return vs[0], true
+	}
+	return Validation{}, false
+}
+
+// readableExchange lays out one exchange for reading: bodies pretty-printed
+// when they parse as JSON (each server-sent event's data likewise), only
+// the allowlisted response headers, everything cleaned and bounded.
+func readableExchange(e Evidence, x wire.Exchange) htmlExchange {
+	hx := htmlExchange{ProbeID: e.ProbeID, Transport: e.Transport,
+		RequestLine: clean(cut(x.Method+" "+x.URL, 2048)), Error: clean(cut(x.Error, 2048))}
+	if len(x.RequestBody) > 0 {
+		hx.RequestBody = readable(x.RequestBody, maxExchangeText)
+	}
+	if x.Status != 0 {
+		hx.StatusLine = fmt.Sprintf("HTTP %d (%.1f ms)", x.Status, x.DurationMS)
+	} else {
+		hx.StatusLine = fmt.Sprintf("no response (%.1f ms)", x.DurationMS)
+	}
+	h := wire.ReportResponseHeaders(x.ResponseHeaders)
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, val := range h[name] {
+			hx.Headers = append(hx.Headers, clean(cut(name+": "+val, 1024)))
+		}
+	}
+	switch {
+	case len(x.Events) > 0:
+		for i, ev := range x.Events {
+			if i > 0 {
+				hx.ResponseBody = append(hx.ResponseBody, seg{T: "\n"})
+			}
+			typ := ev.Type
+			if typ == "" {
+				typ = "message"
+			}
+			hx.ResponseBody = append(hx.ResponseBody, seg{T: clean(cut("event: "+typ, 256)) + "\n"})
+			hx.ResponseBody = append(hx.ResponseBody, readable([]byte(ev.Data), maxExchangeText)...)
+			hx.ResponseBody = append(hx.ResponseBody, seg{T: "\n"})
+		}
+	case len(x.ResponseBody) > 0:
+		hx.ResponseBody = readable(x.ResponseBody, maxExchangeText)
+	}
+	return hx
 }

@@ -32,6 +32,19 @@ func syntheticRun() *Run {
 		ResponseBody: wire.Bytes(`{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"payload":{"note":"<img src=x onerror=alert(5)>"}}}}`),
 		DurationMS:   1.5,
 	}}}}
+	// The catalogue gives ENV-02 both transports; only MCP was probed.
+	r.Rules[1].Transports = []string{"mcp", "a2a"}
+	r.MCPProtocolVersion = "2025-06-18"
+	r.Notes = []string{"mcp/sync_creatives/valid: the seller refused the probe's arguments <b>bold</b>"}
+	pointer := "/result/structuredContent/payload"
+	r.Steps = []Step{{StoryboardID: "adcp_conform", PhaseID: "mcp_get_products", StepID: "mcp/get_products/valid", Task: "get_products",
+		DurationMS: 1.5, Extraction: Extraction{Path: "structured_content"},
+		Validations: []Validation{
+			{Check: "rule", Rule: "ENV-01", Passed: true, Description: "answers with a JSON object"},
+			{Check: "rule", Rule: "ENV-02", Description: "keeps envelope and body fields flat at the root", JSONPointer: &pointer,
+				Expected: "keeps envelope and body fields flat at the root", Actual: []byte(`{"note":"<img src=x onerror=alert(5)>","n":[1,true,null]}`),
+				Message: "nests body fields"},
+		}}}
 	r.Settle()
 	return r
 }

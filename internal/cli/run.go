@@ -85,11 +85,15 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
+	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err := post.prepare(c.labelFilter); err != nil {
+		return err
 	}
 	cfg, err := c.probeConfig(stdio)
 	if err != nil {
@@ -134,9 +138,10 @@ func runRun(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	printProgress(stdio.Err, results)
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
-	if err := writeReports(c.out, run, store); err != nil {
+	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err
 	}
 	if meta.HarnessError != "" {
@@ -145,12 +150,32 @@ func runRun(args []string, stdio Stdio) error {
 	if err := report.WriteText(stdio.Out, run); err != nil {
 		return err
 	}
+	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
+		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+	}
 	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
 		filepath.Join(c.out, FileJUnit), filepath.Join(c.out, FileHTML), filepath.Join(c.out, FileResults)}, " "), 1000))
 	if code := ExitCode(run.ExitCode()); code != ExitOK {
 		return &codeError{code: code}
 	}
 	return nil
+}
+
+// appendStepSummary appends the Markdown summary to the file GitHub
+// Actions names in $GITHUB_STEP_SUMMARY; nothing when it is unset.
+func appendStepSummary(path string, run *report.Run) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteStepSummary(f, run); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // probeConfig turns the flags into the probe plan's configuration.

@@ -159,3 +159,22 @@ func TestRunTakesItsFlagsFromTheEnvironment(t *testing.T) {
 		t.Errorf("-v from the environment printed no exchanges:\n%s", errOut)
 	}
 }
+
+func TestRunAppendsTheStepSummaryWhenGitHubAsksForIt(t *testing.T) {
+	dir := t.TempDir()
+	summary := filepath.Join(dir, "summary.md")
+	if err := os.WriteFile(summary, []byte("earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, map[string]string{"GITHUB_STEP_SUMMARY": summary}, "", "run", "--out", filepath.Join(dir, "r"), "--label-filter", "family:ctx")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "earlier step\n") || !strings.Contains(string(b), "conformant") {
+		t.Errorf("summary file:\n%s", b)
+	}
+}

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/internal/golden"
+)
+
+// summaryRun is the synthetic run with a baseline — CTX-04 passes although
+// the baseline lists it, CTX-05 fails as it expects — and a finding that
+// quotes Markdown and HTML.
+func summaryRun() *Run {
+	r := syntheticRun()
+	r.Rules = append(r.Rules, rule("CTX-04", Should, spec(Passed, "")), rule("CTX-05", Should, spec(Failed, "CTX-05: drops the context")))
+	r.Baseline = []BaselineEntry{{Rule: "CTX-04", Reason: "fixed in 2.1"}, {Rule: "CTX-05", Reason: "tracked as SELL-12"}}
+	r.Rules[1].Findings = append(r.Rules[1].Findings, Finding{Transport: "mcp", ProbeID: "mcp/x`y", Message: "second"})
+	r.Rules[1].Findings[0].Message = "nests **body** fields <img src=x onerror=alert(1)> [link](javascript:alert(2)) | pipe\n# heading"
+	r.Settle()
+	return r
+}
+
+func TestStepSummaryMatchesItsGoldenFile(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteStepSummary(&got, summaryRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "summary.golden.md"), got.Bytes())
+}
+
+// TestStepSummaryNeutralizesSellerMarkup checks a seller string can add no
+// Markdown link, emphasis, heading, table cell or HTML to the summary.
+func TestStepSummaryNeutralizesSellerMarkup(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteStepSummary(&out, summaryRun()); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, bad := range []string{"<img", "](javascript", "**body**", "\n# heading", ") | pipe"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("the summary holds %q unescaped", bad)
+		}
+	}
+	for _, want := range []string{"## ❌ adcp-conform: non\\_conformant", "| ENV | mcp | 1 | 1 | 0 | 0 | 0 |", "**ENV-02** failed",
+		"/result/structuredContent/payload", "(and 1 more)", "**CTX-04** passed, **stale baseline entry**", "**AUTH-01** error", "**CTX-05** failed, expected by the baseline: tracked as SELL-12"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestTallyCountsEachRuleOncePerTransport(t *testing.T) {
+	r := &Run{Rules: []RuleResult{
+		{ID: "ENV-01", Family: "ENV", Transports: []string{"mcp", "a2a"},
+			Specs: []SpecResult{{Transport: "mcp", Outcome: Passed}, {Transport: "a2a", Outcome: Failed}}},
+		{ID: "ENV-02", Family: "ENV", Transports: []string{"mcp"}, Specs: []SpecResult{{Transport: "mcp", Outcome: Disabled}}},
+		{ID: "CTX-01", Family: "CTX", Transports: []string{"mcp"}},
+		{ID: "ENV-03", Family: "ENV", Transports: []string{"a2a"}, Specs: []SpecResult{{Transport: "a2a", Outcome: Error}}},
+	}}
+	r.Settle()
+	rows := tally(r)
+	var got []string
+	for _, row := range rows {
+		got = append(got, row.Family+"/"+row.Transport+":"+strings.Join([]string{
+			itoa(row.Counts[Passed]), itoa(row.Counts[Failed]), itoa(row.Counts[Skipped]), itoa(row.Counts[Error]), itoa(row.Counts[Disabled])}, ","))
+	}
+	want := "ENV/mcp:1,0,0,0,1 ENV/a2a:0,1,0,1,0 CTX/mcp:0,0,1,0,0"
+	if strings.Join(got, " ") != want {
+		t.Errorf("tally %v, want %s", got, want)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
