@@ -183,7 +183,7 @@ func replyEvents(r *reply) []*a2aReply {
 		c.Message = ev
 		c.Result, c.RPCError, _, _ = splitResponse(ev)
 		v := parseA2AReply(c).a2a
-		v.taskPtr = "#event/" + strconv.Itoa(i) + v.taskPtr
+		v.taskPtr = "/events/" + strconv.Itoa(i) + v.taskPtr
 		out = append(out, v)
 	}
 	return out
@@ -436,10 +436,10 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 	var fs []finding
 	final := false
 	for i, ev := range events {
-		p := "#event/" + strconv.Itoa(i) + "/result"
+		p := "/events/" + strconv.Itoa(i) + "/result"
 		result, rpcErr, _, err := splitResponse(ev)
 		if err != nil || (result == nil && rpcErr == nil) {
-			fs = append(fs, finding{"#event/" + strconv.Itoa(i), "is not a JSON-RPC response"})
+			fs = append(fs, finding{"/events/" + strconv.Itoa(i), "is not a JSON-RPC response"})
 			continue
 		}
 		if rpcErr != nil {
@@ -483,7 +483,7 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 		}
 	}
 	if !final {
-		fs = append(fs, finding{"#event/" + strconv.Itoa(len(events)-1), "the stream ends without a final task status"})
+		fs = append(fs, finding{"/events/" + strconv.Itoa(len(events)-1), "the stream ends without a final task status"})
 	}
 	return fs
 }

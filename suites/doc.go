@@ -37,6 +37,13 @@
 //     message starting "<rule>: harness error"; the report model turns a
 //     failed spec carrying this entry into an error, never a seller failure.
 //
+// # Pointers
+//
+// A finding's JSON pointer (RFC 6901) points into the JSON-RPC response of
+// the call; "#" then steps into a text item parsed as JSON
+// (/result/content/0/text#/adcp_error). For a streaming call it points into
+// the stream seen as {"events": [response, …]}: /events/2/result/task/….
+//
 // # Where the spec disagrees with itself
 //
 // Each judge's comment block states the policy it follows where the spec's

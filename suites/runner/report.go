@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -228,7 +229,11 @@ func orNull(b json.RawMessage) json.RawMessage {
 // actual returns the value a finding's pointer locates in the recorded
 // reply, bounded; a string describing the absence when there is none.
 func actual(c evidence.Call, f suites.Finding) json.RawMessage {
-	v, ok := resolve(c.Message, f.Pointer)
+	doc := []byte(c.Message)
+	if strings.HasPrefix(f.Pointer, "/events/") {
+		doc, _ = json.Marshal(map[string][]json.RawMessage{"events": a2a.Events(c)})
+	}
+	v, ok := resolve(doc, f.Pointer)
 	if !ok {
 		v = c.Body
 		if f.Pointer != "" || v == nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/internal/cli"
 	"github.com/adcp-conform/adcp-conform/internal/golden"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/report/schema"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -89,6 +90,9 @@ func judged(extra []string, faults ...seller.Fault) (map[string]outcome, []cli.E
 		b, err := os.ReadFile(filepath.Join(dir, cli.FileResults))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: exit %d, no results.json: %w\n%s", f.name, code, err, errOut.String())
+		}
+		if err := schema.Validate(b); err != nil {
+			return nil, nil, fmt.Errorf("%s: results.json does not match its schema: %w", f.name, err)
 		}
 		var run report.Run
 		if err := json.Unmarshal(b, &run); err != nil {
