@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
 	"judge":   {"judge a recorded report folder again, offline, and rewrite its reports", runJudge},
 	"keygen":  {"write an Ed25519 key pair for signing results (PREFIX.key, PREFIX.pub)", runKeygen},
+	"merge":   {"build the index (index.html, index.json) across report folders written anywhere", runMerge},
 	"run":     {"test a seller agent (default: the bundled reference seller) and write reports", runRun},
 	"rules":   {"list the rule catalogue: IDs, levels, transports, statements", runRules},
 	"verify":  {"check a report folder's signature and evidence hashes", runVerify},

@@ -86,17 +86,24 @@ func runRun(args []string, stdio Stdio) error {
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
+	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	if tune.targets != "" {
+		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
+	}
 	if err := post.prepare(c.labelFilter); err != nil {
 		return err
 	}
 	cfg, err := c.probeConfig(stdio)
 	if err != nil {
+		return err
+	}
+	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
 	sel, err := runner.Select(c.labelFilter, suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()})

@@ -173,6 +173,9 @@ func ParseCard(body []byte, cardURL string) (Card, error) {
 			c.Endpoint = u.String()
 		}
 	}
+	if c.Endpoint == "" { // "//" resolves to nothing
+		return Card{}, errors.New("agent card names no usable JSON-RPC interface URL")
+	}
 	for _, s := range raw.Skills {
 		c.Skills = append(c.Skills, s.ID)
 	}
@@ -195,7 +198,9 @@ type Client struct {
 }
 
 // NewClient returns a client for the interface the card names.
-func NewClient(cfg Config, card Card) *Client { return &Client{cfg: cfg, card: card, id: new(atomic.Int64)} }
+func NewClient(cfg Config, card Card) *Client {
+	return &Client{cfg: cfg, card: card, id: new(atomic.Int64)}
+}
 
 // InContext returns a client whose messages all carry contextId id: one A2A
 // conversation (a seller may, for example, rate-limit per context).

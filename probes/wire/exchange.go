@@ -64,7 +64,7 @@ type Exchange struct {
 	Proto            string      `json:"proto,omitempty"`
 	ResponseHeaders  http.Header `json:"response_headers,omitempty"` // as received, credentials redacted
 	ContentEncoding  string      `json:"content_encoding,omitempty"` // coding decoded for the consumer ("gzip")
-	ResponseBody     Bytes       `json:"response_body,omitempty"`    // redacted, decoded, at most MaxBodyBytes
+	ResponseBody     Bytes       `json:"response_body,omitempty"`    // redacted, decoded; at most MaxBodyBytes, MaxEvidenceBytes when Truncated
 	ResponseBodySize int64       `json:"response_body_size"`         // decoded bytes read
 	WireBytes        int64       `json:"wire_bytes"`                 // bytes read from the network
 	SSE              bool        `json:"sse,omitempty"`              // Content-Type text/event-stream

@@ -12,6 +12,10 @@ const (
 	DefaultMaxBodyBytes int64 = 8 << 20
 	// DefaultMaxEventBytes bounds one SSE event, framing and comments included.
 	DefaultMaxEventBytes = 1 << 20
+	// DefaultMaxEvidenceBytes bounds the part of a body cut at a limit that
+	// the exchange keeps: a cut body cannot be read as a reply, so keeping
+	// all of it (up to MaxBodyBytes) would only cost memory and report size.
+	DefaultMaxEvidenceBytes int64 = 64 << 10
 	// DefaultMaxExchanges bounds the exchanges kept by one Capture.
 	DefaultMaxExchanges = 1000
 	// DefaultMaxRecorded bounds the exchanges kept by one Recorder.
@@ -39,6 +43,9 @@ type Limits struct {
 	DrainBytes    int64         // bytes drained from an abandoned non-SSE body
 	DrainTimeout  time.Duration // time spent draining an abandoned body
 	MaxRedirects  int           // redirects allowed by CheckRedirect
+	// MaxEvidenceBytes bounds the bytes kept of a response body cut at a
+	// limit (Exchange.Truncated); a body read whole is kept whole.
+	MaxEvidenceBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -59,6 +66,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxRedirects <= 0 {
 		l.MaxRedirects = DefaultMaxRedirects
+	}
+	if l.MaxEvidenceBytes <= 0 {
+		l.MaxEvidenceBytes = DefaultMaxEvidenceBytes
 	}
 	return l
 }

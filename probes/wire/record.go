@@ -20,6 +20,7 @@ type record struct {
 	ex       Exchange
 	start    time.Time
 	raw      []byte // unredacted body so far, nil once finished
+	keepCut  int64  // bytes kept of a body cut at a limit; 0: all
 	finished bool
 	done     chan struct{}
 	watchers []func()
@@ -110,6 +111,9 @@ func (r *record) finish(err error, complete, truncated bool, wire int64) {
 		return
 	}
 	r.finished = true
+	if truncated && r.keepCut > 0 && int64(len(r.raw)) > r.keepCut {
+		r.raw = append([]byte(nil), r.raw[:r.keepCut]...) // a cut body is no reply: keep its head only
+	}
 	body, hits := r.red.Body(r.raw, truncated || !complete)
 	if hits > 0 {
 		r.ex.SecretEchoed = true

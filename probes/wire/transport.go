@@ -196,6 +196,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 
 	rec := newRecord(t.red, t.now, start)
+	rec.keepCut = t.lim.MaxEvidenceBytes
 	reqBody, size, truncated, err := t.teeRequest(out, req.Body)
 	rec.ex.Method = req.Method
 	rec.ex.URL = t.red.URL(req.URL)

@@ -144,7 +144,8 @@ func TestBodyOverLimitIsCutAndBounded(t *testing.T) {
 	}
 	x := onlyExchange(ctx, t, capt)
 	runtime.ReadMemStats(&after)
-	if !x.Truncated || x.Complete || len(x.ResponseBody) != limit || x.ResponseBodySize != limit {
+	// The consumer read the limit; the exchange keeps the cut body's head.
+	if !x.Truncated || x.Complete || int64(len(x.ResponseBody)) != DefaultMaxEvidenceBytes || x.ResponseBodySize != limit {
 		t.Errorf("flags truncated %v complete %v stored %d size %d", x.Truncated, x.Complete, len(x.ResponseBody), x.ResponseBodySize)
 	}
 	if !strings.Contains(x.Error, "exceeds the limit") {
@@ -554,5 +555,28 @@ func TestProbeHeadersWin(t *testing.T) {
 	x := onlyExchange(ctx, t, capt)
 	if strings.Contains(x.URL, "bogus-probe-token") || x.RequestHeaders.Get("Authorization") != Redacted {
 		t.Errorf("stored URL %q, Authorization %q", x.URL, x.RequestHeaders.Get("Authorization"))
+	}
+}
+
+func TestMaxEvidenceBytesBoundsTheKeptHeadOfACutBodyOnly(t *testing.T) {
+	ctx := testCtx(t)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/small" {
+			_, _ = w.Write(bytes.Repeat([]byte("s"), 3000))
+			return
+		}
+		_, _ = w.Write(bytes.Repeat([]byte("x"), 10000))
+	})
+	tr := &Transport{Limits: Limits{MaxBodyBytes: 5000, MaxEvidenceBytes: 1000}}
+	cctx, capt := WithCapture(ctx, "cut")
+	_, _, _ = post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	if x := onlyExchange(ctx, t, capt); !x.Truncated || len(x.ResponseBody) != 1000 || x.ResponseBodySize != 5000 {
+		t.Errorf("cut body: truncated %v, kept %d, read %d; want true, 1000, 5000", x.Truncated, len(x.ResponseBody), x.ResponseBodySize)
+	}
+	cctx, capt = WithCapture(ctx, "whole")
+	_, _, _ = post(cctx, t, tr.Client(), srv.URL+"/small", `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	if x := onlyExchange(ctx, t, capt); x.Truncated || len(x.ResponseBody) != 3000 {
+		t.Errorf("whole body: truncated %v, kept %d; want false, 3000", x.Truncated, len(x.ResponseBody))
 	}
 }

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// MaxParallel bounds --parallel and --parallel-targets.
+const MaxParallel = 64
+
+// DefaultParallelTargets is how many targets of a --targets file are run at
+// once by default.
+const DefaultParallelTargets = 4
+
+// tuneFlags are the run's speed and limit flags: probe concurrency, the
+// byte limits a user may need to raise for a seller with large replies, and
+// the targets file of a registry run.
+type tuneFlags struct {
+	parallel        int
+	maxBody         byteSize
+	maxEvent        byteSize
+	maxEvidence     byteSize
+	targets         string
+	parallelTargets int
+}
+
+// addTuneFlags registers --parallel, --max-body, --max-event,
+// --max-evidence, --targets and --parallel-targets on fs.
+func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
+	t := &tuneFlags{maxBody: byteSize(wire.DefaultMaxBodyBytes), maxEvent: byteSize(wire.DefaultMaxEventBytes),
+		maxEvidence: byteSize(wire.DefaultMaxEvidenceBytes)}
+	fs.IntVar(&t.parallel, "parallel", plan.DefaultConcurrency, fmt.Sprintf("probes in flight at once, per transport (1 to %d; results do not depend on it)", MaxParallel))
+	fs.Var(&t.maxBody, "max-body", "bytes of one response body read and kept (e.g. 8MiB); a longer body is cut and flagged truncated")
+	fs.Var(&t.maxEvent, "max-event", "bytes of one SSE event (e.g. 1MiB); a longer event ends the stream")
+	fs.Var(&t.maxEvidence, "max-evidence", "bytes kept as evidence of a body cut at --max-body or --max-event (e.g. 64KiB)")
+	fs.StringVar(&t.targets, "targets", "", "YAML or JSON file of targets (mcp, a2a, bearer_env, out): run each, one report folder per target under --out, and an index")
+	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("targets of --targets run at once (1 to %d)", MaxParallel))
+	return t
+}
+
+// apply checks the flags and sets them on the probe configuration.
+func (t *tuneFlags) apply(cfg *plan.Config) error {
+	if t.parallel < 1 || t.parallel > MaxParallel {
+		return usagef("--parallel must be between 1 and %d", MaxParallel)
+	}
+	if t.parallelTargets < 1 || t.parallelTargets > MaxParallel {
+		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
+	}
+	const maxLimit = 1 << 30
+	for name, v := range map[string]byteSize{"--max-body": t.maxBody, "--max-event": t.maxEvent, "--max-evidence": t.maxEvidence} {
+		if v < 1 || v > maxLimit {
+			return usagef("%s must be between 1 byte and 1GiB", name)
+		}
+	}
+	cfg.Concurrency = t.parallel
+	lim := wire.Limits{MaxBodyBytes: int64(t.maxBody), MaxEventBytes: int(t.maxEvent), MaxEvidenceBytes: int64(t.maxEvidence)}
+	cfg.MCP.Limits, cfg.A2A.Limits = lim, lim
+	return nil
+}
+
+// byteSize is a flag value in bytes: a plain number or one with a unit
+// (KB, MB, GB: powers of 1000; KiB, MiB, GiB: powers of 1024; B).
+type byteSize int64
+
+func (b *byteSize) String() string {
+	if b == nil {
+		return "0"
+	}
+	n := int64(*b)
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func parseByteSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}}
+	up := strings.ToUpper(s)
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(up, u.suffix) {
+			up, mult = strings.TrimSpace(strings.TrimSuffix(up, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(up, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q: want a size in bytes such as 8MiB, 512KB or 65536", s)
+	}
+	return n * mult, nil
+}

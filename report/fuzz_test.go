@@ -1,0 +1,125 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// runWith is syntheticRun with s in every place a seller's bytes reach the
+// page: the target, a rule message, a finding's pointer and message, a
+// note, the harness error, an exchange's URL, header value and bodies, and
+// a validation's actual value (when s is JSON).
+func runWith(s string) *Run {
+	r := syntheticRun()
+	r.Target = s
+	r.HarnessError = s
+	r.Notes = append(r.Notes, s)
+	r.Rules[1].Specs[0].Message = s
+	r.Rules[1].Message = s
+	r.Rules[1].Findings = append(r.Rules[1].Findings, Finding{Transport: "mcp", ProbeID: s, JSONPointer: s, Message: s})
+	x := &r.Rules[1].Evidence[0].Exchanges[0]
+	x.URL = s
+	x.Error = s
+	x.ResponseHeaders = http.Header{"Content-Type": {s}}
+	x.RequestBody = wire.Bytes(s)
+	x.ResponseBody = wire.Bytes(s)
+	x.Events = []wire.Event{{Type: s, Data: s, Raw: wire.Bytes(s)}}
+	if json.Valid([]byte(s)) {
+		r.Steps[0].Validations[1].Actual = []byte(s)
+	}
+	r.Steps[0].Validations[1].Message = s
+	r.Settle()
+	return r
+}
+
+// markup is what a page is made of: its element names, attribute names,
+// and the text of its scripts.
+type markup struct {
+	elements, attrs map[string]bool
+	scripts         []string
+}
+
+func markupOf(t *testing.T, page []byte) markup {
+	m := markup{elements: map[string]bool{}, attrs: map[string]bool{}}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	inScript := false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return m
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tok := z.Token()
+			m.elements[tok.Data] = true
+			for _, a := range tok.Attr {
+				m.attrs[tok.Data+"@"+a.Key] = true
+				if v := strings.ToLower(strings.TrimSpace(a.Val)); strings.HasPrefix(v, "javascript:") {
+					t.Fatalf("javascript: URL in <%s %s>", tok.Data, a.Key)
+				}
+			}
+			inScript = tok.Data == "script"
+		case html.TextToken:
+			if inScript {
+				m.scripts = append(m.scripts, string(z.Text()))
+			}
+		case html.EndTagToken:
+			inScript = false
+		}
+	}
+}
+
+// FuzzWriteHTML puts arbitrary seller strings everywhere they reach
+// report.html and checks that none becomes markup: every element and
+// attribute of the page is one the page has with harmless strings (where
+// it already shows JSON evidence and every optional section), and the only
+// script is the page's own, unchanged.
+func FuzzWriteHTML(f *testing.F) {
+	for _, s := range []string{
+		`"><script>alert(1)</script>`, `' onmouseover='alert(2)' x='`, `javascript:alert(3)`,
+		"\x1b[31m\u202egnp.exe\r\nX: y", `{"a":"<img src=x onerror=alert(4)>"}`, `</pre></td></tr></table><svg onload=alert(5)>`,
+		`<!--`, `<![CDATA[`, `</script><script>alert(6)</script>`, `{{.Target}}`, "\xff\xfe<b>", `<a href="//evil">x</a>`,
+	} {
+		f.Add(s)
+	}
+	var base bytes.Buffer
+	if err := WriteHTML(&base, runWith(`{"benign":["json",1,true,null],"s":"text"}`)); err != nil {
+		f.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := WriteHTML(&plain, runWith("plain text")); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := markupOf(t, base.Bytes())
+		for k := range markupOf(t, plain.Bytes()).elements {
+			want.elements[k] = true
+		}
+		for k := range markupOf(t, plain.Bytes()).attrs {
+			want.attrs[k] = true
+		}
+		var out bytes.Buffer
+		if err := WriteHTML(&out, runWith(s)); err != nil {
+			t.Fatalf("WriteHTML: %v", err)
+		}
+		got := markupOf(t, out.Bytes())
+		for e := range got.elements {
+			if !want.elements[e] {
+				t.Errorf("element <%s> came from the input %q", e, s)
+			}
+		}
+		for a := range got.attrs {
+			if !want.attrs[a] {
+				t.Errorf("attribute %s came from the input %q", a, s)
+			}
+		}
+		if len(got.scripts) != 1 || got.scripts[0] != filterScript {
+			t.Errorf("%d scripts, or the page's script changed, for input %q", len(got.scripts), s)
+		}
+	})
+}
