@@ -130,6 +130,8 @@ func (c Check) judge(store *evidence.Store, opts Options) Verdict {
 // Judge runs every judge on the transports opts selects, without Ginkgo:
 // the re-judging entry point.
 func Judge(store *evidence.Store, opts Options) []Verdict {
+	forgetReplies()
+	defer forgetReplies()
 	var out []Verdict
 	for _, c := range Checks() {
 		if opts.judges(c.Transport) {
@@ -181,6 +183,7 @@ func registerChecks(familyID string, checks func() []Check) {
 // RunSpecs, and again after globals.Reset() (with catalogue.ResetBugs())
 // for another run in the same process.
 func Register(store *evidence.Store, opts Options, record func(Verdict)) {
+	forgetReplies()
 	for _, t := range []catalogue.Transport{catalogue.MCP, catalogue.A2A} {
 		if !opts.judges(t) {
 			continue

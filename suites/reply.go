@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -40,7 +41,15 @@ type reply struct {
 	outcome extract.Outcome
 	// a2a is set for an A2A reply: the task view (see a2aReply).
 	a2a *a2aReply
+
+	candOnce sync.Once
+	cands    []candidate
+	strOnce  sync.Once
+	strs     []stringValue
 }
+
+// stringValue is one string of a reply: where, under which key, what.
+type stringValue struct{ ptr, key, s string }
 
 // textItem is one text content item.
 type textItem struct {
@@ -55,7 +64,41 @@ type root struct {
 	obj *extract.Object
 }
 
+// replies memoizes parsed replies for the length of a judging run: every
+// rule reads the same calls, and a hostile seller's megabyte replies must
+// be parsed once, not once per rule. The key is the identity of the
+// message bytes (views of a store share them); a cached reply keeps those
+// bytes alive, so the identity cannot be reused while it is cached.
+var replies sync.Map
+
+type replyKey struct {
+	p       *byte
+	n       int
+	probeID string
+}
+
+// forgetReplies empties the memo; Judge and Register call it first.
+func forgetReplies() { replies.Clear() }
+
+// Release drops what the judges memoized while judging; a runner calls it
+// once the specs Register declared have run.
+func Release() { forgetReplies() }
+
+// parseReply returns the strict view of a call's reply, parsed once.
 func parseReply(c evidence.Call) *reply {
+	if len(c.Message) == 0 {
+		return parseReplyOnce(c)
+	}
+	k := replyKey{&c.Message[0], len(c.Message), c.ProbeID}
+	if v, ok := replies.Load(k); ok {
+		return v.(*reply)
+	}
+	r := parseReplyOnce(c)
+	replies.Store(k, r)
+	return r
+}
+
+func parseReplyOnce(c evidence.Call) *reply {
 	if c.Transport == evidence.A2A {
 		return parseA2AReply(c)
 	}
@@ -180,6 +223,11 @@ func (r *reply) errorSignal() bool {
 // candidates returns every truthy adcp_error of the reply: in a JSON-RPC
 // error's data, in structuredContent and in each text item.
 func (r *reply) candidates() []candidate {
+	r.candOnce.Do(func() { r.cands = r.findCandidates() })
+	return r.cands
+}
+
+func (r *reply) findCandidates() []candidate {
 	var out []candidate
 	add := func(ptr string, o *extract.Object, jsonrpc bool) {
 		if o == nil {

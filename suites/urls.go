@@ -43,13 +43,19 @@ func urlChecks() []Check {
 // eachString walks every string value of a reply's JSON-RPC message, and of
 // its text items parsed as JSON when structuredContent is absent.
 func eachString(r *reply, fn func(ptr, key, s string)) {
-	walkStrings("", r.call.Message, fn)
-	if r.sc == nil {
-		for _, t := range r.texts {
-			if t.obj != nil {
-				walkStrings(t.ptr+"#", t.obj.Raw(), fn)
+	r.strOnce.Do(func() {
+		collect := func(p, k, v string) { r.strs = append(r.strs, stringValue{p, k, v}) }
+		walkStrings("", r.call.Message, collect)
+		if r.sc == nil {
+			for _, t := range r.texts {
+				if t.obj != nil {
+					walkStrings(t.ptr+"#", t.obj.Raw(), collect)
+				}
 			}
 		}
+	})
+	for _, v := range r.strs {
+		fn(v.ptr, v.key, v.s)
 	}
 }
 

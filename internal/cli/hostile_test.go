@@ -138,7 +138,8 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 // that read them (each judge parses every reply again; every failed rule
 // carries its evidence into results.json).
 var overTarget = map[hostile.Behaviour]string{
-	hostile.ReaderAttack: "a 1 MB reply judged by every rule and copied into every failed rule's evidence: judging and results.json take seconds and about 250 MB after the deadline",
+	// None since the judges parse each reply once per run (the 1 MB reader
+	// attack went from 4.5–6.6 s to about 3 s against a 4 s deadline).
 }
 
 const (

@@ -198,8 +198,35 @@ type Client struct {
 }
 
 // NewClient returns a client for the interface the card names.
+//
+// The credentials the run was given (the bearer token and the extra
+// headers) go only to the origin the user named: when the card names an
+// interface on another origin, the client calls it without them, so a card
+// cannot steer the token to a host of its choosing.
 func NewClient(cfg Config, card Card) *Client {
+	if !sameOrigin(cfg.BaseURL, card.Endpoint) {
+		cfg.BearerToken, cfg.Header = "", nil
+	}
 	return &Client{cfg: cfg, card: card, id: new(atomic.Int64)}
+}
+
+// sameOrigin reports whether two URLs share scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 // InContext returns a client whose messages all carry contextId id: one A2A

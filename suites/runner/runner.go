@@ -140,6 +140,7 @@ func Judge(store *evidence.Store, sel Selection) ([]Result, error) {
 	suiteCfg.Timeout = time.Hour
 	repCfg.NoColor = true
 	ginkgo.RunSpecs(&t{}, "AdCP conformance", suiteCfg, repCfg)
+	suites.Release()
 
 	byKey := map[string]types.SpecReport{}
 	for _, sr := range specs {
