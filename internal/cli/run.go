@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
@@ -96,6 +93,9 @@ func runRun(args []string, stdio Stdio) error {
 	if tune.targets != "" {
 		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
 	}
+	if c.mcpURL == "" && c.a2aURL == "" {
+		return runReference(args, c, stdio) // every face of the bundled seller (reference.go)
+	}
 	if err := post.prepare(c.labelFilter); err != nil {
 		return err
 	}
@@ -121,13 +121,6 @@ func runRun(args []string, stdio Stdio) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
 	started := time.Now()
-	if c.mcpURL == "" && c.a2aURL == "" {
-		stop, err := c.startReference(ctx, &cfg)
-		if err != nil {
-			return fmt.Errorf("starting the reference seller: %w", err)
-		}
-		defer stop()
-	}
 	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
 	if c.verbose {
 		cfg.OnCall = verbosePrinter(stdio.Err)
@@ -251,27 +244,6 @@ func (c *runConfig) transports() []catalogue.Transport {
 		ts = append(ts, catalogue.A2A)
 	}
 	return ts
-}
-
-// startReference starts the bundled reference seller on a loopback port,
-// protected by a bearer token generated for this run so the AUTH rules can
-// be judged, and points cfg at it.
-func (c *runConfig) startReference(ctx context.Context, cfg *plan.Config) (func(), error) {
-	if cfg.MCP.BearerToken == "" {
-		b := make([]byte, 16)
-		_, _ = rand.Read(b) // never fails
-		cfg.MCP.BearerToken = "ref-" + hex.EncodeToString(b)
-		cfg.A2A.BearerToken = cfg.MCP.BearerToken
-	}
-	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: cfg.MCP.BearerToken})
-	if err != nil {
-		return nil, err
-	}
-	cfg.MCP.Endpoint, cfg.A2A.BaseURL = eps.MCP, eps.A2A10
-	if cfg.RateBurst == 0 {
-		cfg.RateBurst = referenceBurst
-	}
-	return stop, nil
 }
 
 // writeReports writes every report file into dir, whatever the verdict.

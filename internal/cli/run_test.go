@@ -47,6 +47,11 @@ func TestRunWithoutTargetPassesTheReferenceSeller(t *testing.T) {
 	if !strings.Contains(out, "verdict: conformant") {
 		t.Errorf("summary: %s", out)
 	}
+	// The A2A 0.3 face has a report of its own.
+	v03 := readResults(t, filepath.Join(dir, ReferenceA2A03Dir))
+	if v03.Verdict != report.Conformant || v03.Counts[report.Failed] != 0 || !strings.Contains(v03.Target, "/a2a/v0.3") {
+		t.Errorf("A2A 0.3 face: verdict %s, counts %v, target %q", v03.Verdict, v03.Counts, v03.Target)
+	}
 }
 
 func TestRunAgainstABrokenSellerFailsAndSaysWhy(t *testing.T) {

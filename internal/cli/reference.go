@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+)
+
+// referenceTokenEnv is the variable through which a run against the bundled
+// reference seller hands the seller's generated token to its own passes.
+const referenceTokenEnv = "ADCP_CONFORM_REFERENCE_TOKEN"
+
+// ReferenceA2A03Dir is the folder, inside --out, of the reports on the
+// reference seller's A2A 0.3 face.
+const ReferenceA2A03Dir = "a2a-0.3"
+
+// runReference tests the bundled reference seller on every face: one run
+// over MCP and A2A 1.0 (one report in --out), then one over A2A 0.3 (its
+// report in --out/a2a-0.3), since a run takes one A2A target. The seller is
+// protected by a bearer token generated for the run (or the one
+// --bearer-env names) so the AUTH rules are judged, and the rate-limit
+// burst is on. The exit code is the worse of the two runs'.
+func runReference(args []string, c runConfig, stdio Stdio) error {
+	token := ""
+	if c.bearerEnv != "" {
+		if token = stdio.getenv(c.bearerEnv); token == "" {
+			return usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
+		}
+	}
+	if token == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b) // never fails
+		token = "ref-" + hex.EncodeToString(b)
+	}
+	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token})
+	if err != nil {
+		return fmt.Errorf("starting the reference seller: %w", err)
+	}
+	defer stop()
+	sub := stdio
+	sub.Getenv = func(name string) string {
+		if name == referenceTokenEnv {
+			return token
+		}
+		return stdio.getenv(name)
+	}
+	base := append(append([]string(nil), args...), "--bearer-env", referenceTokenEnv)
+	if c.rateBurst == 0 {
+		base = append(base, "--rate-burst", strconv.Itoa(referenceBurst))
+	}
+	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", c.out), sub)
+	fmt.Fprintf(stdio.Out, "\nthe reference seller's A2A 0.3 face:\n")
+	second := runRun(append(append([]string(nil), base...), "--a2a", eps.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub)
+	return worse(first, second)
+}
+
+// worse returns the error with the more serious exit code: usage, then
+// harness, then non-conformant, then success.
+func worse(a, b error) error {
+	rank := map[ExitCode]int{ExitUsage: 4, ExitHarness: 3, ExitNonConformant: 2, ExitOK: 1}
+	if rank[exitCodeOf(b)] > rank[exitCodeOf(a)] {
+		return b
+	}
+	return a
+}
