@@ -189,13 +189,14 @@ func TestHostileSellers(t *testing.T) {
 				t.Logf("OVER TARGET (known): %s", why)
 				slack, memLimit = overTargetSlack, overTargetMemory
 			}
+			held := !raceEnabled && os.Getenv("ADCP_CONFORM_HOSTILE_TARGETS") != ""
 			switch {
-			case raceEnabled:
-				t.Log("the race detector is on: time and memory are not held to the targets")
+			case !held:
+				t.Log("time and memory are logged, not held to the targets (set ADCP_CONFORM_HOSTILE_TARGETS=1 without -race, on an otherwise idle machine, as .ci/run does)")
 			case took > hostileDeadline+slack:
 				t.Errorf("the run took %v, over its deadline %v + %v", took, hostileDeadline, slack)
 			}
-			if !raceEnabled && peak >= memLimit {
+			if held && peak >= memLimit {
 				t.Errorf("memory: peak heap growth %d bytes (%d allocated); limit %d", peak, allocated, memLimit)
 			}
 			if code != ExitNonConformant && code != ExitHarness {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +63,7 @@ type runConfig struct {
 	rateBurst      int
 	allowDomains   multiValue
 	seed           uint64
+	caCert         string
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -82,6 +85,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
+	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
@@ -222,6 +226,20 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 	}
 	if len(h) > 0 {
 		cfg.MCP.Header, cfg.A2A.Header = h, h
+	}
+	if c.caCert != "" {
+		pem, err := os.ReadFile(c.caCert)
+		if err != nil {
+			return cfg, usagef("--ca-cert: %v", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return cfg, usagef("--ca-cert %s: no PEM certificate in the file", c.caCert)
+		}
+		cfg.TLS = &tls.Config{RootCAs: pool}
 	}
 	if c.inputs != "" {
 		in, err := plan.LoadInputs(c.inputs)

@@ -59,6 +59,9 @@ type Config struct {
 	Timeout     time.Duration
 	Limits      wire.Limits
 	Recorder    *wire.Recorder
+	// Base performs the HTTP requests under the capture; nil means the
+	// wire package's default (see wire.Transport.Base).
+	Base http.RoundTripper
 }
 
 func (c Config) timeout() time.Duration {
@@ -74,7 +77,7 @@ func (c Config) redact(b []byte) []byte {
 }
 
 func (c Config) transport() *wire.Transport {
-	return &wire.Transport{BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
+	return &wire.Transport{Base: c.Base, BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
 }
 
 // Card is what the harness reads from an agent card to drive the seller.

@@ -42,6 +42,9 @@ const (
 	KindToolCall Kind = "tool_call"
 	// KindHTTPGet is a plain HTTP GET (server cards, agent cards).
 	KindHTTPGet Kind = "http_get"
+	// KindTLSHandshake: a bare TLS handshake with the target's host, no
+	// request sent.
+	KindTLSHandshake Kind = "tls_handshake"
 )
 
 // Purpose tags say why a probe made a call; judges select calls by them.

@@ -41,6 +41,9 @@ type Config struct {
 	Timeout  time.Duration
 	Limits   wire.Limits
 	Recorder *wire.Recorder
+	// Base performs the HTTP requests under the capture; nil means the
+	// wire package's default (see wire.Transport.Base).
+	Base http.RoundTripper
 }
 
 func (c Config) timeout() time.Duration {
@@ -74,7 +77,7 @@ type Session struct {
 // initialize call comes back either way (a refusal such as HTTP 401 is
 // evidence too).
 func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.Call, error) {
-	tr := &wire.Transport{BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tr := &wire.Transport{Base: cfg.Base, BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	client := sdk.NewClient(&sdk.Implementation{Name: "adcp-conform", Version: "0.1.0"}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
 		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
@@ -214,7 +217,7 @@ const MaxCardBytes = 1 << 20
 // the status and, when it is JSON, the body (at most MaxCardBytes).
 func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evidence.Purpose) evidence.Call {
 	call := evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindHTTPGet, Method: "GET", URL: url, Purposes: purposes}
-	tr := &wire.Transport{Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tr := &wire.Transport{Base: cfg.Base, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)

@@ -11,13 +11,16 @@ package plan
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"sigs.k8s.io/yaml"
@@ -56,6 +59,9 @@ type Config struct {
 	// RateBurst is the number of calls of the opt-in rate-limit burst; 0
 	// skips it.
 	RateBurst int
+	// TLS is the client TLS configuration of every HTTPS connection (trusted
+	// roots, for a staging seller's private CA); nil means the system's.
+	TLS *tls.Config
 }
 
 // MaxRateBurst bounds RateBurst.
@@ -212,6 +218,16 @@ func with(args map[string]any, kv ...any) map[string]any {
 // time. It returns a *mcp.HarnessError when the seller cannot be reached at
 // all; the store holds what was recorded either way.
 func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
+	if cfg.TLS != nil {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
+		if cfg.MCP.Base == nil {
+			cfg.MCP.Base = base
+		}
+		if cfg.A2A.Base == nil {
+			cfg.A2A.Base = base
+		}
+	}
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox})
@@ -226,6 +242,14 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 		mcpErr error
 		a2aErr error
 	)
+	// The TLS handshakes come first: a seller the client cannot talk to
+	// (TLS 1.1 only, say) still gets its handshake judged.
+	if strings.HasPrefix(cfg.MCP.Endpoint, "https:") {
+		add(tlsHandshake(ctx, cfg, evidence.MCP, cfg.MCP.Endpoint))
+	}
+	if strings.HasPrefix(cfg.A2A.BaseURL, "https:") {
+		add(tlsHandshake(ctx, cfg, evidence.A2A, cfg.A2A.BaseURL))
+	}
 	if cfg.MCP.Endpoint != "" {
 		wg.Go(func() { mcpErr = executeMCP(ctx, cfg, add) })
 	}

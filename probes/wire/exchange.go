@@ -80,6 +80,11 @@ type Exchange struct {
 	Truncated    bool   `json:"truncated,omitempty"`     // cut at a limit (see Error)
 	Error        string `json:"error,omitempty"`         // transport or read error
 	SecretEchoed bool   `json:"secret_echoed,omitempty"` // a configured secret was in the response
+
+	// TLSVersion and TLSCipher are the negotiated TLS version ("TLS 1.3")
+	// and cipher suite of an HTTPS exchange; "" over plain HTTP.
+	TLSVersion string `json:"tls_version,omitempty"`
+	TLSCipher  string `json:"tls_cipher,omitempty"`
 }
 
 // MediaType returns the response's media type, lower case, without parameters.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"crypto/tls"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,10 @@ func (r *record) setResponse(resp *http.Response, sse bool, encoding string) {
 	r.ex.ResponseHeaders = h
 	r.ex.SSE = sse
 	r.ex.ContentEncoding = encoding
+	if resp.TLS != nil {
+		r.ex.TLSVersion = tls.VersionName(resp.TLS.Version)
+		r.ex.TLSCipher = tls.CipherSuiteName(resp.TLS.CipherSuite)
+	}
 	r.ex.HeadersMS = ms(r.now().Sub(r.start))
 	if r.ex.FirstByteMS == 0 {
 		r.ex.FirstByteMS = r.ex.HeadersMS

@@ -134,6 +134,8 @@ func ids(m map[string]outcome, o report.Outcome) []string {
 // seller cannot be judged on in a read-only run, each for a reason the spec
 // gives.
 var referenceSkips = map[string]string{
+	"TLS-01 *":        "the faces are plain HTTP (TestTLSRules covers HTTPS)",
+	"TLS-02 *":        "the faces are plain HTTP (TestTLSRules covers HTTPS)",
 	"CAP-03 mcp":      "the reference seller does not declare the MCP tasks capability",
 	"ERR-08 *":        "business rejections come from mutating tasks",
 	"A2A-05 a2a/0.3":  "a rule of A2A 1.0",
@@ -217,7 +219,12 @@ func TestTheReferenceSellerPassesEveryJudgedRule(t *testing.T) {
 }
 
 func TestEveryFaultFailsItsRule(t *testing.T) {
-	catalog := seller.Catalog()
+	var catalog []seller.FaultInfo
+	for _, f := range seller.Catalog() {
+		if !httpsOnly[f.Rule] { // judged over HTTPS: TestTLSRules
+			catalog = append(catalog, f)
+		}
+	}
 	lines := make([]string, len(catalog))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -286,4 +293,64 @@ func sortedKeys(m map[string]outcome) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// httpsOnly are the rules only an HTTPS seller exercises.
+var httpsOnly = map[string]bool{"TLS-01": true, "TLS-02": true}
+
+// TestTLSRules runs the TLS rules against the reference seller served over
+// HTTPS (its own certificate trusted through --ca-cert): the clean seller
+// passes both on every transport; each TLS fault fails its rule.
+func TestTLSRules(t *testing.T) {
+	for _, fault := range []seller.Fault{"", "TLS-01/tls-1.1-only", "TLS-02/no-hsts"} {
+		t.Run(string(fault), func(t *testing.T) {
+			var faults []seller.Fault
+			if fault != "" {
+				faults = []seller.Fault{fault}
+			}
+			eps, cert, stop, err := seller.StartAllTLS(t.Context(), seller.Options{BearerToken: token, Faults: faults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			dir := t.TempDir()
+			ca := filepath.Join(dir, "ca.pem")
+			if err := os.WriteFile(ca, cert, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			var so, se bytes.Buffer
+			cli.Main([]string{"run", "--mcp", eps.MCP, "--a2a", eps.A2A10, "--ca-cert", ca, "--bearer-env", "SELFTEST_TOKEN",
+				"--label-filter", "family:tls", "--out", out}, cli.Stdio{Out: &so, Err: &se, Getenv: func(k string) string {
+				if k == "SELFTEST_TOKEN" {
+					return token
+				}
+				return ""
+			}})
+			b, err := os.ReadFile(filepath.Join(out, cli.FileResults))
+			if err != nil {
+				t.Fatalf("%v\n%s%s", err, so.String(), se.String())
+			}
+			var run report.Run
+			if err := json.Unmarshal(b, &run); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range run.Rules {
+				if !httpsOnly[r.ID] {
+					continue
+				}
+				for _, sp := range r.Specs {
+					want := report.Passed
+					if string(fault) != "" && seller.Fault(fault).Rule() == r.ID {
+						want = report.Failed
+					} else if fault == "TLS-01/tls-1.1-only" {
+						continue // nothing else can be read from a seller the client refuses
+					}
+					if sp.Outcome != want {
+						t.Errorf("%s %s: %s (%s), want %s", r.ID, sp.Transport, sp.Outcome, sp.Message, want)
+					}
+				}
+			}
+		})
+	}
 }

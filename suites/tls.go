@@ -1,0 +1,103 @@
+package suites
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func init() { registerChecks("TLS", tlsChecks) }
+
+// minHSTSMaxAge is a year, in seconds (TLS-02).
+const minHSTSMaxAge = 31536000
+
+var (
+	okTLS      = map[string]bool{"TLS 1.2": true, "TLS 1.3": true}
+	hstsMaxAge = regexp.MustCompile(`(?i)(?:^|;)\s*max-age\s*=\s*"?(\d+)"?\s*(?:;|$)`)
+)
+
+func tlsChecks() []Check {
+	return []Check{
+		// Rule: TLS-01 · Spec: §4.76 · Since: 0.1.0 ·
+		// Description: HTTPS endpoints MUST negotiate TLS 1.2 or newer. Judged on a bare
+		// handshake in which the harness offers TLS 1.0 to 1.3 (so an old version is seen,
+		// not only refused), and on every HTTPS exchange of the run.
+		{ID: "TLS-01", Transport: catalogue.MCP, Text: "negotiates TLS 1.2 or newer", Judge: judgeTLS01},
+		// Rule: TLS-02 · Spec: §4.76 · Since: 0.1.0 ·
+		// Description: HTTPS responses SHOULD carry Strict-Transport-Security with max-age of
+		// at least 31536000 seconds.
+		{ID: "TLS-02", Transport: catalogue.MCP, Text: "sends HSTS for at least a year", Judge: judgeTLS02},
+	}
+}
+
+// notHTTPS is the skip reason for a plain-HTTP target.
+func notHTTPS(s *evidence.Store) (string, bool) {
+	u, err := url.Parse(agentURL(s))
+	if err == nil && u.Scheme == "https" {
+		return "", false
+	}
+	return "the target is not HTTPS", true
+}
+
+func judgeTLS01(s *evidence.Store, _ Options) Verdict {
+	if why, skip := notHTTPS(s); skip {
+		return Verdict{Outcome: Skip, Message: why}
+	}
+	t := newTally("TLS-01")
+	for _, c := range s.Calls() {
+		if c.Kind == evidence.KindTLSHandshake && !t.account(c) {
+			continue
+		}
+		seen := false
+		var fs []finding
+		for _, x := range c.Exchanges {
+			if x.TLSVersion == "" {
+				continue
+			}
+			seen = true
+			if !okTLS[x.TLSVersion] {
+				fs = append(fs, finding{"", x.Method + " " + x.URL + " negotiated " + x.TLSVersion + ", below TLS 1.2"})
+			}
+		}
+		if seen {
+			t.judged(c, fs)
+		}
+	}
+	return t.verdict("no TLS handshake was recorded")
+}
+
+func judgeTLS02(s *evidence.Store, _ Options) Verdict {
+	if why, skip := notHTTPS(s); skip {
+		return Verdict{Outcome: Skip, Message: why}
+	}
+	t := newTally("TLS-02")
+	for _, c := range s.Calls() {
+		seen := false
+		var fs []finding
+		for _, x := range c.Exchanges {
+			if x.TLSVersion == "" || x.Status == 0 || x.Method == "TLS" {
+				continue
+			}
+			seen = true
+			h := x.ResponseHeaders.Get("Strict-Transport-Security")
+			m := hstsMaxAge.FindStringSubmatch(h)
+			switch {
+			case h == "":
+				fs = append(fs, finding{"", x.URL + " answers without Strict-Transport-Security"})
+			case m == nil:
+				fs = append(fs, finding{"", x.URL + " sends Strict-Transport-Security without a max-age"})
+			default:
+				if n, err := strconv.ParseInt(m[1], 10, 64); err != nil || n < minHSTSMaxAge {
+					fs = append(fs, finding{"", x.URL + " sends HSTS max-age " + m[1] + ", under a year"})
+				}
+			}
+		}
+		if seen {
+			t.judged(c, fs)
+		}
+	}
+	return t.verdict("no HTTPS response was recorded")
+}
