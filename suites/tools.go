@@ -47,8 +47,19 @@ func judgeTOL01(s *evidence.Store, _ Options) Verdict {
 		})
 }
 
-// namedField returns the envelope field an error reply names, or "".
-func namedField(r *reply) string {
+// namesField reports whether an error reply names field in its error text.
+func namesField(r *reply, field string) bool {
+	for _, t := range errorTexts(r) {
+		if containsWord(t, field) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorTexts are the strings of a reply's errors: every string of its
+// adcp_error objects, the JSON-RPC error message, its prose text items.
+func errorTexts(r *reply) []string {
 	var texts []string
 	for _, c := range r.candidates() {
 		walkStrings("", c.raw, func(_, _, v string) { texts = append(texts, v) })
@@ -63,6 +74,12 @@ func namedField(r *reply) string {
 			texts = append(texts, t.text) // prose; a JSON body echoes field names legitimately
 		}
 	}
+	return texts
+}
+
+// namedField returns the envelope field an error reply names, or "".
+func namedField(r *reply) string {
+	texts := errorTexts(r)
 	for _, name := range envelopeFieldNames {
 		if name == "context" || name == "ext" {
 			continue // too common as words to attribute a rejection to

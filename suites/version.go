@@ -21,7 +21,34 @@ func verChecks() []Check {
 		// get VERSION_UNSUPPORTED with a non-empty, release-precision
 		// details.supported_versions. A success answer fails: the error is mandatory.
 		{ID: "VER-02", Transport: catalogue.MCP, Text: "refuses an unsupported release with VERSION_UNSUPPORTED and the supported versions", Judge: judgeVER02},
+		// Rule: VER-03 · Spec: §4.46–4.47; reference/versioning.mdx · Since: 0.1.0 ·
+		// Description: the echoed adcp_version SHOULD be the release served for the
+		// request. The probes pin get_adcp_capabilities to each release the seller
+		// advertises in adcp.supported_versions; a release it advertises is served as
+		// pinned, so the echo must equal the pin.
+		{ID: "VER-03", Transport: catalogue.MCP, Text: "echoes the release it served for a pinned request", Judge: judgeVER03},
 	}
+}
+
+func judgeVER03(s *evidence.Store, _ Options) Verdict {
+	return eachReply("VER-03", toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)), nil,
+		"no call pinned to an advertised release was made (supported_versions absent?)", func(r *reply) (bool, []finding) {
+			var args struct {
+				Pin string `json:"adcp_version"`
+			}
+			_ = json.Unmarshal(r.call.Arguments, &args)
+			if !r.success() || r.data == nil {
+				return true, []finding{{"", "a call pinned to the advertised release " + quote(args.Pin) + " is not served"}}
+			}
+			got, ok := str(r.data, "adcp_version")
+			switch {
+			case !ok:
+				return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
+			case got != args.Pin:
+				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin)}}
+			}
+			return true, nil
+		})
 }
 
 func judgeVER01(s *evidence.Store, _ Options) Verdict {

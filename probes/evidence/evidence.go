@@ -83,6 +83,9 @@ const (
 	// PurposeStream: the call went through the streaming method (A2A
 	// message/stream, SendStreamingMessage).
 	PurposeStream Purpose = "stream"
+	// PurposeVersionPin: the call pins adcp_version to a release the
+	// seller advertises (VER-03).
+	PurposeVersionPin Purpose = "version_pin"
 )
 
 // Call is one request a probe made and everything that came back. Raw
