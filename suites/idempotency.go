@@ -26,6 +26,18 @@ func idemChecks() []Check {
 		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
 		// probes that carry every envelope field, idempotency_key among them: a rejection
 		// naming idempotency_key fails; a rejection naming another field is TOL-01's.
+		// Rule: IDEM-02 · Spec: §4.50 · Since: 0.1.0 ·
+		// Description: a mutating request without idempotency_key MUST get INVALID_REQUEST
+		// (or VALIDATION_ERROR). Mutating: judged with --allow-mutations only.
+		{ID: "IDEM-02", Transport: catalogue.MCP, Text: "refuses a mutating request without an idempotency_key", Judge: judgeIDEM02},
+		// Rule: IDEM-03 · Spec: §4.51 · Since: 0.1.0 ·
+		// Description: the same key with an equal payload MUST replay the cached response
+		// with replayed: true and the same resource id. Mutating.
+		{ID: "IDEM-03", Transport: catalogue.MCP, Text: "replays a repeated request with replayed true and the same resource", Judge: judgeIDEM03},
+		// Rule: IDEM-04 · Spec: §4.53 · Since: 0.1.0 ·
+		// Description: the same key with a different payload MUST get IDEMPOTENCY_CONFLICT
+		// (or CONFLICT). Mutating.
+		{ID: "IDEM-04", Transport: catalogue.MCP, Text: "refuses a reused key with a different payload as a conflict", Judge: judgeIDEM04},
 		{ID: "IDEM-05", Transport: catalogue.MCP, Text: "accepts an idempotency_key on read tools", Judge: judgeIDEM05},
 	}
 }
@@ -85,4 +97,103 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 			}
 			return false, nil // refused for another field: TOL-01's
 		})
+}
+
+// idemCall returns the idempotency probe with purpose p, and a verdict when
+// it cannot be judged (not run, a harness error, absent).
+func idemCall(s *evidence.Store, t *tally, p evidence.Purpose) (evidence.Call, bool) {
+	calls := toolCalls(s, evidence.WithPurpose(p))
+	if len(calls) == 0 || !t.account(calls[0]) {
+		return evidence.Call{}, false
+	}
+	return calls[0], true
+}
+
+// errorCode returns the code of the first adcp_error a reply carries, "" when
+// it carries none.
+func errorCode(r *reply) string {
+	for _, c := range r.candidates() {
+		if code, ok := str(c.obj, "code"); ok {
+			return code
+		}
+	}
+	return ""
+}
+
+const noCreate = "create_media_buy is not listed"
+
+func judgeIDEM02(s *evidence.Store, _ Options) Verdict {
+	t := newTally("IDEM-02")
+	c, ok := idemCall(s, t, evidence.PurposeIdemMissingKey)
+	if !ok {
+		return t.verdict(noCreate)
+	}
+	r := parseReply(c)
+	switch code := errorCode(r); {
+	case code == "INVALID_REQUEST" || code == "VALIDATION_ERROR":
+		t.judged(c, nil)
+	case r.success() && !r.errorSignal():
+		t.judged(c, []finding{{"/result", "create_media_buy without an idempotency_key succeeds"}})
+	default:
+		t.judged(c, []finding{{"", "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
+	}
+	return t.verdict("")
+}
+
+func judgeIDEM03(s *evidence.Store, _ Options) Verdict {
+	t := newTally("IDEM-03")
+	first, ok := idemCall(s, t, evidence.PurposeIdemFirst)
+	if !ok {
+		return t.verdict(noCreate)
+	}
+	fr := parseReply(first)
+	if !fr.success() || fr.data == nil || fr.errorSignal() {
+		return t.verdict("the first create_media_buy did not succeed (" + orNone(errorCode(fr)) + "); give its arguments with --inputs")
+	}
+	replay, ok := idemCall(s, t, evidence.PurposeIdemReplay)
+	if !ok {
+		return t.verdict("the replay was not made")
+	}
+	r := parseReply(replay)
+	var fs []finding
+	switch {
+	case !r.success() || r.data == nil || r.errorSignal():
+		fs = append(fs, finding{"", "the replay of an identical request is not answered with the cached success (" + orNone(errorCode(r)) + ")"})
+	default:
+		if v, ok := r.data.Get("replayed"); !ok || string(trim(v)) != "true" {
+			fs = append(fs, finding{ptr(r.dataPtr, "replayed"), "is not true on a replayed response"})
+		}
+		a, _ := str(fr.data, "media_buy_id")
+		b, _ := str(r.data, "media_buy_id")
+		if a != b {
+			fs = append(fs, finding{ptr(r.dataPtr, "media_buy_id"), quote(b) + " differs from the first response's " + quote(a)})
+		}
+	}
+	t.judged(replay, fs)
+	return t.verdict("")
+}
+
+func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
+	t := newTally("IDEM-04")
+	c, ok := idemCall(s, t, evidence.PurposeIdemConflict)
+	if !ok {
+		return t.verdict(noCreate)
+	}
+	r := parseReply(c)
+	switch code := errorCode(r); {
+	case code == "IDEMPOTENCY_CONFLICT" || code == "CONFLICT":
+		t.judged(c, nil)
+	case r.success() && !r.errorSignal():
+		t.judged(c, []finding{{"/result", "a reused idempotency_key with a different payload succeeds"}})
+	default:
+		t.judged(c, []finding{{"", "a reused idempotency_key with a different payload gets " + orNone(code) + ", not IDEMPOTENCY_CONFLICT or CONFLICT"}})
+	}
+	return t.verdict("")
+}
+
+func orNone(code string) string {
+	if code == "" {
+		return "no AdCP error"
+	}
+	return code
 }

@@ -86,6 +86,12 @@ const (
 	// PurposeVersionPin: the call pins adcp_version to a release the
 	// seller advertises (VER-03).
 	PurposeVersionPin Purpose = "version_pin"
+	// The idempotency probes (mutating): a create without a key, the first
+	// create with one, its replay, and the same key with another payload.
+	PurposeIdemMissingKey Purpose = "idem_missing_key"
+	PurposeIdemFirst      Purpose = "idem_first"
+	PurposeIdemReplay     Purpose = "idem_replay"
+	PurposeIdemConflict   Purpose = "idem_conflict"
 )
 
 // Call is one request a probe made and everything that came back. Raw

@@ -79,7 +79,7 @@ func judged(extra []string, faults ...seller.Fault) (map[string]outcome, []cli.E
 		}
 		defer os.RemoveAll(dir)
 		var out, errOut bytes.Buffer
-		args := append([]string{"run", "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--out", dir}, append(f.args(eps), extra...)...)
+		args := append([]string{"run", "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations", "--out", dir}, append(f.args(eps), extra...)...)
 		code := cli.Main(args, cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
 			if k == "SELFTEST_TOKEN" {
 				return token
