@@ -101,6 +101,12 @@ func TestExecuteRecordsEveryProbeAgainstTheReferenceSeller(t *testing.T) {
 		}
 	}
 	for _, c := range store.Calls(evidence.ToolCalls(evidence.MCP)) {
+		if c.NotRun != "" {
+			if c.NotRun != NotAllowed {
+				t.Errorf("%s: not run: %s", c.ProbeID, c.NotRun)
+			}
+			continue
+		}
 		if c.Result == nil {
 			t.Errorf("%s: no raw result", c.ProbeID)
 		}
