@@ -269,6 +269,9 @@ type Run struct {
 	// so `adcp-conform judge` can judge the evidence again the same way.
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
 	Transports     []string `json:"transports,omitempty"`
+	// SchemasRelease is the release of the schemas the run validated
+	// against (--schemas), "" when none.
+	SchemasRelease string `json:"schemas_release,omitempty"`
 	// Certify is set on a certification run (--certify): every rule, no
 	// label filter, no baseline.
 	Certify bool `json:"certify,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -32,6 +33,9 @@ type Options struct {
 	// seller URLs may point to (URL-02). A URL on a subdomain of one of them
 	// is allowed too.
 	AllowedDomains []string
+	// Schemas are the published schemas of the release the run validates
+	// against (SCHEMA-01, SCHEMA-02); nil skips those rules.
+	Schemas *schemas.Set
 }
 
 func (o Options) judges(t catalogue.Transport) bool {

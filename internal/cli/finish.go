@@ -81,6 +81,9 @@ func (p *postConfig) prepare(labelFilter string) error {
 // results.json and signs it (or removes a signature left from before).
 func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, sel runner.Selection) error {
 	run.AllowedDomains = sel.Options.AllowedDomains
+	if sel.Options.Schemas != nil {
+		run.SchemasRelease = sel.Options.Schemas.Release()
+	}
 	run.Transports = nil
 	for _, t := range sel.Options.Transports {
 		run.Transports = append(run.Transports, string(t))

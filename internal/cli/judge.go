@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -26,6 +27,8 @@ func runJudge(args []string, stdio Stdio) error {
 	var out string
 	fs := newFlagSet("judge", "judge [--out DIR] [--sign-key FILE] REPORT-DIR", stdio.Err)
 	fs.StringVar(&out, "out", "", "folder for the new reports (default: REPORT-DIR itself)")
+	var schemasDir string
+	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
 	post := addPostFlags(fs, false)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
 		return err
@@ -54,6 +57,19 @@ func runJudge(args []string, stdio Stdio) error {
 		return err
 	}
 	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains}
+	if prev.SchemasRelease != "" {
+		if schemasDir == "" {
+			return usagef("the run validated against the %s schemas: give them with --schemas DIR", prev.SchemasRelease)
+		}
+		set, err := schemas.Load(schemasDir)
+		if err != nil {
+			return usagef("--schemas: %v", err)
+		}
+		if set.Release() != prev.SchemasRelease {
+			return usagef("--schemas %s is release %s; the run used %s", schemasDir, set.Release(), prev.SchemasRelease)
+		}
+		opts.Schemas = set
+	}
 	for _, t := range prev.Transports {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))
 	}

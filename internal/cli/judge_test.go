@@ -3,10 +3,12 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/schema"
 )
@@ -116,5 +118,29 @@ func TestJudgeReproducesARecordedRunOffline(t *testing.T) {
 				t.Errorf("judge in place: exit %d", code)
 			}
 		})
+	}
+}
+
+func TestJudgeNeedsTheSchemasARunValidatedAgainst(t *testing.T) {
+	dir := shared.File(t, "spec/schemas/3.1.19")
+	out := filepath.Join(t.TempDir(), "r")
+	if code, so, se := run(t, nil, "", "run", "--out", out, "--schemas", dir, "--label-filter", "family:schema"); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, so, se)
+	}
+	first := readResults(t, out)
+	if first.SchemasRelease != "3.1.19" {
+		t.Fatalf("schemas_release = %q", first.SchemasRelease)
+	}
+	if code, _, se := run(t, nil, "", "judge", out); code != ExitUsage || !strings.Contains(se, "--schemas") {
+		t.Errorf("judge without --schemas: exit %d, %q", code, se)
+	}
+	if code, so, se := run(t, nil, "", "judge", "--schemas", dir, out); code != ExitOK {
+		t.Fatalf("judge: exit %d\n%s%s", code, so, se)
+	}
+	again := readResults(t, out)
+	for i, r := range first.Rules {
+		if r.ID[:3] == "SCH" && (again.Rules[i].Outcome != r.Outcome || r.Outcome != report.Passed) {
+			t.Errorf("%s: %s, judged again %s", r.ID, r.Outcome, again.Rules[i].Outcome)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -64,6 +65,7 @@ type runConfig struct {
 	allowDomains   multiValue
 	seed           uint64
 	caCert         string
+	schemasDir     string
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -85,6 +87,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
+	fs.StringVar(&c.schemasDir, "schemas", "", "folder of the AdCP release's published JSON Schemas (e.g. schemas/3.1.19), for SCHEMA-01/02")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
@@ -110,7 +113,15 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
-	sel, err := runner.Select(c.labelFilter, suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()})
+	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
+	if c.schemasDir != "" {
+		set, err := schemas.Load(c.schemasDir)
+		if err != nil {
+			return usagef("--schemas: %v", err)
+		}
+		opts.Schemas = set
+	}
+	sel, err := runner.Select(c.labelFilter, opts)
 	if err != nil {
 		var fe *runner.FilterError
 		if errors.As(err, &fe) {

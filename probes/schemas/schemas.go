@@ -1,0 +1,212 @@
+// Package schemas validates AdCP payloads against the published JSON
+// Schemas of one release, read from a local copy laid out like the
+// published tree (<dir>/core/error.json, <dir>/media-buy/…), where $id and
+// $ref are root-relative ("/schemas/<release>/core/product.json").
+// Validation is draft-07 as the schemas declare, each schema's own
+// additionalProperties honoured; schemas compile lazily and are cached.
+//
+//	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
+//	vs, err := set.Response("get_products", body)
+//	for _, v := range vs { fmt.Println(v.Pointer, v.Message, v.SchemaID) }
+package schemas
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dlclark/regexp2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// base is the URL the schemas are compiled under; the root-relative $id
+// and $ref values resolve against it, and the loader maps it back to the
+// local folder. Nothing is ever fetched from it.
+const base = "https://schemas.adcp.invalid"
+
+// Set is one release's schemas.
+type Set struct {
+	dir, release string
+	files        map[string]string // base name → path relative to dir
+	mu           sync.Mutex
+	c            *jsonschema.Compiler
+	compiled     map[string]*jsonschema.Schema
+}
+
+// Violation is one place a payload breaks its schema.
+type Violation struct {
+	// Pointer is the JSON pointer of the offending value in the payload.
+	Pointer string
+	// SchemaID is the $id of the schema, with the keyword's location.
+	SchemaID string
+	Message  string
+}
+
+// Load reads the schema tree at dir (its base name is the release).
+func Load(dir string) (*Set, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	s := &Set{dir: dir, release: filepath.Base(filepath.Clean(dir)), files: map[string]string{}, compiled: map[string]*jsonschema.Schema{}}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if _, dup := s.files[filepath.Base(p)]; !dup || strings.HasPrefix(filepath.ToSlash(rel), "core/") {
+			s.files[filepath.Base(p)] = filepath.ToSlash(rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "core", "error.json")); err != nil {
+		return nil, fmt.Errorf("%s holds no core/error.json: not an AdCP schema folder", dir)
+	}
+	s.c = jsonschema.NewCompiler()
+	s.c.DefaultDraft(jsonschema.Draft7)
+	s.c.UseLoader(loader{s})
+	s.c.UseRegexpEngine(ecmaRegexp)
+	return s, nil
+}
+
+// ecmaRegexp compiles a schema's pattern as the ECMAScript regular
+// expression JSON Schema specifies (the AdCP schemas use lookahead, which
+// Go's RE2 lacks).
+func ecmaRegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(pattern, regexp2.ECMAScript)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = time.Second // a pattern is schema data, not seller data, but bound it anyway
+	return ecma{re}, nil
+}
+
+type ecma struct{ re *regexp2.Regexp }
+
+func (e ecma) MatchString(s string) bool {
+	ok, err := e.re.MatchString(s)
+	return ok && err == nil
+}
+
+func (e ecma) String() string { return e.re.String() }
+
+// Release is the release the schemas belong to ("3.1.19").
+func (s *Set) Release() string { return s.release }
+
+type loader struct{ s *Set }
+
+func (l loader) Load(url string) (any, error) {
+	rel, ok := strings.CutPrefix(url, base+"/schemas/"+l.s.release+"/")
+	if !ok {
+		return nil, fmt.Errorf("schema %s is outside the release %s", url, l.s.release)
+	}
+	f, err := os.Open(filepath.Join(l.s.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return jsonschema.UnmarshalJSON(f)
+}
+
+func (s *Set) schema(rel string) (*jsonschema.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.compiled[rel]; ok {
+		return sch, nil
+	}
+	sch, err := s.c.Compile(base + "/schemas/" + s.release + "/" + rel)
+	if err != nil {
+		return nil, err
+	}
+	s.compiled[rel] = sch
+	return sch, nil
+}
+
+// ResponseSchema returns the path of a task's response schema, for a body
+// in AdCP status status (an async variant when one exists), or "".
+func (s *Set) ResponseSchema(task, status string) string {
+	kebab := strings.ReplaceAll(task, "_", "-")
+	if status != "" && status != "completed" {
+		if rel, ok := s.files[kebab+"-async-response-"+status+".json"]; ok {
+			return rel
+		}
+	}
+	return s.files[kebab+"-response.json"]
+}
+
+// english renders the validator's messages.
+var english = message.NewPrinter(language.English)
+
+// ErrNoSchema is returned for a task the release has no response schema for.
+var ErrNoSchema = errors.New("no response schema for this task")
+
+// Response validates a task's success body.
+func (s *Set) Response(task string, body []byte) ([]Violation, error) {
+	var st struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(body, &st)
+	rel := s.ResponseSchema(task, st.Status)
+	if rel == "" {
+		return nil, ErrNoSchema
+	}
+	return s.validate(rel, body)
+}
+
+// Error validates an adcp_error object against core/error.json.
+func (s *Set) Error(obj []byte) ([]Violation, error) { return s.validate("core/error.json", obj) }
+
+func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
+	sch, err := s.schema(rel)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", rel, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(doc)))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	var out []Violation
+	var leaves func(e *jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+			return
+		}
+		p := ""
+		for _, tok := range e.InstanceLocation {
+			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+		}
+		out = append(out, Violation{Pointer: p, SchemaID: strings.TrimPrefix(e.SchemaURL, base), Message: e.ErrorKind.LocalizedString(english)})
+	}
+	leaves(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	if len(out) == 0 {
+		out = append(out, Violation{Message: err.Error()})
+	}
+	return out, nil
+}

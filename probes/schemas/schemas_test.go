@@ -1,0 +1,55 @@
+package schemas
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/internal/shared"
+)
+
+func load(t *testing.T) *Set {
+	t.Helper()
+	s, err := Load(shared.File(t, filepath.Join("spec", "schemas", "3.1.19")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAValidErrorPassesAndABrokenOneNamesItsPointerAndSchema(t *testing.T) {
+	s := load(t)
+	if vs, err := s.Error([]byte(`{"code":"INVALID_REQUEST","message":"brief must be a string.","recovery":"correctable"}`)); err != nil || len(vs) > 0 {
+		t.Fatalf("a valid error: %v %v", vs, err)
+	}
+	vs, err := s.Error([]byte(`{"code":"INVALID_REQUEST","message":42}`))
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("a broken error: %v %v", vs, err)
+	}
+	found := false
+	for _, v := range vs {
+		if v.Pointer == "/message" && strings.Contains(v.SchemaID, "/schemas/3.1.19/core/error.json") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no violation at /message citing core/error.json: %+v", vs)
+	}
+}
+
+func TestResponseSchemasResolveRootRelativeRefs(t *testing.T) {
+	s := load(t)
+	start := time.Now()
+	vs, err := s.Response("get_products", []byte(`{"status":"completed","adcp_version":"3.1","products":[{"product_id":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) == 0 {
+		t.Fatal("a product with a numeric id and nothing else validates")
+	}
+	t.Logf("compiled get-products-response.json and its references in %v; %d violations, e.g. %+v", time.Since(start), len(vs), vs[0])
+	if _, err := s.Response("no_such_task", []byte(`{}`)); err != ErrNoSchema {
+		t.Errorf("unknown task: %v", err)
+	}
+}

@@ -1,0 +1,70 @@
+package suites
+
+import (
+	"errors"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func init() { registerChecks("SCHEMA", schemaChecks) }
+
+// noSchemas is the skip reason of a run without schemas.
+const noSchemas = "no schemas were given: run with --schemas DIR (the published schemas of the AdCP release, e.g. schemas/3.1.19)"
+
+func schemaChecks() []Check {
+	return []Check{
+		// Rule: SCHEMA-01 · Spec: §4.5; the release's <task>-response.json schemas · Since: 0.1.0 ·
+		// Description: every extracted success body MUST validate against its task's
+		// response schema for the served release (draft-07, each schema's own
+		// additionalProperties honoured); a submitted or working body against the task's
+		// async variant where the release has one. Findings carry the JSON pointer and the
+		// schema $id with the keyword's location.
+		{ID: "SCHEMA-01", Transport: catalogue.MCP, Text: "sends responses that validate against their task's schema", Judge: judgeSCHEMA01},
+		// Rule: SCHEMA-02 · Spec: schemas core/error.json · Since: 0.1.0 ·
+		// Description: every extracted adcp_error MUST validate against core/error.json.
+		{ID: "SCHEMA-02", Transport: catalogue.MCP, Text: "sends errors that validate against core/error.json", Judge: judgeSCHEMA02},
+	}
+}
+
+// violations turns schema violations into findings under base.
+func violations(base string, vs []schemas.Violation) []finding {
+	fs := make([]finding, 0, len(vs))
+	for _, v := range vs {
+		fs = append(fs, finding{base + v.Pointer, v.Message + " (" + v.SchemaID + ")"})
+	}
+	return fs
+}
+
+func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
+	if o.Schemas == nil {
+		return Verdict{Outcome: Skip, Message: noSchemas}
+	}
+	return eachReply("SCHEMA-01", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+		if !r.success() || r.data == nil || len(r.candidates()) > 0 {
+			return false, nil
+		}
+		vs, err := o.Schemas.Response(r.call.Tool, r.data.Raw())
+		switch {
+		case errors.Is(err, schemas.ErrNoSchema):
+			return false, nil
+		case err != nil:
+			return true, []finding{{r.dataPtr, "cannot be validated: " + err.Error()}}
+		}
+		return true, violations(r.dataPtr, vs)
+	})
+}
+
+func judgeSCHEMA02(s *evidence.Store, o Options) Verdict {
+	if o.Schemas == nil {
+		return Verdict{Outcome: Skip, Message: noSchemas}
+	}
+	return eachError("SCHEMA-02", s, func(_ *reply, c candidate) []finding {
+		vs, err := o.Schemas.Error(c.raw)
+		if err != nil {
+			return []finding{{c.ptr, "cannot be validated: " + err.Error()}}
+		}
+		return violations(c.ptr, vs)
+	})
+}
