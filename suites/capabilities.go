@@ -91,6 +91,25 @@ func capabilities(s *evidence.Store) (evidence.Call, *reply, bool) {
 	return c, r, r.success() && r.data != nil
 }
 
+// capabilitiesAdcp returns the capabilities probe, its reply and the adcp
+// object of its body; when there is none, adcp is nil and skip is the
+// verdict to return (the call not made, a harness error, no adcp object:
+// CAP-01's to fail).
+func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply, adcp *extract.Object, skip Verdict) {
+	call, found := s.Call(probe(s, capabilitiesProbe))
+	if !found {
+		return call, nil, nil, t.verdict("get_adcp_capabilities was not called")
+	}
+	if !t.account(call) {
+		return call, nil, nil, t.verdict("")
+	}
+	r = parseReply(call)
+	if adcp = child(r.data, "adcp"); !r.success() || adcp == nil {
+		return call, r, nil, t.verdict("get_adcp_capabilities carries no adcp object (CAP-01)")
+	}
+	return call, r, adcp, Verdict{}
+}
+
 func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("CAP-01")
 	list, tools, ok := toolsList(s)

@@ -44,17 +44,9 @@ func idemChecks() []Check {
 
 func judgeIDEM01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("IDEM-01")
-	call, found := s.Call(probe(s, capabilitiesProbe))
-	if !found {
-		return t.verdict("get_adcp_capabilities was not called")
-	}
-	if !t.account(call) {
-		return t.verdict("")
-	}
-	r := parseReply(call)
-	adcp := child(r.data, "adcp")
-	if !r.success() || adcp == nil {
-		return t.verdict("get_adcp_capabilities carries no adcp object (CAP-01)")
+	call, r, adcp, skip := capabilitiesAdcp(s, t)
+	if adcp == nil {
+		return skip
 	}
 	base := ptr(r.dataPtr, "adcp", "idempotency")
 	idem := child(adcp, "idempotency")

@@ -53,17 +53,9 @@ func judgeVER03(s *evidence.Store, _ Options) Verdict {
 
 func judgeVER01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("VER-01")
-	call, found := s.Call(probe(s, capabilitiesProbe))
-	if !found {
-		return t.verdict("get_adcp_capabilities was not called")
-	}
-	if !t.account(call) {
-		return t.verdict("")
-	}
-	r := parseReply(call)
-	adcp := child(r.data, "adcp")
-	if !r.success() || adcp == nil {
-		return t.verdict("get_adcp_capabilities carries no adcp object (CAP-01)")
+	call, r, adcp, skip := capabilitiesAdcp(s, t)
+	if adcp == nil {
+		return skip
 	}
 	base := ptr(r.dataPtr, "adcp")
 	var fs []finding

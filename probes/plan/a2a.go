@@ -10,6 +10,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
 
 // a2aID turns a probe ID of the MCP plan into the A2A one.
@@ -155,15 +156,7 @@ func a2aAuthProbes(ctx context.Context, cfg Config, card a2a.Card) []evidence.Ca
 // a2aRateBurst invokes get_adcp_capabilities up to n times until the seller
 // answers RATE_LIMITED (or HTTP 429) and records that answer, or the last.
 func a2aRateBurst(ctx context.Context, client *a2a.Client, n int) evidence.Call {
-	var last evidence.Call
-	for i := range n {
-		last = client.Send(ctx, "a2a/rate_burst", "get_adcp_capabilities", map[string]any{}, evidence.PurposeRateBurst)
-		last.Credential = "configured"
-		if last.HarnessError != "" || last.HTTPStatus == 429 || rateLimitedA2A(last) {
-			last.ProbeID = fmt.Sprintf("a2a/rate_burst/%d", i+1)
-			return last
-		}
-	}
-	last.ProbeID = fmt.Sprintf("a2a/rate_burst/%d", n)
-	return last
+	return burst("a2a/rate_burst", n, extract.TransportA2A, func() evidence.Call {
+		return client.Send(ctx, "a2a/rate_burst", "get_adcp_capabilities", map[string]any{}, evidence.PurposeRateBurst)
+	})
 }

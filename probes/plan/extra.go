@@ -109,22 +109,27 @@ func rateBurst(ctx context.Context, cfg Config) evidence.Call {
 		return init
 	}
 	defer s.Close()
+	return burst("mcp/rate_burst", n, extract.TransportMCP, func() evidence.Call {
+		return s.CallTool(ctx, "mcp/rate_burst", "get_adcp_capabilities", map[string]any{}, evidence.PurposeRateBurst)
+	})
+}
+
+// burst makes call up to n times until the seller answers RATE_LIMITED (or
+// HTTP 429) or the harness fails, and returns that call, or the last one,
+// numbered in its probe ID.
+func burst(id string, n int, t extract.Transport, call func() evidence.Call) evidence.Call {
 	var last evidence.Call
 	for i := range n {
-		last = s.CallTool(ctx, "mcp/rate_burst", "get_adcp_capabilities", map[string]any{}, evidence.PurposeRateBurst)
+		last = call()
 		last.Credential = "configured"
-		if last.HarnessError != "" || last.HTTPStatus == 429 || rateLimited(last) {
-			last.ProbeID = fmt.Sprintf("mcp/rate_burst/%d", i+1)
+		if last.HarnessError != "" || last.HTTPStatus == 429 || rateLimitedOn(t, last) {
+			last.ProbeID = fmt.Sprintf("%s/%d", id, i+1)
 			return last
 		}
 	}
-	last.ProbeID = fmt.Sprintf("mcp/rate_burst/%d", n)
+	last.ProbeID = fmt.Sprintf("%s/%d", id, n)
 	return last
 }
-
-func rateLimited(c evidence.Call) bool { return rateLimitedOn(extract.TransportMCP, c) }
-
-func rateLimitedA2A(c evidence.Call) bool { return rateLimitedOn(extract.TransportA2A, c) }
 
 func rateLimitedOn(t extract.Transport, c evidence.Call) bool {
 	if c.Message == nil {
