@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -66,6 +68,9 @@ type runConfig struct {
 	seed           uint64
 	caCert         string
 	schemasDir     string
+	webhookListen  string
+	webhookURL     string
+	webhookWait    time.Duration
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -88,6 +93,9 @@ func runRun(args []string, stdio Stdio) error {
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
 	fs.StringVar(&c.schemasDir, "schemas", "", "folder of the AdCP release's published JSON Schemas (e.g. schemas/3.1.19), for SCHEMA-01/02")
+	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
+	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
+	fs.StringVar(&c.webhookURL, "webhook-url", "", "public URL of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
@@ -112,6 +120,14 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	if err := tune.apply(&cfg); err != nil {
 		return err
+	}
+	if c.webhookURL != "" || loopbackTargets(cfg) {
+		rec, err := webhook.Listen(c.webhookListen, c.webhookURL)
+		if err != nil {
+			return usagef("--webhook-listen %s: %v", c.webhookListen, err)
+		}
+		defer rec.Close()
+		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	if c.schemasDir != "" {
@@ -174,6 +190,24 @@ func runRun(args []string, stdio Stdio) error {
 		return &codeError{code: code}
 	}
 	return nil
+}
+
+// loopbackTargets reports whether every target is on this machine, so a
+// receiver on a loopback port is reachable without --webhook-url.
+func loopbackTargets(cfg plan.Config) bool {
+	for _, u := range []string{cfg.MCP.Endpoint, cfg.A2A.BaseURL} {
+		if u == "" {
+			continue
+		}
+		p, err := url.Parse(u)
+		if err != nil {
+			return false
+		}
+		if ip := net.ParseIP(p.Hostname()); p.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendStepSummary appends the Markdown summary to the file GitHub

@@ -45,6 +45,9 @@ const (
 	// KindTLSHandshake: a bare TLS handshake with the target's host, no
 	// request sent.
 	KindTLSHandshake Kind = "tls_handshake"
+	// KindWebhook: the deliveries the harness's webhook receiver saw for
+	// one operation (Exchanges holds one per delivery).
+	KindWebhook Kind = "webhook"
 )
 
 // Purpose tags say why a probe made a call; judges select calls by them.
@@ -92,6 +95,9 @@ const (
 	PurposeIdemFirst      Purpose = "idem_first"
 	PurposeIdemReplay     Purpose = "idem_replay"
 	PurposeIdemConflict   Purpose = "idem_conflict"
+	// PurposeHookSync: a synchronous call registering a webhook, and the
+	// deliveries the harness's receiver saw for it (HOOK-04).
+	PurposeHookSync Purpose = "hook_sync"
 )
 
 // Call is one request a probe made and everything that came back. Raw

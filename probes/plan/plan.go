@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -62,6 +64,11 @@ type Config struct {
 	// TLS is the client TLS configuration of every HTTPS connection (trusted
 	// roots, for a staging seller's private CA); nil means the system's.
 	TLS *tls.Config
+	// Webhook is the harness's webhook receiver; nil when the seller cannot
+	// reach one (the webhook probes are then recorded as not run).
+	Webhook *webhook.Receiver
+	// WebhookWait bounds the wait for deliveries; 0 means DefaultWebhookWait.
+	WebhookWait time.Duration
 }
 
 // MaxRateBurst bounds RateBurst.

@@ -80,7 +80,7 @@ func judged(extra []string, faults ...seller.Fault) (map[string]outcome, []cli.E
 		}
 		defer os.RemoveAll(dir)
 		var out, errOut bytes.Buffer
-		args := append([]string{"run", "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations", "--out", dir}, append(f.args(eps), extra...)...)
+		args := append([]string{"run", "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations", "--webhook-wait", "300ms", "--out", dir}, append(f.args(eps), extra...)...)
 		if schemasDir != "" {
 			args = append(args, "--schemas", schemasDir)
 		}
