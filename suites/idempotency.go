@@ -22,22 +22,25 @@ func idemChecks() []Check {
 		// Description: capabilities MUST declare adcp.idempotency; with supported: true,
 		// replay_ttl_seconds MUST be an integer from 3600 to 604800.
 		{ID: "IDEM-01", Transport: catalogue.MCP, Text: "declares its idempotency replay window in capabilities", Judge: judgeIDEM01},
-		// Rule: IDEM-05 · Spec: §4.57 · Since: 0.1.0 ·
-		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
-		// probes that carry every envelope field, idempotency_key among them: a rejection
-		// naming idempotency_key fails; a rejection naming another field is TOL-01's.
 		// Rule: IDEM-02 · Spec: §4.50 · Since: 0.1.0 ·
 		// Description: a mutating request without idempotency_key MUST get INVALID_REQUEST
-		// (or VALIDATION_ERROR). Mutating: judged with --allow-mutations only.
+		// (or VALIDATION_ERROR). Mutating: judged with --allow-mutations only. A refusal
+		// that does not name idempotency_key, when the keyed create was refused too, may be
+		// of the other arguments: skipped, asking for --inputs.
 		{ID: "IDEM-02", Transport: catalogue.MCP, Text: "refuses a mutating request without an idempotency_key", Judge: judgeIDEM02},
 		// Rule: IDEM-03 · Spec: §4.51 · Since: 0.1.0 ·
 		// Description: the same key with an equal payload MUST replay the cached response
-		// with replayed: true and the same resource id. Mutating.
+		// with replayed: true and the same resource id; the first use of the run's fresh key
+		// is not flagged replayed (§4.51: false or absent). Mutating.
 		{ID: "IDEM-03", Transport: catalogue.MCP, Text: "replays a repeated request with replayed true and the same resource", Judge: judgeIDEM03},
 		// Rule: IDEM-04 · Spec: §4.53 · Since: 0.1.0 ·
 		// Description: the same key with a different payload MUST get IDEMPOTENCY_CONFLICT
 		// (or CONFLICT). Mutating.
 		{ID: "IDEM-04", Transport: catalogue.MCP, Text: "refuses a reused key with a different payload as a conflict", Judge: judgeIDEM04},
+		// Rule: IDEM-05 · Spec: §4.57 · Since: 0.1.0 ·
+		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
+		// probes that carry every envelope field, idempotency_key among them: a rejection
+		// naming idempotency_key fails; a rejection naming another field is TOL-01's.
 		{ID: "IDEM-05", Transport: catalogue.MCP, Text: "accepts an idempotency_key on read tools", Judge: judgeIDEM05},
 	}
 }
@@ -123,6 +126,9 @@ func judgeIDEM02(s *evidence.Store, _ Options) Verdict {
 	r := parseReply(c)
 	switch code := errorCode(r); {
 	case code == "INVALID_REQUEST" || code == "VALIDATION_ERROR":
+		if why := otherArguments(s, r); why != "" {
+			return t.verdict(why)
+		}
 		t.judged(c, nil)
 	case r.success() && !r.errorSignal():
 		t.judged(c, []finding{{"/result", "create_media_buy without an idempotency_key succeeds"}})
@@ -130,6 +136,26 @@ func judgeIDEM02(s *evidence.Store, _ Options) Verdict {
 		t.judged(c, []finding{{"", "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
 	}
 	return t.verdict("")
+}
+
+// otherArguments says why a refusal of the keyless create proves nothing
+// about the key, "" when it does: it does unless the keyed create failed as
+// well and the refusal does not name idempotency_key, in which case the
+// other arguments may be what was refused.
+func otherArguments(s *evidence.Store, missing *reply) string {
+	if namesField(missing, "idempotency_key") {
+		return ""
+	}
+	calls := toolCalls(s, evidence.WithPurpose(evidence.PurposeIdemFirst))
+	if len(calls) == 0 || calls[0].NotRun != "" || calls[0].HarnessError != "" {
+		return ""
+	}
+	fr := parseReply(calls[0])
+	if fr.success() && fr.data != nil && !fr.errorSignal() {
+		return ""
+	}
+	return "the refusal of create_media_buy without a key does not name idempotency_key, and the create with a key was refused too (" +
+		orNone(errorCode(fr)) + "); give its arguments with --inputs"
 }
 
 func judgeIDEM03(s *evidence.Store, _ Options) Verdict {
@@ -141,6 +167,10 @@ func judgeIDEM03(s *evidence.Store, _ Options) Verdict {
 	fr := parseReply(first)
 	if !fr.success() || fr.data == nil || fr.errorSignal() {
 		return t.verdict("the first create_media_buy did not succeed (" + orNone(errorCode(fr)) + "); give its arguments with --inputs")
+	}
+	if v, ok := fr.data.Get("replayed"); ok && string(trim(v)) == "true" {
+		// The key is new to this run: nothing can have been replayed.
+		t.judged(first, []finding{{ptr(fr.dataPtr, "replayed"), "is true on the first use of a fresh key"}})
 	}
 	replay, ok := idemCall(s, t, evidence.PurposeIdemReplay)
 	if !ok {

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -29,14 +31,19 @@ func init() {
 // with the key, its replay, and the same key with a changed po_number.
 // Without --allow-mutations each is recorded as not run, and no request
 // leaves the harness.
+//
+// The key and the po_numbers carry a random part besides the nonce: --seed
+// makes the nonce repeat, and a second run against the same seller within
+// its replay window would otherwise have its "first" create replayed.
 func idempotencyProbes(env Env, prefix string, call func(id string, args map[string]any, p evidence.Purpose) evidence.Call) {
 	if !slices.Contains(env.Listed, "create_media_buy") {
 		return
 	}
-	key := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-create"
+	run := fmt.Sprintf("%s-%08x", env.Nonce, rand.Uint32())
+	key := "adcp-conform-" + run + "-" + prefix[:3] + "-create"
 	args := func(po string, withKey bool) map[string]any {
 		a := env.Config.Inputs.base("create_media_buy")
-		merge(a, map[string]any{"account": map[string]any{"sandbox": true}, "po_number": "adcp-conform-" + env.Nonce + "-" + po})
+		merge(a, map[string]any{"account": map[string]any{"sandbox": true}, "po_number": "adcp-conform-" + run + "-" + po})
 		if withKey {
 			a["idempotency_key"] = key
 		}
