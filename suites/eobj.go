@@ -221,8 +221,16 @@ func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 		})
 }
 
-// leak names the internal detail s reveals, or "".
+// leakScanBytes bounds the part of each string leak reads: the patterns
+// are linear but slow on megabytes, and a string that long already fails
+// EOBJ-02's 4 KiB bound on the error object.
+const leakScanBytes = 64 << 10
+
+// leak names the internal detail s (its first leakScanBytes) reveals, or "".
 func leak(s, agentHost string) string {
+	if len(s) > leakScanBytes {
+		s = s[:leakScanBytes]
+	}
 	for _, l := range leakPatterns {
 		if l.re.MatchString(s) {
 			return l.what

@@ -85,6 +85,58 @@ type Exchange struct {
 	// and cipher suite of an HTTPS exchange; "" over plain HTTP.
 	TLSVersion string `json:"tls_version,omitempty"`
 	TLSCipher  string `json:"tls_cipher,omitempty"`
+
+	// RequestBodyElided, ResponseBodyElided and EventsElided count what an
+	// excerpt (see Excerpt) left out: bytes of each body and whole events.
+	// The recorded call in evidence.json keeps them.
+	RequestBodyElided  int `json:"request_body_elided,omitempty"`
+	ResponseBodyElided int `json:"response_body_elided,omitempty"`
+	EventsElided       int `json:"events_elided,omitempty"`
+}
+
+// Excerpt returns a copy of x whose bodies and event data keep at most n
+// bytes each (cut at a UTF-8 boundary) and whose events keep at most the
+// first maxEvents, counting what it left out. A report embeds excerpts, so
+// one large reply cited by several rules costs n bytes a citation, not its
+// size; the whole reply stays in evidence.json, once.
+func (x Exchange) Excerpt(n, maxEvents int) Exchange {
+	x.RequestBody, x.RequestBodyElided = headOf(x.RequestBody, n)
+	x.ResponseBody, x.ResponseBodyElided = headOf(x.ResponseBody, n)
+	if len(x.Events) > maxEvents {
+		x.EventsElided = len(x.Events) - maxEvents
+		x.Events = x.Events[:maxEvents]
+	}
+	cut := false
+	for _, e := range x.Events {
+		cut = cut || len(e.Data) > n
+	}
+	if cut {
+		events := make([]Event, len(x.Events))
+		for i, e := range x.Events {
+			head, elided := headOf([]byte(e.Data), n)
+			if elided > 0 {
+				e.Data = string(head) + "…"
+			}
+			events[i] = e
+		}
+		x.Events = events
+	}
+	return x
+}
+
+// headOf returns the first n bytes of b, backed off to a UTF-8 boundary
+// when b is valid UTF-8, and the number of bytes left out.
+func headOf(b Bytes, n int) (Bytes, int) {
+	if len(b) <= n {
+		return b, 0
+	}
+	i := n
+	if utf8.Valid(b) {
+		for i > 0 && !utf8.RuneStart(b[i]) {
+			i--
+		}
+	}
+	return b[:i:i], len(b) - i
 }
 
 // MediaType returns the response's media type, lower case, without parameters.

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -35,6 +37,13 @@ const (
 	maxFindingsPerRule = 50
 	maxEvidencePerRule = 8
 	maxActualBytes     = 2048
+	// maxEmbeddedBytes bounds each body, event and payload results.json
+	// embeds, and maxEmbeddedEvents the events of each exchange: a reply
+	// cited by several rules and a step would otherwise be copied whole
+	// into each. evidence.json keeps every recorded call whole, once, and
+	// results.json holds its hash (integrity.calls).
+	maxEmbeddedBytes  = 64 << 10
+	maxEmbeddedEvents = 200
 )
 
 // Report builds the report model: every catalogue rule (judged, excluded by
@@ -79,7 +88,7 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 			}
 			for _, c := range r.Verdict.Calls {
 				if len(rr.Evidence) < maxEvidencePerRule {
-					rr.Evidence = append(rr.Evidence, report.Evidence{Transport: string(c.Transport), ProbeID: c.ProbeID, Exchanges: c.Exchanges})
+					rr.Evidence = append(rr.Evidence, report.Evidence{Transport: string(c.Transport), ProbeID: c.ProbeID, Exchanges: excerpts(c.Exchanges)})
 				}
 			}
 		}
@@ -213,10 +222,34 @@ func response(c evidence.Call) *report.Response {
 	default:
 		r.Payload = json.RawMessage("null")
 	}
+	r.Payload = elided(r.Payload)
 	if n := len(c.Exchanges); n > 0 {
 		r.Headers = wire.ReportResponseHeaders(c.Exchanges[n-1].ResponseHeaders)
 	}
 	return r
+}
+
+// excerpts returns the exchanges with their bodies and events cut to what
+// a report embeds.
+func excerpts(xs []wire.Exchange) []wire.Exchange {
+	out := make([]wire.Exchange, len(xs))
+	for i, x := range xs {
+		out[i] = x.Excerpt(maxEmbeddedBytes, maxEmbeddedEvents)
+	}
+	return out
+}
+
+// elided returns a payload over maxEmbeddedBytes as an object naming its
+// size and SHA-256 and where the whole of it is; smaller payloads as they
+// are.
+func elided(payload json.RawMessage) json.RawMessage {
+	if len(payload) <= maxEmbeddedBytes {
+		return payload
+	}
+	sum := sha256.Sum256(payload)
+	b, _ := json.Marshal(map[string]map[string]any{"adcp_conform_elided": {
+		"bytes": len(payload), "sha256": hex.EncodeToString(sum[:]), "whole_in": "evidence.json"}})
+	return b
 }
 
 func orNull(b json.RawMessage) json.RawMessage {
