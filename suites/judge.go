@@ -36,6 +36,10 @@ type Options struct {
 	// Schemas are the published schemas of the release the run validates
 	// against (SCHEMA-01, SCHEMA-02); nil skips those rules.
 	Schemas *schemas.Set
+	// SchemasUnavailable is why Schemas is nil, when the run looked for
+	// them and found none (a fetch that failed): the skip reason of
+	// SCHEMA-01 and SCHEMA-02. Empty means none were asked for.
+	SchemasUnavailable string
 }
 
 func (o Options) judges(t catalogue.Transport) bool {

@@ -11,7 +11,21 @@ import (
 func init() { registerChecks("SCHEMA", schemaChecks) }
 
 // noSchemas is the skip reason of a run without schemas.
-const noSchemas = "no schemas were given: run with --schemas DIR (the published schemas of the AdCP release, e.g. schemas/3.1.19)"
+const noSchemas = "no schemas were loaded (--schemas off): give a local copy of the release's published schemas with --schemas DIR (e.g. schemas/3.1.19), or leave the flag out to fetch them"
+
+// SchemasUnavailablePrefix starts the skip message of SCHEMA-01/02 when
+// the run looked for schemas and found none; Options.SchemasUnavailable
+// follows it.
+const SchemasUnavailablePrefix = "no schemas: "
+
+// schemasSkip is the verdict of a run without schemas, with the reason the
+// run gave (a fetch that failed) when it gave one.
+func schemasSkip(o Options) Verdict {
+	if o.SchemasUnavailable != "" {
+		return Verdict{Outcome: Skip, Message: SchemasUnavailablePrefix + o.SchemasUnavailable}
+	}
+	return Verdict{Outcome: Skip, Message: noSchemas}
+}
 
 func schemaChecks() []Check {
 	return []Check{
@@ -19,8 +33,10 @@ func schemaChecks() []Check {
 		// Description: every extracted success body MUST validate against its task's
 		// response schema for the served release (draft-07, each schema's own
 		// additionalProperties honoured); a submitted or working body against the task's
-		// async variant where the release has one. Findings carry the JSON pointer and the
-		// schema $id with the keyword's location.
+		// async variant where the release has one (the release's manifest.json names
+		// them). A body echoing another release than the loaded schemas' (a pin to an
+		// older release the seller also serves) is not judged. Findings carry the JSON
+		// pointer and the schema $id with the keyword's location.
 		{ID: "SCHEMA-01", Transport: catalogue.MCP, Text: "sends responses that validate against their task's schema", Judge: judgeSCHEMA01},
 		// Rule: SCHEMA-02 · Spec: schemas core/error.json · Since: 0.1.0 ·
 		// Description: every extracted adcp_error MUST validate against core/error.json.
@@ -39,11 +55,14 @@ func violations(base string, vs []schemas.Violation) []finding {
 
 func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
 	if o.Schemas == nil {
-		return Verdict{Outcome: Skip, Message: noSchemas}
+		return schemasSkip(o)
 	}
 	return eachReply("SCHEMA-01", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
 		if !r.success() || r.data == nil || len(r.candidates()) > 0 {
 			return false, nil
+		}
+		if v, ok := str(r.data, "adcp_version"); ok && !o.Schemas.Serves(v) {
+			return false, nil // served in another release: these are not its schemas
 		}
 		vs, err := o.Schemas.Response(r.call.Tool, r.data.Raw())
 		switch {
@@ -58,7 +77,7 @@ func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
 
 func judgeSCHEMA02(s *evidence.Store, o Options) Verdict {
 	if o.Schemas == nil {
-		return Verdict{Outcome: Skip, Message: noSchemas}
+		return schemasSkip(o)
 	}
 	return eachError("SCHEMA-02", s, func(_ *reply, c candidate) []finding {
 		vs, err := o.Schemas.Error(c.raw)

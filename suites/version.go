@@ -2,7 +2,9 @@ package suites
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -24,31 +26,70 @@ func verChecks() []Check {
 		// Rule: VER-03 · Spec: §4.46–4.47; reference/versioning.mdx · Since: 0.1.0 ·
 		// Description: the echoed adcp_version SHOULD be the release served for the
 		// request. The probes pin get_adcp_capabilities to each release the seller
-		// advertises in adcp.supported_versions; a release it advertises is served as
-		// pinned, so the echo must equal the pin.
+		// advertises in adcp.supported_versions, which must be echoed as pinned, and to
+		// "<major>.99", which it does not advertise: a success must echo the release
+		// downshifted to (the highest advertised release of that major below the pin);
+		// refusing that pin is not judged here.
 		{ID: "VER-03", Transport: catalogue.MCP, Text: "echoes the release it served for a pinned request", Judge: judgeVER03},
 	}
 }
 
 func judgeVER03(s *evidence.Store, _ Options) Verdict {
+	supported := advertisedReleases(s)
 	return eachReply("VER-03", toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)), nil,
 		"no call pinned to an advertised release was made (supported_versions absent?)", func(r *reply) (bool, []finding) {
 			var args struct {
 				Pin string `json:"adcp_version"`
 			}
 			_ = json.Unmarshal(r.call.Arguments, &args)
+			want, advertised := args.Pin, slices.Contains(supported, args.Pin)
+			if !advertised && supported != nil {
+				want = downshifted(supported, args.Pin)
+			}
 			if !r.success() || r.data == nil {
+				if !advertised && supported != nil {
+					return false, nil // a pin it does not advertise may be refused
+				}
 				return true, []finding{{"", "a call pinned to the advertised release " + quote(args.Pin) + " is not served"}}
 			}
 			got, ok := str(r.data, "adcp_version")
 			switch {
 			case !ok:
 				return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
-			case got != args.Pin:
+			case want == "":
+				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
+					", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
+			case got != want && advertised:
 				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin)}}
+			case got != want:
+				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
+					", which is served downshifted to " + quote(want)}}
 			}
 			return true, nil
 		})
+}
+
+// advertisedReleases returns adcp.supported_versions of the capabilities
+// reply the version probes read, nil when there is none.
+func advertisedReleases(s *evidence.Store) []string {
+	call, found := s.Call(probe(s, "ver/capabilities"))
+	if !found || call.Message == nil {
+		return nil
+	}
+	r := parseReply(call)
+	adcp := child(r.data, "adcp")
+	if !r.success() || adcp == nil {
+		return nil
+	}
+	v, ok := adcp.Get("supported_versions")
+	if !ok {
+		return nil
+	}
+	var out []string
+	if json.Unmarshal(v, &out) != nil {
+		return nil
+	}
+	return out
 }
 
 func judgeVER01(s *evidence.Store, _ Options) Verdict {
@@ -127,3 +168,36 @@ func judgeVER02(s *evidence.Store, _ Options) Verdict {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// downshifted returns the release a seller advertising supported should
+// serve a request pinned to pin: the pin when advertised; else, for a plain
+// release, the highest advertised plain release of the same major below it
+// (reference/versioning.mdx); else "" (VERSION_UNSUPPORTED).
+func downshifted(supported []string, pin string) string {
+	if slices.Contains(supported, pin) {
+		return pin
+	}
+	pMajor, pMinor, ok := plainRelease(pin)
+	if !ok {
+		return ""
+	}
+	best, bestMinor := "", -1
+	for _, v := range supported {
+		if m, n, ok := plainRelease(v); ok && m == pMajor && n <= pMinor && n > bestMinor {
+			best, bestMinor = v, n
+		}
+	}
+	return best
+}
+
+// plainRelease splits a release-precision version without a pre-release
+// tag ("3.1" → 3, 1).
+func plainRelease(v string) (major, minor int, ok bool) {
+	maj, mnr, found := strings.Cut(v, ".")
+	if !found {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(maj)
+	minor, err2 := strconv.Atoi(mnr)
+	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
+}

@@ -59,7 +59,7 @@ func runJudge(args []string, stdio Stdio) error {
 	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains}
 	if prev.SchemasRelease != "" {
 		if schemasDir == "" {
-			return usagef("the run validated against the %s schemas: give them with --schemas DIR", prev.SchemasRelease)
+			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, cachedHint(prev.SchemasRelease))
 		}
 		set, err := schemas.Load(schemasDir)
 		if err != nil {
@@ -69,6 +69,9 @@ func runJudge(args []string, stdio Stdio) error {
 			return usagef("--schemas %s is release %s; the run used %s", schemasDir, set.Release(), prev.SchemasRelease)
 		}
 		opts.Schemas = set
+	}
+	if prev.SchemasRelease == "" {
+		opts.SchemasUnavailable = recordedSchemasSkip(prev) // schemas.go
 	}
 	for _, t := range prev.Transports {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))

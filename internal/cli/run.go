@@ -21,7 +21,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
-	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -92,7 +91,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
-	fs.StringVar(&c.schemasDir, "schemas", "", "folder of the AdCP release's published JSON Schemas (e.g. schemas/3.1.19), for SCHEMA-01/02")
+	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp) // schemas.go
 	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
 	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
 	fs.StringVar(&c.webhookURL, "webhook-url", "", "public URL of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
@@ -130,19 +129,15 @@ func runRun(args []string, stdio Stdio) error {
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
-	if c.schemasDir != "" {
-		set, err := schemas.Load(c.schemasDir)
-		if err != nil {
-			return usagef("--schemas: %v", err)
-		}
-		opts.Schemas = set
-	}
 	sel, err := runner.Select(c.labelFilter, opts)
 	if err != nil {
 		var fe *runner.FilterError
 		if errors.As(err, &fe) {
 			return &UsageError{Msg: fe.Msg}
 		}
+		return err
+	}
+	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
 		return err
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {

@@ -48,6 +48,10 @@ const (
 	// KindWebhook: the deliveries the harness's webhook receiver saw for
 	// one operation (Exchanges holds one per delivery).
 	KindWebhook Kind = "webhook"
+	// KindTask: an MCP Tasks request whose reply is not a tool result: a
+	// task-augmented tools/call (answered with a task handle), tasks/get,
+	// tasks/cancel, tasks/list.
+	KindTask Kind = "mcp_task"
 )
 
 // Purpose tags say why a probe made a call; judges select calls by them.
@@ -98,6 +102,24 @@ const (
 	// PurposeHookSync: a synchronous call registering a webhook, and the
 	// deliveries the harness's receiver saw for it (HOOK-04).
 	PurposeHookSync Purpose = "hook_sync"
+	// PurposeTask: a call of the MCP Tasks probes (a task-augmented
+	// tools/call, tasks/get polling) on the session that owns the task.
+	PurposeTask Purpose = "task"
+	// PurposeTaskResult: a tasks/result reply, recorded as a tool call so
+	// the envelope and error rules judge it like a direct result (TASK-02).
+	PurposeTaskResult Purpose = "task_result"
+	// PurposeTaskIsolation: a second MCP session asking for the first
+	// session's task (TASK-04).
+	PurposeTaskIsolation Purpose = "task_isolation"
+	// PurposeTaskTTL: a task-augmented call asking for a ten-year TTL
+	// (TASK-05).
+	PurposeTaskTTL Purpose = "task_ttl"
+	// PurposeHookAsync: a call asking for asynchronous work that registers
+	// a webhook, and the deliveries the receiver saw for it (HOOK-01..03).
+	PurposeHookAsync Purpose = "hook_async"
+	// PurposeHookKeys: the fetches of the seller's brand.json and JWKS, to
+	// verify RFC 9421 webhook signatures (HOOK-02).
+	PurposeHookKeys Purpose = "hook_keys"
 )
 
 // Call is one request a probe made and everything that came back. Raw

@@ -82,11 +82,14 @@ func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.C
 		Capabilities:   &sdk.ClientCapabilities{},
 		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
 	})
+	registerTaskMethods(client) // MCP Tasks: see tasks.go
+	hc := tr.Client()
+	hc.Transport = taskPatcher{next: hc.Transport}
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)
 	started := time.Now()
-	cs, err := connect(cctx, client, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: tr.Client(),
+	cs, err := connect(cctx, client, &sdk.StreamableClientTransport{Endpoint: cfg.Endpoint, HTTPClient: hc,
 		DisableStandaloneSSE: true, MaxRetries: -1})
 	call := record(tctx, cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindInitialize,
 		Method: "initialize", Purposes: []evidence.Purpose{evidence.PurposeDiscovery}}, started)

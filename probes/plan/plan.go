@@ -69,6 +69,9 @@ type Config struct {
 	Webhook *webhook.Receiver
 	// WebhookWait bounds the wait for deliveries; 0 means DefaultWebhookWait.
 	WebhookWait time.Duration
+	// TaskWait bounds the polling of each MCP task (TASK-02); 0 means
+	// mcp.DefaultTaskWait.
+	TaskWait time.Duration
 }
 
 // MaxRateBurst bounds RateBurst.

@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -33,15 +35,52 @@ func versionPins(env Env, call func(id string, args map[string]any, ps ...eviden
 	caps := call(prefix+"ver/capabilities", map[string]any{}, evidence.PurposeDiscovery)
 	caps.Credential = "configured"
 	env.Add(caps)
-	for i, v := range supportedVersions(t, caps) {
-		if i == maxPins {
-			break
+	supported := supportedVersions(t, caps)
+	pins := append([]string(nil), supported[:min(len(supported), maxPins)]...)
+	if v := downshiftPin(supported); v != "" {
+		pins = append(pins, v)
+	}
+	for _, v := range pins {
+		id := prefix + "ver/pin/" + v
+		if !contains(supported, v) {
+			id = prefix + "ver/downshift/" + v
 		}
-		c := call(prefix+"ver/pin/"+v, map[string]any{"adcp_version": v}, evidence.PurposeVersionPin)
+		c := call(id, map[string]any{"adcp_version": v}, evidence.PurposeVersionPin)
 		c.Arguments, _ = json.Marshal(map[string]any{"adcp_version": v})
 		c.Credential = "configured"
 		env.Add(c)
 	}
+}
+
+// downshiftPin returns a release the seller does not advertise but should
+// downshift from (reference/versioning.mdx): the highest advertised major's
+// release "<major>.99", or "" when none fits (no plain release advertised,
+// or that one is).
+func downshiftPin(supported []string) string {
+	major := -1
+	for _, v := range supported {
+		if m, _, ok := plainRelease(v); ok && m > major {
+			major = m
+		}
+	}
+	pin := strconv.Itoa(major) + ".99"
+	if major < 0 || contains(supported, pin) {
+		return ""
+	}
+	return pin
+}
+
+// plainRelease splits a release-precision version without a pre-release
+// tag ("3.1" → 3, 1).
+func plainRelease(v string) (major, minor int, ok bool) {
+	maj, mnr, found := strings.Cut(v, ".")
+	if !found {
+		return 0, 0, false
+	}
+	var err1, err2 error
+	major, err1 = strconv.Atoi(maj)
+	minor, err2 = strconv.Atoi(mnr)
+	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
 }
 
 // supportedVersions returns adcp.supported_versions of a capabilities

@@ -5,9 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -18,24 +24,89 @@ const DefaultWebhookWait = time.Second
 // NoReceiver is why the webhook probes did not run.
 const NoReceiver = "no webhook receiver the seller can reach: give --webhook-url (the public address of --webhook-listen)"
 
+// AsyncBrief is the brief of the webhook probes' get_products call: it asks
+// for custom curation, work a seller may answer submitted or working and
+// finish later, with webhooks.
+const AsyncBrief = "Custom curation of premium video inventory for US sports fans; async review welcome, reply by webhook."
+
+// WebhookDeliveries is the Body of a deliveries call (probe "<id>/deliveries"):
+// what the harness registered and what its receiver saw.
+type WebhookDeliveries struct {
+	OperationID string `json:"operation_id"`
+	// Scheme is the signing scheme registered (webhook.SchemeHMAC or
+	// webhook.SchemeRFC9421).
+	Scheme string `json:"scheme,omitempty"`
+	// FirstStatus is the status of the registering call's first response
+	// ("" when it had none); TaskID its task_id.
+	FirstStatus string `json:"first_status,omitempty"`
+	TaskID      string `json:"task_id,omitempty"`
+	// WaitMS is how long the harness waited for deliveries (0: it did not,
+	// the first response being terminal).
+	WaitMS int64 `json:"wait_ms"`
+	// Deliveries are the receiver's answers and verdicts, in the order of
+	// the call's Exchanges.
+	Deliveries []DeliveryNote `json:"deliveries"`
+}
+
+// DeliveryNote is what the receiver made of one delivery.
+type DeliveryNote struct {
+	Status         int    `json:"status"`
+	Truncated      bool   `json:"truncated,omitempty"`
+	SignatureError string `json:"signature_error,omitempty"`
+}
+
 func init() {
 	registerMCP(func(ctx context.Context, env Env) {
-		syncWebhook(ctx, env, "mcp/", func(id string, args map[string]any) evidence.Call {
-			return env.Shared.CallTool(ctx, id, "get_products", args, evidence.PurposeHookSync)
-		})
+		call := func(id string, args map[string]any, p evidence.Purpose) evidence.Call {
+			return env.Shared.CallTool(ctx, id, "get_products", args, p)
+		}
+		syncWebhook(ctx, env, "mcp/", call)
+		asyncWebhooks(ctx, env, "mcp/", env.Config.MCP.Endpoint, call)
 	})
 	registerA2A(func(ctx context.Context, env Env) {
-		syncWebhook(ctx, env, "a2a/", func(id string, args map[string]any) evidence.Call {
-			return env.A2A.Send(ctx, id, "get_products", args, evidence.PurposeHookSync)
-		})
+		call := func(id string, args map[string]any, p evidence.Purpose) evidence.Call {
+			return env.A2A.Send(ctx, id, "get_products", args, p)
+		}
+		syncWebhook(ctx, env, "a2a/", call)
+		asyncWebhooks(ctx, env, "a2a/", env.Config.A2A.BaseURL, call)
 	})
+}
+
+func (env Env) webhookWait() time.Duration {
+	if env.Config.WebhookWait > 0 {
+		return env.Config.WebhookWait
+	}
+	return DefaultWebhookWait
+}
+
+// hookArgs are get_products arguments registering a webhook for operation
+// op, with HMAC-SHA256 credentials when secret is not nil.
+func hookArgs(env Env, op string, secret []byte, brief string) map[string]any {
+	args := env.Config.Inputs.base("get_products")
+	merge(args, argsOf("get_products"))
+	if brief != "" {
+		args["brief"] = brief
+	}
+	pnc := map[string]any{"url": env.Config.Webhook.URL(op), "operation_id": op}
+	if secret != nil {
+		pnc["authentication"] = map[string]any{"schemes": []any{"HMAC-SHA256"}, "credentials": string(secret)}
+	}
+	args["push_notification_config"] = pnc
+	return args
+}
+
+// newSecret is a fresh HMAC secret: 64 hex digits (32 random bytes).
+func newSecret() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return []byte(hex.EncodeToString(b))
 }
 
 // syncWebhook makes a read call that registers a webhook (HOOK-04): a
 // synchronous answer must not be followed by a webhook. It records the
 // call and, as a webhook evidence call, whatever the receiver got for its
 // operation within the wait.
-func syncWebhook(ctx context.Context, env Env, prefix string, call func(id string, args map[string]any) evidence.Call) {
+func syncWebhook(ctx context.Context, env Env, prefix string, call func(string, map[string]any, evidence.Purpose) evidence.Call) {
 	if !contains(env.Listed, "get_products") {
 		return
 	}
@@ -47,28 +118,170 @@ func syncWebhook(ctx context.Context, env Env, prefix string, call func(id strin
 		return
 	}
 	op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-sync"
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	args := env.Config.Inputs.base("get_products")
-	merge(args, argsOf("get_products"))
-	args["push_notification_config"] = map[string]any{"url": env.Config.Webhook.URL(op), "operation_id": op,
-		"authentication": map[string]any{"schemes": []any{"HMAC-SHA256"}, "credentials": hex.EncodeToString(secret)}}
-	c := call(id, args)
+	secret := newSecret()
+	env.Config.Webhook.Expect(op, webhook.Expectation{Secret: secret})
+	args := hookArgs(env, op, secret, "")
+	c := call(id, args, evidence.PurposeHookSync)
 	c.Arguments, _ = redactedArgs(args)
 	c.Credential = "configured"
 	env.Add(c)
-
-	wait := env.Config.WebhookWait
-	if wait <= 0 {
-		wait = DefaultWebhookWait
-	}
+	wait := env.webhookWait()
 	got := env.Config.Webhook.Wait(ctx, op, 1, wait)
+	env.Add(deliveriesCall(env, id, t, op, evidence.PurposeHookSync, WebhookDeliveries{OperationID: op, Scheme: webhook.SchemeHMAC, WaitMS: wait.Milliseconds()}, got))
+}
+
+// asyncWebhooks are the probes of HOOK-01..03: get_products with a brief
+// asking for asynchronous curation, registering a webhook signed with the
+// legacy HMAC-SHA256 scheme (hook/async/hmac) and one with no
+// authentication, which the seller signs under the RFC 9421 webhook
+// profile (hook/async/rfc9421, verified with the keys of the seller's
+// brand.json / JWKS, fetched first as hook/brand_json and hook/jwks).
+//
+// get_products is read-only, so these run without --allow-mutations: the
+// spec lets a seller answer it submitted or working (task-type get_products
+// and the webhook-payload-extraction vector mcp-working). A seller that
+// answers it at once with a terminal status owes no webhook, and HOOK-01..03
+// are then skipped with that reason. When the first response is
+// non-terminal the harness waits (at most --webhook-wait) until a delivery
+// reporting a terminal status has been accepted.
+func asyncWebhooks(ctx context.Context, env Env, prefix, agent string, call func(string, map[string]any, evidence.Purpose) evidence.Call) {
+	if !contains(env.Listed, "get_products") {
+		return
+	}
+	t := evidence.Transport(prefix[:3])
+	for _, scheme := range []string{webhook.SchemeHMAC, webhook.SchemeRFC9421} {
+		id := prefix + "hook/async/" + scheme
+		if env.Config.Webhook == nil {
+			env.Add(evidence.Call{ProbeID: id, Transport: t, Kind: evidence.KindToolCall, Tool: "get_products",
+				Purposes: []evidence.Purpose{evidence.PurposeHookAsync}, NotRun: NoReceiver})
+			continue
+		}
+		op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-async-" + scheme
+		var e webhook.Expectation
+		if scheme == webhook.SchemeHMAC {
+			e.Secret = newSecret()
+		} else {
+			e.Keys, e.KeysError = sellerKeys(ctx, env, prefix, agent)
+		}
+		env.Config.Webhook.Expect(op, e)
+		args := hookArgs(env, op, e.Secret, AsyncBrief)
+		c := call(id, args, evidence.PurposeHookAsync)
+		c.Arguments, _ = redactedArgs(args)
+		c.Credential = "configured"
+		env.Add(c)
+
+		note := WebhookDeliveries{OperationID: op, Scheme: scheme}
+		note.FirstStatus, note.TaskID = firstStatus(c)
+		var got []webhook.Delivery
+		if slices.Contains([]string{"submitted", "working", "input-required"}, note.FirstStatus) {
+			wait := env.webhookWait()
+			note.WaitMS = wait.Milliseconds()
+			got = env.Config.Webhook.WaitFor(ctx, op, settled, wait)
+		} else {
+			got = env.Config.Webhook.Deliveries(op)
+		}
+		env.Add(deliveriesCall(env, id, t, op, evidence.PurposeHookAsync, note, got))
+	}
+}
+
+// settled says whether a delivery reporting a terminal status was accepted.
+func settled(got []webhook.Delivery) bool {
+	for _, d := range got {
+		var b struct {
+			Status string `json:"status"`
+		}
+		if d.Status == 200 && json.Unmarshal(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstStatus reads status and task_id from a call's AdCP body.
+func firstStatus(c evidence.Call) (status, taskID string) {
+	if c.Message == nil {
+		return "", ""
+	}
+	t := extract.TransportMCP
+	if c.Transport == evidence.A2A {
+		t = extract.TransportA2A
+	}
+	out, err := extract.FromJSONRPCResponse(t, c.Message)
+	if err != nil {
+		return "", ""
+	}
+	if out.Error != nil {
+		return "failed", ""
+	}
+	var b struct {
+		Status string `json:"status"`
+		TaskID string `json:"task_id"`
+	}
+	_ = json.Unmarshal(out.Data, &b)
+	return b.Status, b.TaskID
+}
+
+// deliveriesCall records what the receiver got for op as a webhook call:
+// one exchange per delivery (the seller's request as received, redacted,
+// and the receiver's status), and the receiver's notes in Body.
+func deliveriesCall(env Env, id string, t evidence.Transport, op string, p evidence.Purpose, note WebhookDeliveries, got []webhook.Delivery) evidence.Call {
 	w := evidence.Call{ProbeID: id + "/deliveries", Transport: t, Kind: evidence.KindWebhook, Tool: "get_products",
-		Purposes: []evidence.Purpose{evidence.PurposeHookSync}, URL: env.Config.Webhook.URL(op), Started: time.Now()}
+		Purposes: []evidence.Purpose{p}, URL: env.Config.Webhook.URL(op), Started: time.Now()}
+	note.Deliveries = []DeliveryNote{}
 	for _, d := range got {
 		w.Exchanges = append(w.Exchanges, wire.Exchange{Method: "POST", URL: w.URL, RequestHeaders: d.Header,
-			RequestBody: wire.Bytes(wire.RedactJSON(d.Body)), Status: d.Status, Started: d.At, Finished: true, Complete: true})
+			RequestBody: wire.Bytes(wire.RedactJSON(d.Body)), RequestBodySize: int64(len(d.Body)), RequestTruncated: d.Truncated,
+			Status: d.Status, Started: d.At, Finished: true, Complete: true})
+		note.Deliveries = append(note.Deliveries, DeliveryNote{Status: d.Status, Truncated: d.Truncated, SignatureError: wire.Sanitize(d.SignatureError, 300)})
 	}
-	w.Body, _ = json.Marshal(map[string]int{"deliveries": len(got)})
-	env.Add(w)
+	w.Body, _ = json.Marshal(note)
+	return w
+}
+
+// sellerKeys fetches the seller's webhook-signing keys: the agents[] entry
+// of its origin's /.well-known/brand.json whose url is the agent's names a
+// jwks_uri; without one, the origin's /.well-known/jwks.json. Both fetches
+// are recorded; the error says why there are no keys.
+func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.JWK, string) {
+	u, err := url.Parse(agent)
+	if err != nil || u.Host == "" {
+		return nil, "the agent URL has no origin"
+	}
+	origin := u.Scheme + "://" + u.Host
+	jwksURI := origin + "/.well-known/jwks.json"
+	record := func(c evidence.Call) evidence.Call {
+		c.Transport = evidence.Transport(prefix[:3])
+		env.Add(c)
+		return c
+	}
+	bc := record(mcp.Get(ctx, env.Config.MCP, prefix+"hook/brand_json", origin+"/.well-known/brand.json", evidence.PurposeHookKeys))
+	if bc.HTTPStatus == 200 && bc.Body != nil {
+		var brand struct {
+			Agents []struct {
+				URL     string `json:"url"`
+				JWKSURI string `json:"jwks_uri"`
+			} `json:"agents"`
+		}
+		_ = json.Unmarshal(bc.Body, &brand)
+		for _, a := range brand.Agents {
+			if a.JWKSURI != "" && strings.TrimRight(a.URL, "/") == strings.TrimRight(agent, "/") {
+				if ref, err := u.Parse(a.JWKSURI); err == nil {
+					jwksURI = ref.String()
+				}
+				break
+			}
+		}
+	}
+	jc := record(mcp.Get(ctx, env.Config.MCP, prefix+"hook/jwks", jwksURI, evidence.PurposeHookKeys))
+	switch {
+	case jc.HarnessError != "":
+		return nil, "fetching " + jwksURI + ": " + wire.Sanitize(jc.HarnessError, 200)
+	case jc.HTTPStatus != 200 || jc.Body == nil:
+		return nil, "no JWKS at " + jwksURI
+	}
+	keys, err := webhook.ParseJWKS(jc.Body)
+	if err != nil {
+		return nil, jwksURI + ": " + err.Error()
+	}
+	return keys, ""
 }

@@ -4,6 +4,8 @@
 // $ref are root-relative ("/schemas/<release>/core/product.json").
 // Validation is draft-07 as the schemas declare, each schema's own
 // additionalProperties honoured; schemas compile lazily and are cached.
+// Fetch copies a release from its published location (PublishedBase) into
+// the user's cache once, for Load to read from then on.
 //
 //	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
 //	vs, err := set.Response("get_products", body)
@@ -37,6 +39,7 @@ const base = "https://schemas.adcp.invalid"
 type Set struct {
 	dir, release string
 	files        map[string]string // base name → path relative to dir
+	tools        manifest          // manifest.json, when the release has one
 	mu           sync.Mutex
 	c            *jsonschema.Compiler
 	compiled     map[string]*jsonschema.Schema
@@ -77,6 +80,9 @@ func Load(dir string) (*Set, error) {
 	if _, err := os.Stat(filepath.Join(dir, "core", "error.json")); err != nil {
 		return nil, fmt.Errorf("%s holds no core/error.json: not an AdCP schema folder", dir)
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+		_ = json.Unmarshal(b, &s.tools) // a release without a readable manifest maps tasks by file name
+	}
 	s.c = jsonschema.NewCompiler()
 	s.c.DefaultDraft(jsonschema.Draft7)
 	s.c.UseLoader(loader{s})
@@ -108,6 +114,28 @@ func (e ecma) String() string { return e.re.String() }
 // Release is the release the schemas belong to ("3.1.19").
 func (s *Set) Release() string { return s.release }
 
+// Serves reports whether a body echoing adcp_version v was served in this
+// set's release: v is the release at the wire's release precision ("3.1"
+// for 3.1.19, "3.2-beta.5" for 3.2.0-beta.5). An absent echo ("") is served
+// in it too: the buyer validates against its own pin.
+func (s *Set) Serves(v string) bool { return v == "" || v == WireRelease(s.release) }
+
+// WireRelease returns a published release at the wire's release precision:
+// MAJOR.MINOR, with the pre-release tag when there is one ("3.1.19" → "3.1",
+// "3.2.0-beta.5" → "3.2-beta.5").
+func WireRelease(release string) string {
+	core, pre, hasPre := strings.Cut(release, "-")
+	parts := strings.SplitN(core, ".", 3)
+	if len(parts) < 2 {
+		return release
+	}
+	out := parts[0] + "." + parts[1]
+	if hasPre {
+		out += "-" + pre
+	}
+	return out
+}
+
 type loader struct{ s *Set }
 
 func (l loader) Load(url string) (any, error) {
@@ -138,8 +166,20 @@ func (s *Set) schema(rel string) (*jsonschema.Schema, error) {
 }
 
 // ResponseSchema returns the path of a task's response schema, for a body
-// in AdCP status status (an async variant when one exists), or "".
+// in AdCP status status (an async variant when one exists), or "". The
+// release's manifest.json names them where it has one; otherwise the task's
+// kebab-case name does (get_products → media-buy/get-products-response.json).
 func (s *Set) ResponseSchema(task, status string) string {
+	if t, ok := s.tools.Tools[task]; ok && cleanRel(t.ResponseSchema) != "" {
+		if status != "" && status != "completed" {
+			for _, a := range t.AsyncResponseSchemas {
+				if strings.HasSuffix(a, "-async-response-"+status+".json") && cleanRel(a) != "" {
+					return cleanRel(a)
+				}
+			}
+		}
+		return cleanRel(t.ResponseSchema)
+	}
 	kebab := strings.ReplaceAll(task, "_", "-")
 	if status != "" && status != "completed" {
 		if rel, ok := s.files[kebab+"-async-response-"+status+".json"]; ok {

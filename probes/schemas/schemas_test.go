@@ -11,10 +11,13 @@ import (
 
 func load(t *testing.T) *Set {
 	t.Helper()
-	s, err := Load(shared.File(t, filepath.Join("spec", "schemas", "3.1.19")))
+	dir := shared.File(t, filepath.Join("spec", "schemas", "3.1.19"))
+	start := time.Now()
+	s, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("loaded %s (%d files indexed, %d tasks in the manifest) in %v", dir, len(s.files), len(s.tools.Tools), time.Since(start))
 	return s
 }
 

@@ -1,12 +1,12 @@
-// Package webhook holds the harness's side of AdCP webhooks: verifying
-// what a seller signs. This file is the legacy HMAC-SHA256 scheme
-// (building/by-layer/L3/webhooks.mdx, "Signature algorithm (legacy)"):
+// Package webhook holds the harness's side of AdCP webhooks: the receiver
+// it starts (receiver.go), the envelope checks (envelope.go), the RFC 9421
+// webhook profile (rfc9421.go) and, in this file, the legacy HMAC-SHA256
+// scheme (building/by-layer/L3/webhooks.mdx, "Signature algorithm (legacy)"):
 //
 //	X-ADCP-Signature: sha256=hex(HMAC-SHA256(secret, "{timestamp}.{rawBody}"))
 //	X-ADCP-Timestamp: <unix seconds>
 //
-// checked against every vector of webhook-hmac-sha256.json. The receiver
-// and the HOOK rules that use it are not built yet.
+// checked against every vector of webhook-hmac-sha256.json.
 package webhook
 
 import (

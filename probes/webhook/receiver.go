@@ -24,21 +24,50 @@ type Delivery struct {
 	Operation string      `json:"operation"`
 	Header    http.Header `json:"header"`
 	Body      wire.Bytes  `json:"body"`
+	// Truncated says the body was longer than MaxDeliveryBytes (and was
+	// answered 413).
+	Truncated bool `json:"truncated,omitempty"`
 	// Status is what the receiver answered.
 	Status int       `json:"status"`
 	At     time.Time `json:"at"`
+	// Scheme is the signing scheme the operation's registration asked for
+	// (SchemeHMAC or SchemeRFC9421; "" when the operation was not
+	// registered with Expect).
+	Scheme string `json:"scheme,omitempty"`
+	// SignatureError is why the signature did not verify under Scheme, at
+	// the moment it arrived; "" when it verified.
+	SignatureError string `json:"signature_error,omitempty"`
+}
+
+// The signing schemes a registration asks for.
+const (
+	SchemeHMAC    = "hmac-sha256"
+	SchemeRFC9421 = "rfc9421"
+)
+
+// Expectation is how the deliveries of one operation must be signed: with
+// the legacy HMAC-SHA256 scheme under Secret when it is set, else under the
+// RFC 9421 webhook profile with one of Keys (the seller's JWKS; KeysError
+// says why there are none).
+type Expectation struct {
+	Secret    []byte
+	Keys      []JWK
+	KeysError string
 }
 
 // Receiver is the HTTP server the harness starts to receive webhooks at
 // /hooks/<operation>. It answers the first delivery of each operation 503,
 // to see whether the seller's retry reuses its idempotency key, and 200
-// after.
+// after (413 for a body over MaxDeliveryBytes). Each delivery of an
+// operation registered with Expect is verified as it arrives.
 type Receiver struct {
 	srv    *http.Server
 	public string
 	mu     sync.Mutex
 	got    []Delivery
 	count  map[string]int
+	expect map[string]Expectation
+	nonces NonceCache
 	notify chan struct{}
 }
 
@@ -53,7 +82,7 @@ func Listen(addr, public string) (*Receiver, error) {
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	r := &Receiver{public: strings.TrimRight(public, "/"), count: map[string]int{}, notify: make(chan struct{}, 1)}
+	r := &Receiver{public: strings.TrimRight(public, "/"), count: map[string]int{}, expect: map[string]Expectation{}, notify: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/{op}", r.receive)
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second}
@@ -64,17 +93,47 @@ func Listen(addr, public string) (*Receiver, error) {
 // URL is where a seller posts the webhooks of operation op.
 func (r *Receiver) URL(op string) string { return r.public + "/hooks/" + op }
 
+// Expect registers how operation op's deliveries must be signed; each is
+// verified as it arrives (the timestamp and signature windows are judged
+// against the moment of arrival).
+func (r *Receiver) Expect(op string, e Expectation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expect[op] = e
+}
+
 func (r *Receiver) receive(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(req.Body, MaxDeliveryBytes))
+	body, _ := io.ReadAll(io.LimitReader(req.Body, MaxDeliveryBytes+1))
+	truncated := len(body) > MaxDeliveryBytes
+	if truncated {
+		body = body[:MaxDeliveryBytes]
+	}
 	op := req.PathValue("op")
+	now := time.Now()
+	r.mu.Lock()
+	e, expected := r.expect[op]
+	r.mu.Unlock()
+	d := Delivery{Operation: op, Body: body, Truncated: truncated, At: now}
+	if expected && !truncated {
+		target := r.URL(op)
+		if req.URL.RawQuery != "" {
+			target += "?" + req.URL.RawQuery
+		}
+		d.Scheme, d.SignatureError = r.verify(e, Request{Method: req.Method, URL: target, Header: req.Header, Body: body}, now)
+	}
+	d.Header = wire.RedactHeader(req.Header.Clone())
 	r.mu.Lock()
 	r.count[op]++
 	status := http.StatusOK
-	if r.count[op] == 1 {
+	switch {
+	case truncated:
+		status = http.StatusRequestEntityTooLarge
+	case r.count[op] == 1:
 		status = http.StatusServiceUnavailable
 	}
+	d.Status = status
 	if len(r.got) < maxDeliveries {
-		r.got = append(r.got, Delivery{Operation: op, Header: wire.RedactHeader(req.Header.Clone()), Body: body, Status: status, At: time.Now()})
+		r.got = append(r.got, d)
 	}
 	r.mu.Unlock()
 	select {
@@ -82,6 +141,38 @@ func (r *Receiver) receive(w http.ResponseWriter, req *http.Request) {
 	default:
 	}
 	w.WriteHeader(status)
+}
+
+// verify checks one delivery under the registration's scheme and returns
+// the scheme and the failure ("" when it verified). Signing both ways is a
+// failure too: the registration is a switch.
+func (r *Receiver) verify(e Expectation, req Request, now time.Time) (string, string) {
+	if e.Secret != nil {
+		if req.Header.Get("Signature-Input") != "" || req.Header.Get("Signature") != "" {
+			return SchemeHMAC, "signed both ways: RFC 9421 headers on a delivery registered for HMAC-SHA256"
+		}
+		if req.Header.Get("X-ADCP-Signature") == "" {
+			return SchemeHMAC, "no X-ADCP-Signature header, though the registration carried HMAC-SHA256 credentials"
+		}
+		if err := VerifyHMAC(e.Secret, req.Body, req.Header.Get("X-ADCP-Signature"), req.Header.Get("X-ADCP-Timestamp"), now); err != nil {
+			return SchemeHMAC, err.Error()
+		}
+		return SchemeHMAC, ""
+	}
+	if req.Header.Get("X-ADCP-Signature") != "" {
+		return SchemeRFC9421, "signed both ways: X-ADCP-Signature on a delivery registered without authentication (RFC 9421 profile)"
+	}
+	if len(e.Keys) == 0 {
+		msg := CodeKeysUnavailable + ": no signing keys of the seller to verify with"
+		if e.KeysError != "" {
+			msg += " (" + e.KeysError + ")"
+		}
+		return SchemeRFC9421, msg
+	}
+	if err := VerifyRFC9421(req, VerifyOptions{Keys: e.Keys, Now: now, Nonces: &r.nonces}); err != nil {
+		return SchemeRFC9421, err.Error()
+	}
+	return SchemeRFC9421, ""
 }
 
 // Deliveries returns what operation op received so far.
@@ -100,10 +191,16 @@ func (r *Receiver) Deliveries(op string) []Delivery {
 // Wait waits until operation op received n deliveries, or for d, or ctx,
 // whichever comes first, and returns what it received.
 func (r *Receiver) Wait(ctx context.Context, op string, n int, d time.Duration) []Delivery {
+	return r.WaitFor(ctx, op, func(got []Delivery) bool { return len(got) >= n }, d)
+}
+
+// WaitFor waits until done holds for what operation op received, or for d,
+// or ctx, whichever comes first, and returns what it received.
+func (r *Receiver) WaitFor(ctx context.Context, op string, done func([]Delivery) bool, d time.Duration) []Delivery {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
-		if got := r.Deliveries(op); len(got) >= n {
+		if got := r.Deliveries(op); done(got) {
 			return got
 		}
 		select {

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/runner"
+)
+
+// schemasOff is the --schemas value that skips SCHEMA-01/02 without
+// looking for schemas.
+const schemasOff = "off"
+
+// schemasFetchTimeout bounds a first fetch of a release.
+const schemasFetchTimeout = 2 * time.Minute
+
+// schemasHelp is the help of run's --schemas flag.
+var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
+	"the URL of a published release folder (fetched once into the user's cache), or %[2]q; "+
+	"default: %[3]s/%[1]s/, fetched once into the user's cache", schemas.DefaultRelease, schemasOff, schemas.PublishedBase)
+
+// cacheRoot is where fetched releases are kept (a variable for tests).
+var cacheRoot = schemas.CacheRoot
+
+// loadSchemas sets the selection's Schemas from --schemas: a folder is
+// loaded (an unusable one is a usage error); a URL, or nothing, is fetched
+// into the user's cache unless it is there already, saying so on errOut,
+// when the selection judges a SCHEMA rule. A release that cannot be fetched
+// leaves those rules skipped with the reason.
+func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
+	opts := &sel.Options
+	if src == schemasOff {
+		return nil
+	}
+	remote := src == "" || strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
+	if remote && !slices.ContainsFunc(sel.Selected, func(c suites.Check) bool { return strings.HasPrefix(c.ID, "SCHEMA-") }) {
+		return nil // nothing would use them
+	}
+	if src == "" {
+		src = schemas.PublishedBase + "/" + schemas.DefaultRelease + "/"
+	}
+	if !remote {
+		set, err := schemas.Load(src)
+		if err != nil {
+			return usagef("--schemas: %v", err)
+		}
+		opts.Schemas = set
+		return nil
+	}
+	if _, err := schemas.ReleaseOf(src); err != nil {
+		return usagef("--schemas: %v", err)
+	}
+	unavailable := func(err error) error {
+		opts.SchemasUnavailable = wire.Sanitize(err.Error(), 300)
+		fmt.Fprintf(errOut, "adcp-conform: schemas: %s; SCHEMA-01 and SCHEMA-02 are skipped (give a local copy with --schemas DIR)\n", opts.SchemasUnavailable)
+		return nil
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return unavailable(fmt.Errorf("no cache folder for %s: %w", src, err))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), schemasFetchTimeout)
+	defer cancel()
+	started := time.Now()
+	dir, fetched, err := schemas.Fetch(ctx, nil, src, root)
+	if err != nil {
+		return unavailable(err)
+	}
+	set, err := schemas.Load(dir)
+	if err != nil {
+		return unavailable(fmt.Errorf("the cached copy %s: %w", dir, err))
+	}
+	if fetched {
+		fmt.Fprintf(errOut, "adcp-conform: schemas: fetched release %s from %s into %s in %s\n", set.Release(), wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(errOut, "adcp-conform: schemas: release %s from the cache %s\n", set.Release(), dir)
+	}
+	opts.Schemas = set
+	return nil
+}
+
+// cachedHint names the cached copy of a release a run fetched, for the
+// usage error of a re-judge without --schemas; "" when there is none.
+func cachedHint(release string) string {
+	root, err := cacheRoot()
+	if err != nil {
+		return ""
+	}
+	if dir := schemas.Cached(root, release); dir != "" {
+		return " (the copy fetched earlier is " + dir + ")"
+	}
+	return ""
+}
+
+// recordedSchemasSkip returns why a recorded run had no schemas, when it
+// looked for them and could not fetch them, so that judging it again skips
+// SCHEMA-01/02 for the same reason.
+func recordedSchemasSkip(prev *report.Run) string {
+	for _, r := range prev.Rules {
+		if !strings.HasPrefix(r.ID, "SCHEMA-") {
+			continue
+		}
+		for _, sp := range r.Specs {
+			if why, ok := strings.CutPrefix(sp.Message, suites.SchemasUnavailablePrefix); ok && sp.Outcome == report.Skipped {
+				return why
+			}
+		}
+	}
+	return ""
+}

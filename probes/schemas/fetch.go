@@ -1,0 +1,357 @@
+package schemas
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultRelease is the release fetched when a run names no schemas: the
+// latest stable release this build is written against. Patches never change
+// a stable schema, so it serves every 3.1 seller.
+const DefaultRelease = "3.1.19"
+
+// PublishedBase is where AdCP publishes each release's schemas, as
+// <PublishedBase>/<release>/core/error.json and so on.
+const PublishedBase = "https://adcontextprotocol.org/schemas"
+
+// The bounds of a fetch: a published release holds under a thousand files
+// of a few MB in all; the pre-resolved bundled/ tree is never fetched.
+const (
+	maxFetchFiles = 4000
+	maxFileBytes  = 8 << 20
+	maxFetchBytes = 128 << 20
+	fetchWorkers  = 8
+	// completeMark is written last into a fetched release's folder: a
+	// folder without it is an interrupted fetch and is fetched again.
+	completeMark = ".complete"
+)
+
+// releaseName is what a release folder may be called ("3.1.19",
+// "3.2.0-beta.5"): nothing that could climb out of the cache.
+var releaseName = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$`)
+
+// CacheRoot is the folder fetched releases are kept in:
+// os.UserCacheDir()/adcp-conform/schemas.
+func CacheRoot() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "adcp-conform", "schemas"), nil
+}
+
+// Cached returns the folder of a release fetched earlier into cacheRoot,
+// or "" when there is none (or only an interrupted fetch).
+func Cached(cacheRoot, release string) string {
+	if !releaseName.MatchString(release) || strings.Contains(release, "..") {
+		return ""
+	}
+	dir := filepath.Join(cacheRoot, release)
+	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// ReleaseOf returns the release a published folder URL names: its last
+// path segment ("https://adcontextprotocol.org/schemas/3.1.19/" → "3.1.19").
+func ReleaseOf(folderURL string) (string, error) {
+	u, err := url.Parse(folderURL)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%s is not an http(s) URL", folderURL)
+	}
+	rel := path.Base(strings.TrimRight(u.Path, "/"))
+	if !releaseName.MatchString(rel) || strings.Contains(rel, "..") {
+		return "", fmt.Errorf("%s does not end in a release folder such as /schemas/%s/", folderURL, DefaultRelease)
+	}
+	return rel, nil
+}
+
+// Fetch makes the release published at folderURL (e.g.
+// https://adcontextprotocol.org/schemas/3.1.19/) available under
+// cacheRoot/<release>, downloading it only when no complete copy is there:
+// index.json, manifest.json, core/error.json, every task's response schemas
+// the manifest lists, and everything they reference, transitively. It
+// returns the folder and whether it downloaded anything. client nil means
+// a client with a 30 s timeout per file.
+func Fetch(ctx context.Context, client *http.Client, folderURL, cacheRoot string) (dir string, fetched bool, err error) {
+	release, err := ReleaseOf(folderURL)
+	if err != nil {
+		return "", false, err
+	}
+	if dir := Cached(cacheRoot, release); dir != "" {
+		return dir, false, nil
+	}
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if err := os.MkdirAll(cacheRoot, 0o755); err != nil {
+		return "", false, err
+	}
+	tmp, err := os.MkdirTemp(cacheRoot, "."+release+".fetching-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(tmp) // after a successful rename there is nothing left
+	f := &fetcher{ctx: ctx, client: client, base: strings.TrimRight(folderURL, "/") + "/", release: release, into: tmp, seen: map[string]bool{}}
+	if err := f.run(); err != nil {
+		return "", false, fmt.Errorf("fetching the %s schemas from %s: %w", release, folderURL, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(folderURL+"\n"), 0o644); err != nil {
+		return "", false, err
+	}
+	dir = filepath.Join(cacheRoot, release)
+	_ = os.RemoveAll(dir) // an interrupted fetch of an earlier run
+	if err := os.Rename(tmp, dir); err != nil {
+		if Cached(cacheRoot, release) != "" { // another run finished first
+			return dir, true, nil
+		}
+		return "", false, err
+	}
+	return dir, true, nil
+}
+
+type fetcher struct {
+	ctx           context.Context
+	client        *http.Client
+	base, release string
+	into          string
+
+	mu    sync.Mutex
+	seen  map[string]bool
+	total int64
+	err   error
+}
+
+// run downloads the seeds and then every file they reference, a wave at a
+// time, fetchWorkers files at once.
+func (f *fetcher) run() error {
+	index, err := f.get("index.json")
+	if err != nil {
+		return err
+	}
+	wave := f.fresh(append(refsIn("index.json", index, f.release), "core/error.json"))
+	if manifest, err := f.get("manifest.json"); err == nil {
+		wave = append(wave, f.fresh(manifestSchemas(manifest))...)
+	} else if !errors.Is(err, errNotFound) {
+		return err
+	}
+	for len(wave) > 0 {
+		var next []string
+		var mu sync.Mutex
+		jobs := make(chan string)
+		var wg sync.WaitGroup
+		for range min(fetchWorkers, len(wave)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for rel := range jobs {
+					b, err := f.get(rel)
+					if err != nil {
+						f.fail(err)
+						continue
+					}
+					refs := refsIn(rel, b, f.release)
+					mu.Lock()
+					next = append(next, refs...)
+					mu.Unlock()
+				}
+			}()
+		}
+		for _, rel := range wave {
+			if f.failed() {
+				break
+			}
+			jobs <- rel
+		}
+		close(jobs)
+		wg.Wait()
+		if f.failed() {
+			return f.err
+		}
+		wave = f.fresh(next)
+	}
+	return nil
+}
+
+// fresh returns the paths not seen before, marking them seen.
+func (f *fetcher) fresh(rels []string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, rel := range rels {
+		if rel == "" || f.seen[rel] {
+			continue
+		}
+		f.seen[rel] = true
+		out = append(out, rel)
+	}
+	if len(f.seen) > maxFetchFiles && f.err == nil {
+		f.err = fmt.Errorf("more than %d schema files are referenced", maxFetchFiles)
+	}
+	return out
+}
+
+func (f *fetcher) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *fetcher) failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err != nil
+}
+
+var errNotFound = errors.New("not found")
+
+// get downloads one file of the release, checks that it is JSON and
+// writes it under the fetch folder.
+func (f *fetcher) get(rel string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(f.ctx, http.MethodGet, f.base+rel, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/schema+json, application/json")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("%s: %w", rel, errNotFound)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %d", rel, resp.StatusCode)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	if len(b) > maxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", rel, maxFileBytes)
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("%s is not JSON", rel)
+	}
+	f.mu.Lock()
+	f.total += int64(len(b))
+	over := f.total > maxFetchBytes
+	f.mu.Unlock()
+	if over {
+		return nil, fmt.Errorf("the release is larger than %d bytes", maxFetchBytes)
+	}
+	p := filepath.Join(f.into, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	return b, os.WriteFile(p, b, 0o644)
+}
+
+// refsIn returns the release-relative paths of the files a schema at rel
+// references ($ref values other than same-document fragments), root-relative
+// ("/schemas/<release>/core/x.json") or relative to rel ("../core/x.json").
+// References outside the release are left out: the loader refuses them.
+func refsIn(rel string, doc []byte, release string) []string {
+	var v any
+	if json.Unmarshal(doc, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, c := range t {
+				if s, ok := c.(string); ok && k == "$ref" {
+					if p := releasePath(rel, s, release); p != "" {
+						out = append(out, p)
+					}
+					continue
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// releasePath resolves a $ref found in the file at rel to a path inside the
+// release, "" when it points elsewhere.
+func releasePath(rel, ref, release string) string {
+	ref, _, _ = strings.Cut(ref, "#")
+	if ref == "" || strings.Contains(ref, "://") || strings.HasPrefix(ref, "//") {
+		return ""
+	}
+	var p string
+	if strings.HasPrefix(ref, "/") {
+		var ok bool
+		if p, ok = strings.CutPrefix(ref, "/schemas/"+release+"/"); !ok {
+			return ""
+		}
+	} else {
+		p = path.Join(path.Dir(rel), ref)
+	}
+	p = path.Clean(p)
+	if p == "." || strings.HasPrefix(p, "../") || p == ".." || strings.HasPrefix(p, "/") || !strings.HasSuffix(p, ".json") ||
+		strings.HasPrefix(p, "bundled/") {
+		return ""
+	}
+	return p
+}
+
+// manifestSchemas returns every response schema manifest.json lists.
+func manifestSchemas(doc []byte) []string {
+	var m manifest
+	if json.Unmarshal(doc, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range m.Tools {
+		out = append(out, cleanRel(t.ResponseSchema))
+		for _, a := range t.AsyncResponseSchemas {
+			out = append(out, cleanRel(a))
+		}
+	}
+	return out
+}
+
+// cleanRel returns a manifest path if it stays inside the release, else "".
+func cleanRel(p string) string {
+	p = path.Clean(p)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") || !strings.HasSuffix(p, ".json") {
+		return ""
+	}
+	return p
+}
+
+// manifest is the part of a release's manifest.json the package reads.
+type manifest struct {
+	Tools map[string]struct {
+		ResponseSchema       string   `json:"response_schema"`
+		AsyncResponseSchemas []string `json:"async_response_schemas"`
+	} `json:"tools"`
+}

@@ -1,0 +1,66 @@
+package webhook
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func post(t *testing.T, url string, body []byte, h http.Header) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestReceiverAnswers503OnceVerifiesAndBoundsBodies(t *testing.T) {
+	r, err := Listen("127.0.0.1:0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	r.Expect("op", Expectation{Secret: secret})
+	body := []byte(`{"a":1}`)
+	signed := func() http.Header {
+		ts := time.Now().Unix()
+		return http.Header{"Content-Type": {"application/json"}, "X-Adcp-Signature": {Sign(secret, body, ts)}, "X-Adcp-Timestamp": {strconv.FormatInt(ts, 10)}}
+	}
+	if s := post(t, r.URL("op"), body, signed()); s != 503 {
+		t.Errorf("first delivery answered %d, want 503", s)
+	}
+	if s := post(t, r.URL("op"), body, signed()); s != 200 {
+		t.Errorf("retry answered %d, want 200", s)
+	}
+	bad := signed()
+	bad.Set("X-Adcp-Signature", "sha256="+strings.Repeat("0", 64))
+	post(t, r.URL("op"), body, bad)
+	if s := post(t, r.URL("other"), bytes.Repeat([]byte("x"), MaxDeliveryBytes+10), http.Header{}); s != http.StatusRequestEntityTooLarge {
+		t.Errorf("an oversized body answered %d, want 413", s)
+	}
+	got := r.Deliveries("op")
+	if len(got) != 3 || got[0].SignatureError != "" || got[1].SignatureError != "" || got[2].SignatureError == "" || got[0].Scheme != SchemeHMAC {
+		t.Fatalf("deliveries %+v", got)
+	}
+	if o := r.Deliveries("other"); len(o) != 1 || !o[0].Truncated || len(o[0].Body) != MaxDeliveryBytes {
+		t.Errorf("oversized delivery recorded as %d bytes, truncated %v", len(o[0].Body), o[0].Truncated)
+	}
+	// The RFC 9421 scheme without keys, and signing both ways, are failures.
+	r.Expect("op9421", Expectation{KeysError: "no JWKS"})
+	post(t, r.URL("op9421"), body, signed())
+	if d := r.Deliveries("op9421"); len(d) != 1 || !strings.Contains(d[0].SignatureError, "signed both ways") {
+		t.Errorf("HMAC headers under the RFC 9421 scheme: %+v", d)
+	}
+	post(t, r.URL("op9421"), body, http.Header{})
+	if d := r.Deliveries("op9421"); len(d) != 2 || !strings.Contains(d[1].SignatureError, CodeKeysUnavailable) {
+		t.Errorf("no keys: %+v", d)
+	}
+}

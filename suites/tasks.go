@@ -1,0 +1,399 @@
+package suites
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+func init() { registerChecks("TASK", taskChecks) }
+
+// The task probes' IDs (probes/plan/tasks.go), after "mcp/".
+const (
+	taskFlow      = "task/get_products"
+	taskErrorFlow = "task/get_products_error"
+	taskIsolation = "task/isolation"
+	taskTTLProbe  = "task/ttl/create"
+	// hugeTTL is the ten-year TTL (ms) the TTL probe asks for.
+	hugeTTL = 10 * 365 * 24 * 3600 * 1000
+)
+
+// mcpTaskStatuses are the MCP task statuses (2025-11-25).
+var mcpTaskStatuses = map[string]bool{"working": true, "input_required": true, "completed": true, "failed": true, "cancelled": true}
+
+// adcpToMCPStatus is seed 001's AdCP Status Mapping.
+var adcpToMCPStatus = map[string]string{
+	"working": "working", "submitted": "working", "input-required": "input_required", "completed": "completed",
+	"failed": "failed", "rejected": "failed", "canceled": "cancelled", "auth-required": "input_required",
+}
+
+func taskChecks() []Check {
+	return []Check{
+		// Rule: TASK-01 · Spec: seeds 001 (Async Operations via MCP Tasks); MCP 2025-11-25 Tasks · Since: 0.1.0 ·
+		// Description: when the server declares the tasks capability, a task-augmented
+		// tools/call (params.task {ttl}) to get_products (taskSupport "optional") MUST return a
+		// task handle, result.task with taskId (a non-empty string), status (an MCP task
+		// status), createdAt (an RFC 3339 date-time), ttl (a number, or null for unlimited)
+		// and pollInterval (a number), instead of the tool result.
+		{ID: "TASK-01", Transport: catalogue.MCP, Text: "answers a task-augmented call with a task handle", Judge: judgeTASK01},
+		// Rule: TASK-02 · Spec: seeds 001 (Async Operations via MCP Tasks) · Since: 0.1.0 ·
+		// Description: tasks/get MUST answer the owner's task (same taskId, an MCP status) and
+		// reach a terminal status (completed, failed, cancelled) within the harness's wait
+		// and the task's TTL, the harness honouring pollInterval; tasks/result MUST then
+		// return the CallToolResult (content an array). The tasks/result replies are
+		// recorded as tool calls, so the ENV, ERR and SCHEMA rules judge them as well.
+		// Policy: a failed task's tasks/result may be a JSON-RPC error (a request that
+		// failed before producing a tool result); a cancelled task's is not judged.
+		{ID: "TASK-02", Transport: catalogue.MCP, Text: "reaches a terminal task status and returns the tool result from tasks/result", Judge: judgeTASK02},
+		// Rule: TASK-03 · Spec: seeds 001 (AdCP Status Mapping) · Since: 0.1.0 ·
+		// Description: MCP task statuses MUST map from the AdCP status as the table says
+		// (submitted→working, input-required/auth-required→input_required,
+		// rejected→failed, canceled→cancelled, the others unchanged). Judged on every
+		// tasks/get status (an AdCP spelling is not an MCP status) and on the terminal
+		// status beside the AdCP body tasks/result returns: an isError result maps to failed.
+		{ID: "TASK-03", Transport: catalogue.MCP, Text: "maps AdCP statuses to MCP task statuses", Judge: judgeTASK03},
+		// Rule: TASK-04 · Spec: seeds 001 (Production task isolation) · Since: 0.1.0 ·
+		// Description: tasks MUST be scoped to their session: a second session's tasks/get,
+		// tasks/result and tasks/cancel of the first session's taskId MUST be refused (a
+		// JSON-RPC error), tasks/list MUST NOT show it, and the first session's task MUST
+		// NOT end up cancelled.
+		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
+		// for that reason, so it is caught only when it answers with a task.
+		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},
+		// Rule: TASK-05 · Spec: seeds 001 (clamp client-provided TTL) · Since: 0.1.0 ·
+		// Description: a client-provided TTL above the server's maximum SHOULD be clamped: a
+		// task-augmented call asking for ten years gets a handle whose ttl is a number below
+		// it (null, unlimited, honours it too). Refusing the call is not honouring it.
+		{ID: "TASK-05", Transport: catalogue.MCP, Text: "clamps a client-provided task TTL above its maximum", Judge: judgeTASK05},
+	}
+}
+
+// taskHandle is the task object of a CreateTaskResult.
+func taskHandle(c evidence.Call) *extract.Object {
+	res, err := extract.ParseObject(c.Result)
+	if err != nil {
+		return nil
+	}
+	return child(res, "task")
+}
+
+// notHandle says what a reply that holds no task handle is instead.
+func notHandle(c evidence.Call) finding {
+	switch {
+	case c.Message == nil:
+		return finding{"", "the task-augmented call got no JSON-RPC reply (HTTP " + itoa(c.HTTPStatus) + ")"}
+	case c.RPCError != nil:
+		return finding{"/error", "a JSON-RPC error answers the task-augmented call instead of a task handle"}
+	}
+	if res, err := extract.ParseObject(c.Result); err == nil && res != nil {
+		if _, ok := res.Get("content"); ok {
+			return finding{"/result", "the tool result itself answers the task-augmented call, not a task handle"}
+		}
+	}
+	return finding{"/result/task", "is absent or not an object"}
+}
+
+func judgeTASK01(s *evidence.Store, _ Options) Verdict {
+	t := newTally("TASK-01")
+	c, found := s.Call(probe(s, taskFlow+"/create"))
+	if !found {
+		return t.verdict("no task-augmented call was made (get_products not listed)")
+	}
+	if !t.account(c) {
+		return t.verdict("")
+	}
+	task := taskHandle(c)
+	if task == nil {
+		t.judged(c, []finding{notHandle(c)})
+		return t.verdict("")
+	}
+	base := "/result/task"
+	var fs []finding
+	if id, ok := str(task, "taskId"); !ok || id == "" {
+		fs = append(fs, finding{base + "/taskId", "is absent, empty or not a string"})
+	}
+	if st, ok := str(task, "status"); !ok {
+		fs = append(fs, finding{base + "/status", "is absent or not a string"})
+	} else if !mcpTaskStatuses[st] {
+		fs = append(fs, finding{base + "/status", quote(st) + " is not an MCP task status"})
+	}
+	if at, ok := str(task, "createdAt"); !ok {
+		fs = append(fs, finding{base + "/createdAt", "is absent or not a string"})
+	} else if _, err := time.Parse(time.RFC3339Nano, at); err != nil {
+		fs = append(fs, finding{base + "/createdAt", quote(at) + " is not an RFC 3339 date-time"})
+	}
+	if v, ok := task.Get("ttl"); !ok {
+		fs = append(fs, finding{base + "/ttl", "is absent"})
+	} else if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
+		fs = append(fs, finding{base + "/ttl", "is " + kindName(v) + ", not a number or null"})
+	}
+	if v, ok := task.Get("pollInterval"); !ok {
+		fs = append(fs, finding{base + "/pollInterval", "is absent"})
+	} else if n, isNum := number(v); !isNum || n < 0 {
+		fs = append(fs, finding{base + "/pollInterval", "is " + kindName(v) + ", not a non-negative number"})
+	}
+	t.judged(c, fs)
+	return t.verdict("")
+}
+
+// taskRun is one task's calls: the create, the polls and the result.
+type taskRun struct {
+	create evidence.Call
+	polls  []evidence.Call
+	result evidence.Call
+	found  bool // the result call was recorded
+}
+
+func taskRunOf(s *evidence.Store, flow string) (taskRun, bool) {
+	var r taskRun
+	c, ok := s.Call(probe(s, flow+"/create"))
+	if !ok {
+		return r, false
+	}
+	r.create = c
+	r.polls = s.Calls(func(c evidence.Call) bool { return strings.HasPrefix(c.ProbeID, probe(s, flow+"/get/")) })
+	r.result, r.found = s.Call(probe(s, flow+"/result"))
+	return r, true
+}
+
+// lastStatus is the status of the last tasks/get answered with a task.
+func (r taskRun) lastStatus() (string, evidence.Call, bool) {
+	for i := len(r.polls) - 1; i >= 0; i-- {
+		res, err := extract.ParseObject(r.polls[i].Result)
+		if err != nil {
+			continue
+		}
+		if st, ok := str(res, "status"); ok {
+			return st, r.polls[i], true
+		}
+	}
+	return "", evidence.Call{}, false
+}
+
+func judgeTASK02(s *evidence.Store, _ Options) Verdict {
+	t := newTally("TASK-02")
+	for _, flow := range []string{taskFlow, taskErrorFlow} {
+		run, ok := taskRunOf(s, flow)
+		if !ok || !t.account(run.create) {
+			continue
+		}
+		handle := taskHandle(run.create)
+		if handle == nil {
+			continue // TASK-01's to judge
+		}
+		id, _ := str(handle, "taskId")
+		for _, p := range run.polls {
+			if !t.account(p) {
+				continue
+			}
+			res, err := extract.ParseObject(p.Result)
+			switch {
+			case p.RPCError != nil:
+				t.judged(p, []finding{{"/error", "tasks/get of the session's own task answers a JSON-RPC error"}})
+			case err != nil || res == nil:
+				t.judged(p, []finding{{"/result", "tasks/get answers no task object"}})
+			default:
+				var fs []finding
+				if got, _ := str(res, "taskId"); got != id {
+					fs = append(fs, finding{"/result/taskId", quote(got) + " is not the task asked for, " + quote(id)})
+				}
+				if _, ok := str(res, "status"); !ok {
+					fs = append(fs, finding{"/result/status", "is absent or not a string"})
+				}
+				t.judged(p, fs)
+			}
+		}
+		status, last, ok := run.lastStatus()
+		if !ok {
+			if len(run.polls) == 0 {
+				t.judged(run.create, []finding{{"", "no tasks/get answered"}})
+			}
+			continue
+		}
+		if !terminalStatus(status) {
+			wait := last.Started.Add(time.Duration(last.DurationMS * float64(time.Millisecond))).Sub(run.create.Started).Round(100 * time.Millisecond)
+			t.judged(last, []finding{{"/result/status", "is still " + quote(status) + " after " + itoa(len(run.polls)) + " polls over " + wait.String()}})
+			continue
+		}
+		if ttl, isNum := number(rawOf(handle, "ttl")); isNum {
+			end := last.Started.Add(time.Duration(last.DurationMS * float64(time.Millisecond)))
+			if took := end.Sub(run.create.Started); float64(took.Milliseconds()) > ttl+1000 {
+				t.judged(last, []finding{{"/result/status", "became terminal after " + took.Round(time.Millisecond).String() + ", past the task's ttl"}})
+			}
+		}
+		if !run.found || status == "cancelled" || !t.account(run.result) {
+			continue
+		}
+		rc := run.result
+		switch {
+		case rc.Message == nil:
+			t.judged(rc, []finding{{"", "tasks/result got no JSON-RPC reply (HTTP " + itoa(rc.HTTPStatus) + ")"}})
+		case rc.RPCError != nil:
+			if status == "failed" {
+				t.judged(rc, nil)
+			} else {
+				t.judged(rc, []finding{{"/error", "tasks/result of a " + quote(status) + " task answers a JSON-RPC error, not the tool result"}})
+			}
+		default:
+			res, err := extract.ParseObject(rc.Result)
+			if err != nil || res == nil {
+				t.judged(rc, []finding{{"/result", "is not an object"}})
+				break
+			}
+			if v, ok := res.Get("content"); !ok || kindOf(v) != extract.KindArray {
+				t.judged(rc, []finding{{"/result/content", "is absent or not an array: tasks/result does not return a CallToolResult"}})
+				break
+			}
+			t.judged(rc, nil)
+		}
+	}
+	return t.verdict("no task-augmented call was made (get_products not listed)")
+}
+
+func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
+
+func rawOf(o *extract.Object, key string) []byte {
+	if o == nil {
+		return nil
+	}
+	v, _ := o.Get(key)
+	return v
+}
+
+func judgeTASK03(s *evidence.Store, _ Options) Verdict {
+	t := newTally("TASK-03")
+	for _, flow := range []string{taskFlow, taskErrorFlow} {
+		run, ok := taskRunOf(s, flow)
+		if !ok || !t.account(run.create) {
+			continue
+		}
+		check := func(p, st string) []finding {
+			if mcpTaskStatuses[st] {
+				return nil
+			}
+			if want, adcp := adcpToMCPStatus[st]; adcp {
+				return []finding{{p, quote(st) + " is the AdCP status; MCP Tasks say " + quote(want)}}
+			}
+			return []finding{{p, quote(st) + " is not an MCP task status"}}
+		}
+		if h := taskHandle(run.create); h != nil {
+			if st, ok := str(h, "status"); ok {
+				t.judged(run.create, check("/result/task/status", st))
+			}
+		}
+		for _, p := range run.polls {
+			if p.NotRun != "" || p.HarnessError != "" {
+				continue
+			}
+			res, err := extract.ParseObject(p.Result)
+			if err != nil {
+				continue
+			}
+			if st, ok := str(res, "status"); ok {
+				t.judged(p, check("/result/status", st))
+			}
+		}
+		status, _, ok := run.lastStatus()
+		if !ok || !terminalStatus(status) || !run.found || !run.result.Answered() || run.result.Result == nil {
+			continue
+		}
+		r := parseReply(run.result)
+		want, body := "", ""
+		switch {
+		case r.isError:
+			want, body = "failed", "an isError result"
+		case r.data != nil:
+			if st, ok := str(r.data, "status"); ok {
+				if m, known := adcpToMCPStatus[st]; known {
+					want, body = m, "the AdCP status "+quote(st)
+				}
+			}
+		}
+		if want == "" {
+			continue
+		}
+		var fs []finding
+		if status != want {
+			fs = append(fs, finding{"/result", "the task ended " + quote(status) + " beside " + body + ", which maps to " + quote(want)})
+		}
+		t.judged(run.result, fs)
+	}
+	return t.verdict("no task-augmented call was made (get_products not listed)")
+}
+
+func judgeTASK04(s *evidence.Store, _ Options) Verdict {
+	t := newTally("TASK-04")
+	run, _ := taskRunOf(s, taskFlow)
+	id := ""
+	if h := taskHandle(run.create); h != nil {
+		id, _ = str(h, "taskId")
+	}
+	calls := s.Calls(func(c evidence.Call) bool { return strings.HasPrefix(c.ProbeID, probe(s, taskIsolation+"/")) })
+	for _, c := range calls {
+		if !t.account(c) {
+			continue
+		}
+		name := strings.TrimPrefix(c.ProbeID, probe(s, taskIsolation+"/"))
+		switch {
+		case name == "owner_get":
+			res, err := extract.ParseObject(c.Result)
+			if err != nil {
+				continue
+			}
+			if st, _ := str(res, "status"); st == "cancelled" {
+				t.judged(c, []finding{{"/result/status", "the first session's task is cancelled after the second session asked to cancel it"}})
+			} else {
+				t.judged(c, nil)
+			}
+		case c.Result == nil:
+			t.judged(c, nil) // refused: an error or no JSON-RPC reply
+		case name == "list":
+			if id != "" && bytes.Contains(c.Result, []byte(id)) {
+				t.judged(c, []finding{{"/result", "tasks/list of a second session shows the first session's task " + quote(id)}})
+			} else {
+				t.judged(c, nil)
+			}
+		default:
+			t.judged(c, []finding{{"/result", c.Method + " from a second session answers for the first session's task " + quote(id)}})
+		}
+	}
+	return t.verdict("the session-isolation probes were not made (get_products not listed)")
+}
+
+func judgeTASK05(s *evidence.Store, _ Options) Verdict {
+	t := newTally("TASK-05")
+	c, found := s.Call(probe(s, taskTTLProbe))
+	if !found {
+		return t.verdict("no task-augmented call was made (get_products not listed)")
+	}
+	if !t.account(c) {
+		return t.verdict("")
+	}
+	if c.RPCError != nil {
+		t.judged(c, nil) // refused: not honoured
+		return t.verdict("")
+	}
+	task := taskHandle(c)
+	if task == nil {
+		return t.verdict("the call asking for a ten-year TTL returned no task handle (TASK-01)")
+	}
+	v, ok := task.Get("ttl")
+	n, isNum := number(v)
+	switch {
+	case !ok:
+		t.judged(c, []finding{{"/result/task/ttl", "is absent"}})
+	case kindOf(v) == extract.KindNull:
+		t.judged(c, []finding{{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"}})
+	case !isNum:
+		t.judged(c, []finding{{"/result/task/ttl", "is " + kindName(v) + ", not a number"}})
+	case n >= hugeTTL:
+		t.judged(c, []finding{{"/result/task/ttl", wireText(v) + " honours the requested ten-year TTL instead of clamping it"}})
+	default:
+		t.judged(c, nil)
+	}
+	return t.verdict("")
+}
