@@ -70,6 +70,7 @@ type runConfig struct {
 	webhookListen  string
 	webhookURL     string
 	webhookWait    time.Duration
+	taskWait       time.Duration
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -94,6 +95,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp) // schemas.go
 	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
 	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
+	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
 	fs.StringVar(&c.webhookURL, "webhook-url", "", "public URL of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
@@ -120,6 +122,7 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	cfg.TaskWait = c.taskWait
 	if c.webhookURL != "" || loopbackTargets(cfg) {
 		rec, err := webhook.Listen(c.webhookListen, c.webhookURL)
 		if err != nil {
