@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 )
@@ -20,8 +23,8 @@ const referenceTokenEnv = "ADCP_CONFORM_REFERENCE_TOKEN"
 const ReferenceA2A03Dir = "a2a-0.3"
 
 // runReference tests the bundled reference seller on every face: one run
-// over MCP and A2A 1.0 (one report in --out), then one over A2A 0.3 (its
-// report in --out/a2a-0.3), since a run takes one A2A target. The seller is
+// over MCP and A2A 1.0 (one report in --out) and, beside it, one over A2A
+// 0.3 (its report in --out/a2a-0.3), since a run takes one A2A target. The seller is
 // protected by a bearer token generated for the run (or the one
 // --bearer-env names) so the AUTH rules are judged, and the rate-limit
 // burst is on. The exit code is the worse of the two runs'.
@@ -53,9 +56,22 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	if c.rateBurst == 0 {
 		base = append(base, "--rate-burst", strconv.Itoa(referenceBurst))
 	}
+	// The A2A 0.3 pass runs beside the first (each waits on its own webhook
+	// receiver, and the seller keys its rate limit and idempotency per
+	// session or conversation); its output is printed after the first's.
+	var out03, err03 bytes.Buffer
+	sub03 := sub
+	sub03.Out, sub03.Err = &out03, &err03
+	var second error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		second = runRun(append(append([]string(nil), base...), "--a2a", eps.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub03)
+	})
 	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", c.out), sub)
+	wg.Wait()
 	fmt.Fprintf(stdio.Out, "\nthe reference seller's A2A 0.3 face:\n")
-	second := runRun(append(append([]string(nil), base...), "--a2a", eps.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub)
+	_, _ = io.Copy(stdio.Out, &out03)
+	_, _ = io.Copy(stdio.Err, &err03)
 	return worse(first, second)
 }
 

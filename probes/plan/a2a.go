@@ -98,9 +98,7 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	wg.Wait()
 	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, A2A: client,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
-	for _, set := range a2aProbeSets {
-		set(ctx, env)
-	}
+	runSets(ctx, env, a2aProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(listed, "get_adcp_capabilities") {
 		add(a2aRateBurst(ctx, client.InContext("adcp-conform-burst-"+nonce), min(cfg.RateBurst, MaxRateBurst)))
 	}

@@ -329,9 +329,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	wg.Wait()
 	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
-	for _, set := range mcpProbeSets {
-		set(ctx, env)
-	}
+	runSets(ctx, env, mcpProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
 		add(rateBurst(ctx, cfg))
 	}
@@ -360,6 +358,25 @@ type Env struct {
 type ProbeSet func(ctx context.Context, env Env)
 
 var mcpProbeSets, a2aProbeSets []ProbeSet
+
+// runSets runs the probe sets: one after the other when limit is 1 (a
+// serial run), else all at once. Each set is sequential inside and works on
+// its own operation ids, keys and sessions, so they are independent; running
+// them together overlaps their waits (a webhook that must not come, a task
+// being polled).
+func runSets(ctx context.Context, env Env, sets []ProbeSet, limit int) {
+	if limit <= 1 {
+		for _, set := range sets {
+			set(ctx, env)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for _, set := range sets {
+		wg.Go(func() { set(ctx, env) })
+	}
+	wg.Wait()
+}
 
 // registerMCP adds a probe set to every MCP run; call it from an init
 // function.
