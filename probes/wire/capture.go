@@ -264,26 +264,36 @@ func findInBody(body []byte, id json.RawMessage) ([]byte, bool) {
 // isResponseTo reports whether msg is a JSON-RPC object without "method"
 // whose "id" equals id.
 func isResponseTo(msg []byte, id json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil {
+	var got []byte
+	isReq := false
+	if eachMember(msg, func(key string, val []byte) {
+		switch key {
+		case "method":
+			isReq = true
+		case "id":
+			got = val // the last one, as a decode would keep
+		}
+	}) != nil || isReq {
 		return false
 	}
-	if _, isReq := m["method"]; isReq {
-		return false
-	}
-	got, ok := m["id"]
-	return ok && sameID(got, id)
+	return got != nil && sameID(got, id)
 }
 
 // requestID returns the id of a JSON-RPC request body (not a notification).
 func requestID(body []byte) (json.RawMessage, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
+	var id []byte
+	hasMethod := false
+	if eachMember(body, func(key string, val []byte) {
+		switch key {
+		case "method":
+			hasMethod = true
+		case "id":
+			id = val
+		}
+	}) != nil {
 		return nil, false
 	}
-	id, hasID := m["id"]
-	_, hasMethod := m["method"]
-	if !hasID || !hasMethod || string(id) == "null" {
+	if id == nil || !hasMethod || string(id) == "null" {
 		return nil, false
 	}
 	return id, true
@@ -316,43 +326,31 @@ func sameID(a, b json.RawMessage) bool {
 // present null is json.RawMessage("null"). err is set when msg is not a
 // single JSON object or repeats a member.
 func SplitResponse(msg []byte) (result, rpcError, id json.RawMessage, err error) {
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	tok, err := dec.Token()
-	if err != nil {
+	if !json.Valid(msg) {
+		var v any
+		err := json.Unmarshal(msg, &v) // for its message
 		return nil, nil, nil, fmt.Errorf("wire: response is not JSON: %w", err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, nil, nil, errors.New("wire: response is not a JSON object")
-	}
+	var repeated string
 	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("wire: response: %w", err)
-		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, nil, nil, fmt.Errorf("wire: response member %q: %w", Sanitize(key, 64), err)
-		}
-		if seen[key] {
-			return nil, nil, nil, fmt.Errorf("wire: response repeats member %q", Sanitize(key, 64))
+	if eachMember(msg, func(key string, val []byte) {
+		if seen[key] && repeated == "" {
+			repeated = key
 		}
 		seen[key] = true
 		switch key {
 		case "result":
-			result = raw
+			result = val
 		case "error":
-			rpcError = raw
+			rpcError = val
 		case "id":
-			id = raw
+			id = val
 		}
+	}) != nil {
+		return nil, nil, nil, errors.New("wire: response is not a JSON object")
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, nil, fmt.Errorf("wire: response: %w", err)
-	}
-	if len(bytes.TrimSpace(msg[dec.InputOffset():])) > 0 {
-		return nil, nil, nil, errors.New("wire: data after the response object")
+	if repeated != "" {
+		return nil, nil, nil, fmt.Errorf("wire: response repeats member %q", Sanitize(repeated, 64))
 	}
 	return result, rpcError, id, nil
 }

@@ -281,8 +281,16 @@ type frame struct {
 }
 
 // redactTokens walks in as a (possibly invalid or cut) JSON token stream.
+// Most replies hold nothing to redact: it returns in itself then, and
+// copies only from the first change on.
 func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
-	out := make([]byte, 0, len(in)+16)
+	w := spanWriter{in: in}
+	// Without a secret form in the input and without escapes that could
+	// spell one, no token holds a secret: only the keys need a look.
+	secrets := bytes.IndexByte(in, '\\') >= 0
+	for _, f := range r.forms {
+		secrets = secrets || bytes.Contains(in, f)
+	}
 	var stack []frame
 	hits := 0
 	top := func() *frame {
@@ -296,28 +304,29 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 		switch {
 		case c == '{' || c == '[':
 			stack = append(stack, frame{obj: c == '{', expectKey: c == '{'})
-			out = append(out, c)
 			i++
 		case c == '}' || c == ']':
 			if f := top(); f != nil && f.obj == (c == '}') {
 				stack = stack[:len(stack)-1]
 			}
-			out = append(out, c)
 			i++
 		case c == ',':
 			if f := top(); f != nil && f.obj {
 				f.expectKey = true
 			}
-			out = append(out, c)
 			i++
 		case c == '"':
 			end := scanString(in, i)
 			tok := in[i:end]
 			f := top()
 			isKey := f != nil && f.obj && f.expectKey
-			var n int
-			out, n = r.appendString(out, tok)
-			hits += n
+			w.keep(i)
+			if secrets {
+				if repl, n := r.stringSecrets(tok); n > 0 {
+					hits += n
+					w.replace(end, repl)
+				}
+			}
 			i = end
 			if !isKey {
 				continue
@@ -336,50 +345,93 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 			if end == k {
 				continue
 			}
-			out = append(out, in[i:k]...)
-			out = append(out, `"`+Redacted+`"`...)
-			hits += r.count(in[k:end])
+			w.keep(k)
+			w.replace(end, []byte(`"`+Redacted+`"`))
+			if secrets {
+				hits += r.count(in[k:end])
+			}
 			i = end
 		case isWS(c) || c == ':':
-			out = append(out, c)
 			i++
 		default:
 			end := scanLiteral(in, i)
 			tok := in[i:end]
+			if !secrets {
+				i = end
+				continue
+			}
 			switch n := r.count(tok); {
 			case n == 0:
-				out = append(out, tok...)
 			case json.Valid(tok):
 				// A JSON scalar (a number): keep the document valid.
 				hits += n
-				out = append(out, `"`+Redacted+`"`...)
+				w.keep(i)
+				w.replace(end, []byte(`"`+Redacted+`"`))
 			default:
 				b, n := r.Text(append([]byte(nil), tok...), false)
 				hits += n
-				out = append(out, b...)
+				w.keep(i)
+				w.replace(end, b)
 			}
 			i = end
 		}
 	}
-	return out, hits
+	return w.done(), hits
 }
 
-// appendString appends a string token, with secrets replaced inside it.
-func (r *Redactor) appendString(out, tok []byte) ([]byte, int) {
+// spanWriter rewrites in span by span: what it keeps is not copied until
+// a replacement comes, and with none done returns in itself.
+type spanWriter struct {
+	in, out []byte
+	pos     int // in[:pos] is settled
+	dirty   bool
+}
+
+// keep settles in[pos:to] unchanged.
+func (w *spanWriter) keep(to int) {
+	if w.dirty {
+		w.out = append(w.out, w.in[w.pos:to]...)
+	}
+	w.pos = to
+}
+
+// replace settles in[pos:to] as with.
+func (w *spanWriter) replace(to int, with []byte) {
+	if !w.dirty {
+		w.dirty = true
+		w.out = make([]byte, 0, len(w.in)+16)
+		w.out = append(w.out, w.in[:w.pos]...)
+	}
+	w.out = append(w.out, with...)
+	w.pos = to
+}
+
+func (w *spanWriter) done() []byte {
+	if !w.dirty {
+		return w.in
+	}
+	return append(w.out, w.in[w.pos:]...)
+}
+
+// stringSecrets returns a string token with the secrets inside it
+// replaced, and how many there were (0: nothing to replace).
+func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 	if len(r.forms) == 0 {
-		return append(out, tok...), 0
+		return nil, 0
 	}
 	if bytes.IndexByte(tok, '\\') < 0 {
 		if r.count(tok) == 0 {
-			return append(out, tok...), 0
+			return nil, 0
 		}
-		b, n := r.Text(append([]byte(nil), tok...), false)
-		return append(out, b...), n
+		return r.Text(append([]byte(nil), tok...), false)
 	}
 	s, ok := decodeString(tok)
 	if !ok {
 		b, n := r.Text(append([]byte(nil), tok...), false)
-		return append(out, b...), n
+		if n == 0 {
+			return nil, 0
+		}
+		return b, n
 	}
 	n := 0
 	for _, f := range r.forms {
@@ -389,9 +441,9 @@ func (r *Redactor) appendString(out, tok []byte) ([]byte, int) {
 		}
 	}
 	if n == 0 {
-		return append(out, tok...), 0
+		return nil, 0
 	}
-	return append(out, `"`+jsonEscape(s)+`"`...), n
+	return []byte(`"` + jsonEscape(s) + `"`), n
 }
 
 func (r *Redactor) count(b []byte) int {
