@@ -1,7 +1,11 @@
 // Package mcp is the harness's MCP client: go-sdk sessions over the
 // capturing transport, where every call comes back as an evidence.Call
 // holding the raw bytes the seller sent — never the SDK's decoded view,
-// which hides defects (GO-LIBS.md §1c).
+// which hides defects (GO-LIBS.md §1c). The SDK opens the session
+// (initialize, the Mcp-Session-Id, the negotiated version), lists the tools
+// and speaks MCP Tasks' custom methods; tools/call, the probes' workhorse,
+// goes out as the harness's own JSON-RPC POST on that session (raw.go),
+// which decodes nothing (see BenchmarkProbeOverhead for what it saves).
 //
 //	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: url, BearerToken: token}, "mcp/initialize")
 //	if err != nil { ... } // a *HarnessError: the seller could not be reached
@@ -17,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,6 +72,10 @@ func (e *HarnessError) Unwrap() error { return e.Err }
 type Session struct {
 	cfg Config
 	cs  *sdk.ClientSession
+	// hc is the session's capturing HTTP client; nextID numbers the
+	// harness's own requests (raw.go).
+	hc     *http.Client
+	nextID atomic.Int64
 	// Initialize is the recorded initialize exchange.
 	Initialize evidence.Call
 }
@@ -96,7 +105,7 @@ func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.C
 	if err != nil {
 		return nil, call, &HarnessError{Op: "initialize " + cfg.Endpoint, Err: err}
 	}
-	return &Session{cfg: cfg, cs: cs, Initialize: call}, call, nil
+	return &Session{cfg: cfg, cs: cs, hc: hc, Initialize: call}, call, nil
 }
 
 // connectGrace is how long Dial waits, after its deadline, for the SDK's
@@ -139,15 +148,18 @@ func connect(ctx context.Context, client *sdk.Client, t sdk.Transport) (*sdk.Cli
 // Close ends the session.
 func (s *Session) Close() error { return s.cs.Close() }
 
-// CallTool sends tools/call and returns what came back, as raw bytes. An SDK
-// decoding error with a captured reply is the seller's doing, not a harness
-// error; only a call with no HTTP response at all (refused, timed out) is.
+// CallTool sends tools/call and returns what came back, as raw bytes. The
+// request goes out on the session as the harness's own JSON-RPC POST
+// (raw.go), not through the SDK: the verdicts read the captured bytes only,
+// and a reply the SDK cannot decode then costs nothing, not the session.
+// Only a call with no HTTP response at all (refused, timed out) is a
+// harness error.
 func (s *Session) CallTool(ctx context.Context, probeID, tool string, args any, purposes ...evidence.Purpose) evidence.Call {
 	tctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)
 	started := time.Now()
-	_, err := s.cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	err := s.post(cctx, capture, "tools/call", map[string]any{"name": tool, "arguments": args})
 	call := record(tctx, s.cfg, capture, evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindToolCall,
 		Method: "tools/call", Tool: tool, Purposes: purposes}, started)
 	if call.Message == nil && call.HTTPStatus == 0 && call.HarnessError == "" && err != nil {
