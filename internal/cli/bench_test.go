@@ -45,8 +45,9 @@ func BenchmarkFullRun(b *testing.B) {
 }
 
 // BenchmarkProbeOverhead compares one harness probe — a tools/call of
-// get_adcp_capabilities through the go-sdk session, the capturing
-// transport, the redaction and the recording — with a bare net/http
+// get_adcp_capabilities on a go-sdk session (probes/mcp's own JSON-RPC
+// POST), the capturing transport, the redaction, the reply matching and the
+// recording — with a bare net/http
 // JSON-RPC round trip of the same call to the same endpoint, in the same
 // process, interleaved so both see the same machine. It reports both times
 // and their ratio.
