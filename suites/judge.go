@@ -132,7 +132,7 @@ func withA2A(checks []Check) []Check {
 func (c Check) judge(store *evidence.Store, opts Options) Verdict {
 	v := c.Judge(store.Only(evidence.Transport(c.Transport)), opts)
 	v.Rule, v.Transport = c.ID, c.Transport
-	return v
+	return mutate(c, v)
 }
 
 // Judge runs every judge on the transports opts selects, without Ginkgo:
