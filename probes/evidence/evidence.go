@@ -73,8 +73,17 @@ const (
 	PurposeErrorVersion Purpose = "error_version"
 	// PurposeErrorWrongType sends a wrong-typed argument.
 	PurposeErrorWrongType Purpose = "error_wrong_type"
-	// PurposeErrorUnknownID references an id that does not exist.
+	// PurposeErrorUnknownID references an id that does not exist on a read
+	// tool; a lenient seller may answer it with a success (an empty list).
 	PurposeErrorUnknownID Purpose = "error_unknown_id"
+	// PurposeErrorUnknownTask asks the task-status tool (tasks/get,
+	// get_task_status) about a task id that does not exist: the error
+	// (REFERENCE_NOT_FOUND) is mandatory (ERR-01).
+	PurposeErrorUnknownTask Purpose = "error_unknown_task"
+	// PurposeErrorMajorVersion declares an unsupported major version with
+	// the integer adcp_major_version (VER-02): VERSION_UNSUPPORTED is
+	// mandatory.
+	PurposeErrorMajorVersion Purpose = "error_major_version"
 	// PurposeAuthNone repeats a protected call without the credential.
 	PurposeAuthNone Purpose = "auth_none"
 	// PurposeAuthRandom sends a random invalid credential.
