@@ -128,9 +128,17 @@ func withA2A(checks []Check) []Check {
 	return out
 }
 
-// judge runs one check on the view of the store for its transport.
+// judge runs one check on the view of the store for its transport. A call
+// that never reached the seller's application (evidence.Call.Unreached) is
+// seen as a harness error by every rule but those about refusals, so a 401
+// or a gateway's 503 is never judged as the application's answer.
 func (c Check) judge(store *evidence.Store, opts Options) Verdict {
-	v := c.Judge(store.Only(evidence.Transport(c.Transport)), opts)
+	view := store.Only(evidence.Transport(c.Transport))
+	if !readsRefusals[c.ID] {
+		credential := store.Target().Credential
+		view = view.View(func(call evidence.Call) evidence.Call { return unreachedAsError(call, credential) })
+	}
+	v := c.Judge(view, opts)
 	v.Rule, v.Transport = c.ID, c.Transport
 	return mutate(c, v)
 }
@@ -147,6 +155,38 @@ func Judge(store *evidence.Store, opts Options) []Verdict {
 		}
 	}
 	return out
+}
+
+// readsRefusals are the rules whose evidence includes refusals made before
+// the seller's application: authentication, the reserved JSON-RPC codes,
+// the error object a refusal carries, and the readability of every reply.
+var readsRefusals = map[string]bool{
+	"AUTH-01": true, "AUTH-02": true, "AUTH-03": true, "ERR-06": true, "ENV-10": true, "SCHEMA-02": true,
+	"EOBJ-01": true, "EOBJ-02": true, "EOBJ-03": true, "EOBJ-04": true, "EOBJ-05": true, "EOBJ-06": true,
+	"EOBJ-07": true, "EOBJ-08": true, "EOBJ-09": true, "EOBJ-10": true,
+	"RETRY-01": true, "RETRY-02": true, "RETRY-03": true,
+}
+
+// unreachedAsError marks a call that never reached the seller's
+// application as a harness error, with the reason and what to do.
+func unreachedAsError(c evidence.Call, credential bool) evidence.Call {
+	if why := c.Unreached(); why != "" && c.HarnessError == "" && c.NotRun == "" {
+		c.HarnessError = why + unreachedHint(c, credential)
+	}
+	return c
+}
+
+func unreachedHint(c evidence.Call, credential bool) string {
+	switch c.HTTPStatus {
+	case 401, 403:
+		if credential {
+			return "; the seller refused the run's credential: check the token --bearer-env names, or the --header values"
+		}
+		return "; the seller wants a credential: give it with --bearer-env NAME or --header 'Name: value'"
+	case 429:
+		return "; run again later, or with a lower --parallel"
+	}
+	return ""
 }
 
 type family struct {
@@ -405,5 +445,6 @@ func toolCalls(s *evidence.Store, filters ...evidence.Filter) []evidence.Call {
 // errorProbe reports whether a call was made to provoke an application
 // error.
 func errorProbe(c evidence.Call) bool {
-	return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID)
+	return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID) ||
+		c.Has(evidence.PurposeErrorUnknownTask) || c.Has(evidence.PurposeErrorMajorVersion)
 }

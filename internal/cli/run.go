@@ -157,11 +157,17 @@ func runRun(args []string, stdio Stdio) error {
 	store, perr := plan.Execute(ctx, cfg)
 	meta := runner.Meta{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
+	diag := diagnose(store) // diagnose.go
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
 	case perr != nil:
 		meta.HarnessError = wire.Sanitize(perr.Error(), 500)
+	case diag.harness != "":
+		meta.HarnessError = diag.harness
+	}
+	for _, n := range diag.notes {
+		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
 	results, err := runner.Judge(store, sel)
 	if err != nil {

@@ -183,3 +183,32 @@ func TestRunAppendsTheStepSummaryWhenGitHubAsksForIt(t *testing.T) {
 		t.Errorf("summary file:\n%s", b)
 	}
 }
+
+// A seller that wants a credential the run was not given is the user's
+// mistake, not the seller's failure: the run is a harness error (exit 3)
+// that says how to pass the credential, and no rule fails on the 401s.
+func TestRunWithoutTheCredentialASellerWantsSaysHowToGiveIt(t *testing.T) {
+	const token = "cli-test-token-0123456789abcdef"
+	url, stop, err := seller.Start(t.Context(), seller.Options{BearerToken: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dir := t.TempDir()
+	code, out, errOut := run(t, nil, "", "run", "--mcp", url, "--out", dir, "--schemas", "off")
+	if code != ExitHarness {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitHarness, out, errOut)
+	}
+	if !strings.Contains(errOut, "the seller wants authentication") || !strings.Contains(errOut, "--bearer-env") {
+		t.Errorf("stderr does not say how to give the credential:\n%s", errOut)
+	}
+	r := readResults(t, dir)
+	if r.Verdict == report.Conformant || r.Verdict == report.NonConformant {
+		t.Errorf("verdict %s against a seller the run could not authenticate to", r.Verdict)
+	}
+	for _, rule := range r.Rules {
+		if rule.Outcome == report.Failed {
+			t.Errorf("%s failed on replies refused for authentication: %s", rule.ID, rule.Message)
+		}
+	}
+}

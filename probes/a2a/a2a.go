@@ -316,7 +316,7 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 		call.Exchanges = capture.Exchanges()
 		switch {
 		case errors.Is(tctx.Err(), context.DeadlineExceeded):
-			call.HarnessError = "no response within the call timeout"
+			call.HarnessError = "no response within the call timeout (raise --timeout for a slow seller)"
 		default:
 			call.HarnessError = err.Error()
 		}
@@ -330,6 +330,11 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 	call.HTTPStatus = resp.StatusCode
 	call.Exchanges = capture.Exchanges()
 	call.Message = c.lastResponse(call.Exchanges, id)
+	if call.Message == nil && !stream && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		// Headers came, the JSON-RPC response did not: the call proves
+		// nothing. (A stream cut by the timeout stays evidence for A2A-11.)
+		call.HarnessError = fmt.Sprintf("no JSON-RPC response within the call timeout (HTTP %d; raise --timeout for a slow seller)", call.HTTPStatus)
+	}
 	if call.Message != nil {
 		if result, rpcErr, _, serr := wire.SplitResponse(call.Message); serr == nil {
 			call.Result, call.RPCError = result, rpcErr

@@ -213,10 +213,16 @@ func record(ctx context.Context, cfg Config, capture *wire.Capture, call evidenc
 		}
 		return call
 	}
+	if x.Status != 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Headers came, the JSON-RPC response did not: the call proves
+		// nothing and is never a passed step.
+		call.HarnessError = fmt.Sprintf("no JSON-RPC response within the call timeout (HTTP %d; raise --timeout for a slow seller)", x.Status)
+		return call
+	}
 	if x.Status == 0 {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			call.HarnessError = "no response within the call timeout"
+			call.HarnessError = "no response within the call timeout (raise --timeout for a slow seller)"
 		case x.Error != "":
 			call.HarnessError = x.Error
 		default:

@@ -144,3 +144,26 @@ func TestAToolCallThatHangsIsAHarnessErrorWithinTheTimeout(t *testing.T) {
 		t.Fatalf("CallTool took %v with a 400ms timeout", took)
 	}
 }
+
+// A seller that sends its response headers and then never the JSON-RPC
+// response (an endless SSE stream of progress notifications) gives a call
+// that proves nothing: a harness error naming the status and --timeout,
+// never an answered call with no message (which a report would show as a
+// passed step).
+func TestAResponseThatNeverComesAfterItsHeadersIsAHarnessError(t *testing.T) {
+	h := hostile.StartMCP(hostile.EndlessStream)
+	defer h.Stop()
+	ctx := context.Background()
+	s, _, err := mcp.Dial(ctx, mcp.Config{Endpoint: h.URL, Timeout: 400 * time.Millisecond}, "mcp/initialize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	call := s.CallTool(ctx, "mcp/get_products/valid", "get_products", map[string]any{})
+	if call.Message != nil || !strings.Contains(call.HarnessError, "within the call timeout (HTTP 200") || !strings.Contains(call.HarnessError, "--timeout") {
+		t.Fatalf("call: message %q, harness error %q; want a harness error naming HTTP 200 and --timeout", call.Message, call.HarnessError)
+	}
+	if call.Answered() {
+		t.Fatal("a call that timed out counts as answered")
+	}
+}

@@ -53,7 +53,7 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 			call := fn()
 			if c.Has(evidence.PurposeValid) || c.Has(evidence.PurposeContext) || c.Has(evidence.PurposeEnvelopeFields) {
 				call.Refused = refusal(call)
-				if c.Has(evidence.PurposeValid) && call.Refused == "" && call.Answered() {
+				if c.Has(evidence.PurposeValid) && call.Refused == "" { // a timeout is no refusal: see ErrorCases
 					mu.Lock()
 					usable[c.Tool] = true
 					mu.Unlock()

@@ -165,10 +165,19 @@ func ReadCases(listed []string, nonce string) []Case {
 	return cases
 }
 
-// ErrorCases returns the error probes. usable, when not nil, says which
-// tools answered their valid read probe with a success: a probe picks such
-// a tool first, so a seller refusing the harness's arguments (a business
-// field it requires) is not taken for one refusing the error's cause.
+// ErrorCases returns the error probes, each on a fresh session and each
+// carrying a context (CTX-02). usable, when not nil, says which tools the
+// seller did not refuse on their valid read probe: a probe picks such a tool
+// first, so a seller refusing the harness's arguments (a business field it
+// requires) is not taken for one refusing the error's cause. A valid probe
+// that timed out or failed is no refusal, so a slow first call never moves a
+// probe to another tool (the verdicts do not depend on timing).
+//
+// Two errors are mandatory (ERR-01): the release pin the seller cannot
+// serve (VERSION_UNSUPPORTED, on adcp_version and on adcp_major_version) and
+// an unknown task id on the task-status tool (REFERENCE_NOT_FOUND). The
+// others (a wrong-typed brief, unknown ids on every listed read tool that
+// takes one) a lenient seller may answer with a success.
 func ErrorCases(listed []string, nonce string, usable func(tool string) bool) []Case {
 	ctxValue := contextValue(nonce)
 	var cases []Case
@@ -194,13 +203,32 @@ func ErrorCases(listed []string, nonce string, usable func(tool string) bool) []
 			Purposes: []evidence.Purpose{evidence.PurposeErrorWrongType, evidence.PurposeContext},
 			Args:     with(argsOf("get_products"), "brief", 42, "context", ctxValue)})
 	}
-	if t := pick("get_media_buys", "get_media_buy_delivery"); t != "" {
-		cases = append(cases, Case{ID: "mcp/" + t + "/error_unknown_id", Tool: t, Fresh: true,
-			Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownID, evidence.PurposeContext},
-			Args:     with(argsOf(t), "media_buy_ids", []any{"adcp-conform-unknown-" + nonce}, "context", ctxValue)})
+	for _, t := range referenceTools {
+		if has(t.name) {
+			cases = append(cases, Case{ID: "mcp/" + t.name + "/error_unknown_id", Tool: t.name, Fresh: true,
+				Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownID, evidence.PurposeContext},
+				Args:     with(argsOf(t.name), t.field, []any{"adcp-conform-unknown-" + nonce}, "context", ctxValue)})
+		}
+	}
+	if t := pick(taskStatusTools...); t != "" {
+		cases = append(cases, Case{ID: "mcp/" + t + "/error_unknown_task", Tool: t, Fresh: true,
+			Purposes: []evidence.Purpose{evidence.PurposeErrorUnknownTask, evidence.PurposeContext},
+			Args:     map[string]any{"task_id": "adcp-conform-unknown-task-" + nonce, "context": ctxValue}})
 	}
 	return cases
 }
+
+// referenceTools are the read tools the plan knows that take a list of
+// reference ids, and the field holding it.
+var referenceTools = []struct{ name, field string }{
+	{"get_media_buys", "media_buy_ids"},
+	{"get_media_buy_delivery", "media_buy_ids"},
+}
+
+// taskStatusTools are the AdCP task-status tools, in order of preference:
+// get_task_status (3.x) and the legacy tasks/get surface MCP sellers may
+// still expose (protocol/calling-an-agent.mdx).
+var taskStatusTools = []string{"get_task_status", "tasks/get"}
 
 // Has reports whether the case serves purpose p.
 func (c Case) Has(p evidence.Purpose) bool { return slices.Contains(c.Purposes, p) }
@@ -307,7 +335,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 				defer func() { <-sem }()
 				call := run(ctx, cfg, shared, c)
 				if c.Has(evidence.PurposeValid) || c.Has(evidence.PurposeContext) || c.Has(evidence.PurposeEnvelopeFields) {
-					if c.Has(evidence.PurposeValid) && refusal(call) == "" && call.Answered() {
+					if c.Has(evidence.PurposeValid) && refusal(call) == "" { // a timeout is no refusal: see ErrorCases
 						mu.Lock()
 						usable[c.Tool] = true
 						mu.Unlock()

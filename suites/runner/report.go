@@ -178,7 +178,8 @@ func phase(c evidence.Call) string {
 		return p + "_auth"
 	case c.Has(evidence.PurposeRateBurst):
 		return p + "_rate_limit"
-	case c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID):
+	case c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID) ||
+		c.Has(evidence.PurposeErrorUnknownTask) || c.Has(evidence.PurposeErrorMajorVersion):
 		return p + "_errors"
 	case c.Kind != evidence.KindToolCall:
 		return p + "_discovery"
