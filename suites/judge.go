@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -40,6 +41,10 @@ type Options struct {
 	// them and found none (a fetch that failed): the skip reason of
 	// SCHEMA-01 and SCHEMA-02. Empty means none were asked for.
 	SchemasUnavailable string
+	// Deadline, when set, is when the run must stop judging: a rule not
+	// judged by then is a harness error saying so (--deadline bounds the
+	// whole run, not only the probes).
+	Deadline time.Time
 }
 
 func (o Options) judges(t catalogue.Transport) bool {
@@ -244,7 +249,13 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
-							v := c.judge(store, opts)
+							var v Verdict
+							if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+								v = Verdict{Rule: c.ID, Transport: c.Transport, Outcome: HarnessError,
+									Message: c.ID + ": harness error: the run deadline was hit before this rule was judged"}
+							} else {
+								v = c.judge(store, opts)
+							}
 							if record != nil {
 								record(v)
 							}

@@ -169,9 +169,13 @@ func runRun(args []string, stdio Stdio) error {
 	for _, n := range diag.notes {
 		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
+	sel.Options.Deadline = started.Add(c.deadline)
 	results, err := runner.Judge(store, sel)
 	if err != nil {
 		return err
+	}
+	if meta.HarnessError == "" && time.Now().After(sel.Options.Deadline) {
+		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit while judging", c.deadline)
 	}
 	printProgress(stdio.Err, results)
 	meta.Duration = time.Since(started)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -151,6 +152,7 @@ func steps(store *evidence.Store, results []Result) []report.Step {
 				wire.Sanitize(c.Refused, 300) + "); give base arguments with --inputs"}
 			st.Passed = false
 		}
+		idx := &docIndex{}
 		ex := per[c.ProbeID]
 		sort.SliceStable(ex, func(i, j int) bool { return ex[i].res.Check.ID < ex[j].res.Check.ID })
 		for _, e := range ex {
@@ -162,7 +164,7 @@ func steps(store *evidence.Store, results []Result) []report.Step {
 			for _, f := range e.findings {
 				p := f.Pointer
 				st.Validations = append(st.Validations, report.Validation{Check: "rule", Rule: e.res.Check.ID, Passed: false,
-					Description: desc, JSONPointer: &p, Expected: desc, Actual: actual(c, f), Message: f.What})
+					Description: desc, JSONPointer: &p, Expected: desc, Actual: actual(idx, c, f), Message: f.What})
 				st.Passed = false
 			}
 		}
@@ -262,12 +264,8 @@ func orNull(b json.RawMessage) json.RawMessage {
 
 // actual returns the value a finding's pointer locates in the recorded
 // reply, bounded; a string describing the absence when there is none.
-func actual(c evidence.Call, f suites.Finding) json.RawMessage {
-	doc := []byte(c.Message)
-	if strings.HasPrefix(f.Pointer, "/events/") {
-		doc, _ = json.Marshal(map[string][]json.RawMessage{"events": a2a.Events(c)})
-	}
-	v, ok := resolve(doc, f.Pointer)
+func actual(idx *docIndex, c evidence.Call, f suites.Finding) json.RawMessage {
+	v, ok := idx.resolve(c, f.Pointer)
 	if !ok {
 		v = c.Body
 		if f.Pointer != "" || v == nil {
@@ -282,48 +280,122 @@ func actual(c evidence.Call, f suites.Finding) json.RawMessage {
 	return v
 }
 
-// resolve follows an RFC 6901 pointer into raw; a "#" steps into a string
-// value parsed as JSON (a text item's content).
-func resolve(raw []byte, pointer string) (json.RawMessage, bool) {
-	if raw == nil {
-		return nil, false
-	}
-	outer, inner, nested := strings.Cut(pointer, "#")
-	v, ok := walk(raw, outer)
-	if !ok || !nested {
-		return v, ok
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return nil, false
-	}
-	return walk([]byte(s), inner)
+// docIndex resolves the findings' JSON pointers into one call's reply,
+// parsing each container on a pointer's path once: a reply with a
+// thousand findings is parsed about once, not a thousand times, so
+// writing the report stays linear in the evidence (a hostile seller's
+// 50 000-item reply with a finding per item must not take minutes).
+type docIndex struct {
+	message, events *node
 }
 
-func walk(raw []byte, pointer string) (json.RawMessage, bool) {
-	cur := json.RawMessage(raw)
-	if pointer == "" {
-		return cur, true
+// node is one JSON value of a reply, its children parsed on first use.
+type node struct {
+	raw      json.RawMessage
+	parsed   bool
+	obj      *extract.Object
+	arr      []json.RawMessage
+	children map[string]*node
+	// text is the value, a JSON string, parsed as a document ("#").
+	text *node
+}
+
+func (idx *docIndex) resolve(c evidence.Call, pointer string) (json.RawMessage, bool) {
+	var root *node
+	if strings.HasPrefix(pointer, "/events/") {
+		if idx.events == nil {
+			doc, _ := json.Marshal(map[string][]json.RawMessage{"events": a2a.Events(c)})
+			idx.events = &node{raw: doc}
+		}
+		root = idx.events
+	} else {
+		if c.Message == nil {
+			return nil, false
+		}
+		if idx.message == nil {
+			idx.message = &node{raw: c.Message}
+		}
+		root = idx.message
 	}
+	outer, inner, nested := strings.Cut(pointer, "#")
+	n, ok := root.walk(outer)
+	if !ok || !nested {
+		return nodeRaw(n), ok
+	}
+	if n.text == nil {
+		var s string
+		if json.Unmarshal(n.raw, &s) != nil {
+			return nil, false
+		}
+		n.text = &node{raw: json.RawMessage(s)}
+	}
+	n, ok = n.text.walk(inner)
+	return nodeRaw(n), ok
+}
+
+func nodeRaw(n *node) json.RawMessage {
+	if n == nil {
+		return nil
+	}
+	return n.raw
+}
+
+// walk follows an RFC 6901 pointer from n.
+func (n *node) walk(pointer string) (*node, bool) {
+	if pointer == "" {
+		return n, true
+	}
+	cur := n
 	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		if o, err := extract.ParseObject(cur); err == nil {
-			v, ok := o.Get(tok)
-			if !ok {
-				return nil, false
-			}
-			cur = v
-			continue
-		}
-		var arr []json.RawMessage
-		if json.Unmarshal(cur, &arr) != nil {
+		next, ok := cur.child(tok)
+		if !ok {
 			return nil, false
 		}
-		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 || i >= len(arr) {
-			return nil, false
-		}
-		cur = arr[i]
+		cur = next
 	}
 	return cur, true
+}
+
+// child returns the member or element tok of n, parsing n once.
+func (n *node) child(tok string) (*node, bool) {
+	if !n.parsed {
+		n.parsed = true
+		if o, err := extract.ParseObject(n.raw); err == nil {
+			n.obj = o
+		} else if kindArray(n.raw) {
+			_ = json.Unmarshal(n.raw, &n.arr)
+		}
+	}
+	if c, ok := n.children[tok]; ok {
+		return c, true
+	}
+	var v json.RawMessage
+	switch {
+	case n.obj != nil:
+		raw, ok := n.obj.Get(tok)
+		if !ok {
+			return nil, false
+		}
+		v = raw
+	case n.arr != nil:
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 || i >= len(n.arr) {
+			return nil, false
+		}
+		v = n.arr[i]
+	default:
+		return nil, false
+	}
+	if n.children == nil {
+		n.children = map[string]*node{}
+	}
+	c := &node{raw: v}
+	n.children[tok] = c
+	return c, true
+}
+
+func kindArray(raw []byte) bool {
+	s := bytes.TrimLeft(raw, " \t\r\n")
+	return len(s) > 0 && s[0] == '['
 }

@@ -126,8 +126,10 @@ func TestResolveFollowsPointersIntoTextItems(t *testing.T) {
 		"/result/content/0/text#/adcp_error/code":   `"X"`,
 		"/result/structuredContent/missing":         "",
 		"/result/content/0/text#/adcp_error/nope/x": "",
+		"/result/content/9/text":                    "",
+		"/result/content/x/text":                    "",
 	} {
-		got, _ := resolve(msg, p)
+		got, _ := (&docIndex{}).resolve(evidence.Call{Message: msg}, p)
 		if string(got) != want {
 			t.Errorf("resolve(%s) = %s, want %s", p, got, want)
 		}
