@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -41,10 +40,18 @@ type Options struct {
 	// them and found none (a fetch that failed): the skip reason of
 	// SCHEMA-01 and SCHEMA-02. Empty means none were asked for.
 	SchemasUnavailable string
-	// Deadline, when set, is when the run must stop judging: a rule not
-	// judged by then is a harness error saying so (--deadline bounds the
-	// whole run, not only the probes).
-	Deadline time.Time
+	// Stop, when set, says why the run must stop judging ("" to go on):
+	// the run's deadline, or a signal. A rule not judged by then is a
+	// harness error saying why (--deadline and Ctrl-C bound the whole run,
+	// not only the probes).
+	Stop func() string
+}
+
+func (o Options) stopped() string {
+	if o.Stop == nil {
+		return ""
+	}
+	return o.Stop()
 }
 
 func (o Options) judges(t catalogue.Transport) bool {
@@ -250,9 +257,9 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
 							var v Verdict
-							if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+							if why := opts.stopped(); why != "" {
 								v = Verdict{Rule: c.ID, Transport: c.Transport, Outcome: HarnessError,
-									Message: c.ID + ": harness error: the run deadline was hit before this rule was judged"}
+									Message: c.ID + ": harness error: " + why + " before this rule was judged"}
 							} else {
 								v = c.judge(store, opts)
 							}

@@ -21,6 +21,12 @@ const (
 	// ExitHarness means the harness or the network failed: target
 	// unreachable, run deadline hit. It is never counted against the seller.
 	ExitHarness ExitCode = 3
+	// ExitInterrupted and ExitTerminated are the shell's conventional
+	// codes (128 + the signal) for a run ended by SIGINT (Ctrl-C) or
+	// SIGTERM; the reports it could write are written, verdict
+	// harness_error.
+	ExitInterrupted ExitCode = 130
+	ExitTerminated  ExitCode = 143
 )
 
 // UsageError is a usage or configuration problem. It maps to ExitUsage, and

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"testing"
@@ -11,6 +12,22 @@ import (
 // with that reason. Tests of the fetch point the cache at a temporary
 // folder and the source at a local server (withCache).
 func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgsEnv); args != "" {
+		os.Exit(int(childMain(args)))
+	}
 	cacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published schemas") }
 	os.Exit(m.Run())
+}
+
+// childArgsEnv, when set, makes the test binary run cli.Main with the
+// arguments it holds (a JSON array) instead of the tests: how a test drives
+// the real process, for what only a process shows (signals, exit codes).
+const childArgsEnv = "ADCP_CONFORM_TEST_CHILD_ARGS"
+
+func childMain(args string) ExitCode {
+	var argv []string
+	if err := json.Unmarshal([]byte(args), &argv); err != nil {
+		return ExitUsage
+	}
+	return Main(argv, Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv})
 }

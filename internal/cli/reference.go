@@ -75,10 +75,10 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	return worse(first, second)
 }
 
-// worse returns the error with the more serious exit code: usage, then
-// harness, then non-conformant, then success.
+// worse returns the error with the more serious exit code: a signal, then
+// usage, then harness, then non-conformant, then success.
 func worse(a, b error) error {
-	rank := map[ExitCode]int{ExitUsage: 4, ExitHarness: 3, ExitNonConformant: 2, ExitOK: 1}
+	rank := map[ExitCode]int{ExitTerminated: 6, ExitInterrupted: 5, ExitUsage: 4, ExitHarness: 3, ExitNonConformant: 2, ExitOK: 1}
 	if rank[exitCodeOf(b)] > rank[exitCodeOf(a)] {
 		return b
 	}

@@ -150,6 +150,8 @@ func runRun(args []string, stdio Stdio) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
 	started := time.Now()
+	sig := onSignal(cancel) // signal.go
+	defer sig.stop()
 	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
 	if c.verbose {
 		cfg.OnCall = verbosePrinter(stdio.Err)
@@ -159,6 +161,8 @@ func runRun(args []string, stdio Stdio) error {
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
 	diag := diagnose(store) // diagnose.go
 	switch {
+	case sig.name() != "":
+		meta.HarnessError = "interrupted by " + sig.name() + " while probing"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
 	case perr != nil:
@@ -169,13 +173,22 @@ func runRun(args []string, stdio Stdio) error {
 	for _, n := range diag.notes {
 		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
-	sel.Options.Deadline = started.Add(c.deadline)
+	deadline := started.Add(c.deadline)
+	sel.Options.Stop = func() string {
+		if n := sig.name(); n != "" {
+			return "interrupted by " + n
+		}
+		if time.Now().After(deadline) {
+			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
+		}
+		return ""
+	}
 	results, err := runner.Judge(store, sel)
 	if err != nil {
 		return err
 	}
-	if meta.HarnessError == "" && time.Now().After(sel.Options.Deadline) {
-		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit while judging", c.deadline)
+	if why := sel.Options.Stop(); meta.HarnessError == "" && why != "" {
+		meta.HarnessError = why + " while judging"
 	}
 	printProgress(stdio.Err, results)
 	meta.Duration = time.Since(started)
@@ -194,6 +207,9 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
 		filepath.Join(c.out, FileJUnit), filepath.Join(c.out, FileHTML), filepath.Join(c.out, FileResults)}, " "), 1000))
+	if code := sig.exitCode(); code != ExitOK {
+		return &codeError{code: code}
+	}
 	if code := ExitCode(run.ExitCode()); code != ExitOK {
 		return &codeError{code: code}
 	}

@@ -60,3 +60,25 @@ func BenchmarkJudgeAndReport(b *testing.B) {
 		})
 	}
 }
+
+// A run told to stop (a signal, its deadline) judges no rule further: every
+// rule not yet judged is a harness error saying why, never a pass.
+func TestAStoppedRunJudgesNoFurtherRule(t *testing.T) {
+	sel, err := Select("", suites.Options{Transports: []catalogue.Transport{catalogue.MCP},
+		Stop: func() string { return "interrupted by SIGINT" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := Judge(findingsStore(3), sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range results {
+		if r.Outcome != "error" || !strings.Contains(r.Message, "interrupted by SIGINT before this rule was judged") {
+			t.Errorf("%s: %s %q", r.Check.ID, r.Outcome, r.Message)
+		}
+	}
+}
