@@ -99,10 +99,12 @@ func verdictMark(v Verdict) string {
 const maxSummaryFailures = 50
 
 // WriteStepSummary writes the run as GitHub-flavoured Markdown for
-// $GITHUB_STEP_SUMMARY: the verdict and versions, a table of rule counts by
-// family and transport, and each failed or errored rule with its first
-// finding. Seller-influenced strings are stripped of control characters,
-// cut, and escaped so they can never become Markdown or HTML.
+// $GITHUB_STEP_SUMMARY: the verdict and versions, each failed or errored
+// rule with its first finding (the failures first: what a seller engineer
+// came for), then a table of rule counts by family and transport.
+// Seller-influenced strings (findings, messages, harness errors) are
+// stripped of control characters, cut, and set in code spans, where
+// neither Markdown, HTML, bare-URL autolinks nor @-mentions apply.
 func WriteStepSummary(w io.Writer, r *Run) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s %s: %s\n\n", verdictMark(r.Verdict), md(r.Tool, 80), md(string(r.Verdict), 40))
@@ -117,19 +119,8 @@ func WriteStepSummary(w io.Writer, r *Run) error {
 	fmt.Fprintf(&b, "**%d rules:** %d passed, %d failed, %d skipped, %d error, %d disabled\n\n",
 		len(r.Rules), r.Counts[Passed], r.Counts[Failed], r.Counts[Skipped], r.Counts[Error], r.Counts[Disabled])
 	if r.HarnessError != "" {
-		fmt.Fprintf(&b, "> **Harness error:** %s\n\n", md(r.HarnessError, maxMessage))
+		fmt.Fprintf(&b, "> **Harness error:** %s\n\n", sellerText(r.HarnessError, maxMessage))
 	}
-
-	b.WriteString("| family | transport | passed | failed | skipped | error | disabled |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, row := range tally(r) {
-		fmt.Fprintf(&b, "| %s | %s |", md(row.Family, 40), md(row.Transport, 40))
-		for _, o := range outcomeOrder {
-			fmt.Fprintf(&b, " %d |", row.Counts[o])
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\n")
 
 	var bad []RuleResult
 	for _, rule := range r.Rules {
@@ -165,15 +156,26 @@ func WriteStepSummary(w io.Writer, r *Run) error {
 				if f.JSONPointer != "" {
 					where = fmt.Sprintf(" at `%s`", code(f.JSONPointer, 200))
 				}
-				fmt.Fprintf(&b, "  - [%s] `%s`%s: %s%s\n", md(f.Transport, 20), code(f.ProbeID, 120), where, md(f.Message, maxMessage), more)
+				fmt.Fprintf(&b, "  - [%s] `%s`%s: %s%s\n", md(f.Transport, 20), code(f.ProbeID, 120), where, sellerText(f.Message, maxMessage), more)
 			} else if rule.Message != "" {
-				fmt.Fprintf(&b, "  - %s\n", md(rule.Message, maxMessage))
+				fmt.Fprintf(&b, "  - %s\n", sellerText(rule.Message, maxMessage))
 			}
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("| family | transport | passed | failed | skipped | error | disabled |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, row := range tally(r) {
+		fmt.Fprintf(&b, "| %s | %s |", md(row.Family, 40), md(row.Transport, 40))
+		for _, o := range outcomeOrder {
+			fmt.Fprintf(&b, " %d |", row.Counts[o])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "> note: %s\n", md(n, 300))
+		fmt.Fprintf(&b, "> note: %s\n", sellerText(n, 300))
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
@@ -201,3 +203,12 @@ var codeEscaper = strings.NewReplacer("`", "ˋ")
 
 // code makes s safe inside a `code span` outside a table.
 func code(s string, max int) string { return codeEscaper.Replace(wire.Sanitize(s, max)) }
+
+// sellerText sets a message that may quote the seller in a code span: the
+// text stays readable, and a URL or an @-mention in it is never a link.
+func sellerText(s string, max int) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + code(s, max) + "`"
+}

@@ -18,7 +18,7 @@ func summaryRun() *Run {
 	r.Rules = append(r.Rules, rule("CTX-04", Should, spec(Passed, "")), rule("CTX-05", Should, spec(Failed, "CTX-05: drops the context")))
 	r.Baseline = []BaselineEntry{{Rule: "CTX-04", Reason: "fixed in 2.1"}, {Rule: "CTX-05", Reason: "tracked as SELL-12"}}
 	r.Rules[1].Findings = append(r.Rules[1].Findings, Finding{Transport: "mcp", ProbeID: "mcp/x`y", Message: "second"})
-	r.Rules[1].Findings[0].Message = "nests **body** fields <img src=x onerror=alert(1)> [link](javascript:alert(2)) | pipe\n# heading"
+	r.Rules[1].Findings[0].Message = "nests **body** fields <img src=x onerror=alert(1)> [link](javascript:alert(2)) | pipe\n# heading https://evil.example/x www.evil.example @octocat"
 	r.Settle()
 	return r
 }
@@ -39,10 +39,27 @@ func TestStepSummaryNeutralizesSellerMarkup(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, bad := range []string{"<img", "](javascript", "**body**", "\n# heading", ") | pipe"} {
-		if strings.Contains(s, bad) {
-			t.Errorf("the summary holds %q unescaped", bad)
+	// Outside code spans (where nothing is interpreted) no seller markup,
+	// bare URL (GitHub autolinks them) or @-mention is left.
+	var outside strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		for i, part := range strings.Split(line, "`") {
+			if i%2 == 0 {
+				outside.WriteString(part)
+			}
 		}
+		outside.WriteString("\n")
+	}
+	for _, bad := range []string{"<img", "](javascript", "**body**", "\n# heading", ") | pipe", "https://evil", "www.evil", "@octocat"} {
+		if strings.Contains(outside.String(), bad) {
+			t.Errorf("the summary holds %q outside a code span", bad)
+		}
+	}
+	if !strings.Contains(s, "`nests **body** fields <img") {
+		t.Errorf("the seller's message is not kept, literal, in a code span:\n%s", s)
+	}
+	if strings.Index(s, "### Failed") > strings.Index(s, "| family |") {
+		t.Errorf("the failures do not come before the counts:\n%s", s)
 	}
 	for _, want := range []string{"## ❌ adcp-conform: non\\_conformant", "| ENV | mcp | 1 | 1 | 0 | 0 | 0 |", "**ENV-02** failed",
 		"/result/structuredContent/payload", "(and 1 more)", "**CTX-04** passed, **stale baseline entry**", "**AUTH-01** error", "**CTX-05** failed, expected by the baseline: tracked as SELL-12"} {
