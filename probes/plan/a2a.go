@@ -32,7 +32,13 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 		seed = rand.Uint64()
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x7f4a7c159e3779b9)).Uint64())
+	// get_adcp_capabilities is every agent's required task (CAP-01): it
+	// is invoked even when the card does not list it as a skill (that
+	// omission is A2A-09's to judge; a card describes, the agent answers).
 	listed := card.Skills
+	if !slices.Contains(listed, "get_adcp_capabilities") {
+		listed = append(slices.Clone(listed), "get_adcp_capabilities")
+	}
 
 	limit := cfg.Concurrency
 	if limit <= 0 {
@@ -143,12 +149,10 @@ func a2aAuthProbes(ctx context.Context, cfg Config, card a2a.Card) []evidence.Ca
 		c.Credential = "random"
 		out = append(out, c)
 	}
-	if slices.Contains(card.Skills, "get_adcp_capabilities") {
-		c := noCred.Send(ctx, "a2a/auth/no_credential/capabilities", "get_adcp_capabilities", map[string]any{}, evidence.PurposeAuthCapabilities)
-		c.Credential = "none"
-		out = append(out, c)
-	}
-	return out
+	// Every agent has get_adcp_capabilities, listed on its card or not.
+	c := noCred.Send(ctx, "a2a/auth/no_credential/capabilities", "get_adcp_capabilities", map[string]any{}, evidence.PurposeAuthCapabilities)
+	c.Credential = "none"
+	return append(out, c)
 }
 
 // a2aRateBurst invokes get_adcp_capabilities up to n times until the seller

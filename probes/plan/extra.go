@@ -55,21 +55,25 @@ func authProbes(ctx context.Context, cfg Config, listed []string) []evidence.Cal
 	anon.BearerToken, anon.Header = "", nil
 	s, init, err := mcp.Dial(ctx, anon, "mcp/auth/no_credential#initialize")
 	if err != nil {
+		// A refusal at initialize answers both unauthenticated probes; the
+		// random-credential probe below still runs.
 		init.Purposes = []evidence.Purpose{evidence.PurposeAuthNone, evidence.PurposeAuthCapabilities}
 		init.ProbeID = "mcp/auth/no_credential"
-		return append(out, init)
+		init.Credential = "none"
+		out = append(out, init)
+	} else {
+		if protected != "" {
+			c := s.CallTool(ctx, "mcp/auth/no_credential", protected, argsOf(protected), evidence.PurposeAuthNone)
+			c.Credential = "none"
+			out = append(out, c)
+		}
+		if slices.Contains(listed, "get_adcp_capabilities") {
+			c := s.CallTool(ctx, "mcp/auth/no_credential/capabilities", "get_adcp_capabilities", map[string]any{}, evidence.PurposeAuthCapabilities)
+			c.Credential = "none"
+			out = append(out, c)
+		}
+		_ = s.Close()
 	}
-	if protected != "" {
-		c := s.CallTool(ctx, "mcp/auth/no_credential", protected, argsOf(protected), evidence.PurposeAuthNone)
-		c.Credential = "none"
-		out = append(out, c)
-	}
-	if slices.Contains(listed, "get_adcp_capabilities") {
-		c := s.CallTool(ctx, "mcp/auth/no_credential/capabilities", "get_adcp_capabilities", map[string]any{}, evidence.PurposeAuthCapabilities)
-		c.Credential = "none"
-		out = append(out, c)
-	}
-	_ = s.Close()
 
 	random := cfg.MCP
 	random.BearerToken = randomToken()

@@ -259,6 +259,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	if cfg.TLS != nil {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
+		base.IdleConnTimeout = wire.IdleConnTimeout
 		if cfg.MCP.Base == nil {
 			cfg.MCP.Base = base
 		}

@@ -196,3 +196,29 @@ func TestAProbeRefusedForItsArgumentsIsMarkedAndTheErrorProbesAvoidIt(t *testing
 		t.Error("with --inputs, the version probe does not use get_products")
 	}
 }
+
+// A seller that refuses initialize without a valid credential still gets
+// both authentication probes: the refusal of the no-credential session is
+// recorded as that probe's answer, and the random credential is tried too
+// (AUTH-03 was skipped as not run).
+func TestAuthProbesSurviveARefusedInitialize(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	cfg := Config{MCP: mcp.Config{Endpoint: srv.URL + "/mcp", BearerToken: "the-real-token-0123456789", Timeout: 2 * time.Second}}
+	calls := authProbes(t.Context(), cfg, []string{"get_products", "get_adcp_capabilities"})
+	got := map[string]string{}
+	for _, c := range calls {
+		got[c.ProbeID] = c.Credential
+	}
+	if got["mcp/auth/no_credential"] != "none" || got["mcp/auth/random_credential"] != "random" || len(calls) != 2 {
+		t.Fatalf("probes %v, want the no-credential and the random-credential probe", got)
+	}
+	for _, c := range calls {
+		if c.HTTPStatus != http.StatusUnauthorized {
+			t.Errorf("%s: HTTP %d, want the 401 recorded", c.ProbeID, c.HTTPStatus)
+		}
+	}
+}

@@ -26,8 +26,18 @@ var defaultBase = sync.OnceValue(func() *http.Transport {
 	// through the body limit, and recorded as compressed.
 	t.DisableCompression = true
 	t.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
+	t.IdleConnTimeout = IdleConnTimeout
 	return t
 })
+
+// IdleConnTimeout closes the harness's idle connections before a server
+// would: Node.js closes a keep-alive connection after 5 s idle, and a POST
+// sent on a connection the server is closing at that moment fails with a
+// reset that Go does not retry (a POST is not idempotent). Closing first
+// avoids the race, so a seller's keep-alive habit never becomes a harness
+// error.
+const IdleConnTimeout = 4 * time.Second
+
 
 // Transport is an http.RoundTripper that records every exchange (to the
 // Capture in the request's context and to Recorder), adds configured headers,
