@@ -38,7 +38,6 @@ var defaultBase = sync.OnceValue(func() *http.Transport {
 // error.
 const IdleConnTimeout = 4 * time.Second
 
-
 // Transport is an http.RoundTripper that records every exchange (to the
 // Capture in the request's context and to Recorder), adds configured headers,
 // and bounds every response body. The consumer receives the real bytes; only
