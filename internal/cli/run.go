@@ -166,7 +166,9 @@ func runRun(args []string, stdio Stdio) error {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
 	case perr != nil:
-		meta.HarnessError = wire.Sanitize(perr.Error(), 500)
+		// The seller may have put the credential in its error (at
+		// initialize, say): redacted before the terminal or a report.
+		meta.HarnessError = wire.Sanitize(wire.NewRedactor(cfg.Secrets(), nil).String(perr.Error()), 500)
 	case diag.harness != "":
 		meta.HarnessError = diag.harness
 	}

@@ -72,7 +72,7 @@ func (c Config) timeout() time.Duration {
 }
 
 func (c Config) redact(b []byte) []byte {
-	out, _ := wire.NewRedactor([]string{c.BearerToken}, nil).Body(b, false)
+	out, _ := wire.NewRedactor(wire.Secrets(c.BearerToken, c.Header), nil).Body(b, false)
 	return out
 }
 

@@ -188,7 +188,7 @@ func (s *Session) ListTools(ctx context.Context, probeID string) evidence.Call {
 // appear. Judges read the same redacted bytes a report holds, so a recorded
 // run judged again reaches the same verdicts.
 func (c Config) redact(b []byte) []byte {
-	out, _ := wire.NewRedactor([]string{c.BearerToken}, nil).Body(b, false)
+	out, _ := wire.NewRedactor(wire.Secrets(c.BearerToken, c.Header), nil).Body(b, false)
 	return out
 }
 

@@ -74,6 +74,12 @@ type Config struct {
 	TaskWait time.Duration
 }
 
+// Secrets are the run's credential values (the bearer token and the
+// credential headers of both faces): never written to any output.
+func (cfg Config) Secrets() []string {
+	return append(wire.Secrets(cfg.MCP.BearerToken, cfg.MCP.Header), wire.Secrets(cfg.A2A.BearerToken, cfg.A2A.Header)...)
+}
+
 // MaxRateBurst bounds RateBurst.
 const MaxRateBurst = 500
 
@@ -270,7 +276,11 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox})
+	red := wire.NewRedactor(cfg.Secrets(), nil)
 	add := func(c evidence.Call) {
+		// Texts the harness writes about a call may quote the seller (an
+		// error at initialize, a refusal): they are redacted like bodies.
+		c.HarnessError, c.NotRun, c.Refused = red.String(c.HarnessError), red.String(c.NotRun), red.String(c.Refused)
 		store.Add(c)
 		if cfg.OnCall != nil {
 			cfg.OnCall(c)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"crypto/tls"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -97,6 +98,14 @@ func (r *record) addEvent(ev Event) {
 	ev.Raw, _ = r.red.Body(ev.Raw, false)
 	data, hits := r.red.Body([]byte(ev.Data), false)
 	ev.Data = string(data)
+	// The id and event fields are the seller's too: redacted like the data,
+	// and bounded, since a stream's last id is repeated on every later
+	// event (a long id times many tiny events must not amplify).
+	var n int
+	ev.ID, n = r.eventField(ev.ID)
+	hits += n
+	ev.Type, n = r.eventField(ev.Type)
+	hits += n
 	r.mu.Lock()
 	if !r.finished {
 		r.ex.Events = append(r.ex.Events, ev)
@@ -170,4 +179,20 @@ func (r *record) isFinished() bool {
 	default:
 		return false
 	}
+}
+
+// MaxEventFieldBytes bounds an SSE event's id and event type as recorded.
+const MaxEventFieldBytes = 256
+
+// eventField redacts an SSE id or event value and cuts it to
+// MaxEventFieldBytes, saying how long it was.
+func (r *record) eventField(s string) (string, int) {
+	if s == "" {
+		return s, 0
+	}
+	b, hits := r.red.Text([]byte(s), false)
+	if len(b) > MaxEventFieldBytes {
+		b = append(b[:MaxEventFieldBytes:MaxEventFieldBytes], fmt.Sprintf("…(%d bytes)", len(b))...)
+	}
+	return string(b), hits
 }

@@ -215,7 +215,8 @@ func (r *Redactor) cutSecretPrefix(b []byte) []byte {
 }
 
 // Header returns a redacted copy of h and how many secret values it found in
-// it (credential headers are not counted: the caller sent them).
+// it (credential headers are not counted: the caller sent them). A secret
+// in a header's name is redacted too: a seller may echo anything anywhere.
 func (r *Redactor) Header(h http.Header) (http.Header, int) {
 	out := make(http.Header, len(h))
 	hits := 0
@@ -224,15 +225,64 @@ func (r *Redactor) Header(h http.Header) (http.Header, int) {
 			out[name] = redactedValues(len(vals))
 			continue
 		}
-		nv := make([]string, len(vals))
-		for i, v := range vals {
+		key, n := r.foldName(name)
+		hits += n
+		for _, v := range vals {
 			b, n := r.Text([]byte(v), false)
 			hits += n
-			nv[i] = string(b)
+			out[key] = append(out[key], string(b))
 		}
-		out[name] = nv
 	}
 	return out, hits
+}
+
+// foldName redacts the secrets in a header name, matching without regard
+// to case: Go canonicalizes names ("x-tok-…" arrives as "X-Tok-…").
+func (r *Redactor) foldName(name string) (string, int) {
+	hits := 0
+	for _, f := range r.forms {
+		lf := strings.ToLower(string(f))
+		for {
+			i := strings.Index(strings.ToLower(name), lf)
+			if i < 0 || len(strings.ToLower(name)) != len(name) {
+				break
+			}
+			name = name[:i] + Redacted + name[i+len(lf):]
+			hits++
+		}
+	}
+	return name, hits
+}
+
+// String returns s with every secret form replaced: for the texts a run
+// writes that are not bodies (harness errors, skip reasons), which may
+// quote what a seller sent.
+func (r *Redactor) String(s string) string {
+	b, n := r.Text([]byte(s), false)
+	if n == 0 {
+		return s
+	}
+	return string(b)
+}
+
+// Secrets are the values a run must never write anywhere: the bearer token
+// and the values of the user's credential headers (SensitiveHeader:
+// Authorization, X-Api-Key, anything named like a token, key or secret),
+// with a "Bearer " prefix taken off too.
+func Secrets(bearerToken string, header http.Header) []string {
+	var out []string
+	if bearerToken != "" {
+		out = append(out, bearerToken)
+	}
+	for name, vals := range header {
+		if !SensitiveHeader(name) {
+			continue
+		}
+		for _, v := range vals {
+			out = append(out, v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer ")))
+		}
+	}
+	return out
 }
 
 // URL returns u as a string with userinfo, sensitive query parameters and

@@ -77,17 +77,7 @@ type Transport struct {
 
 func (t *Transport) init() {
 	t.once.Do(func() {
-		secrets := append([]string(nil), t.Secrets...)
-		if t.BearerToken != "" {
-			secrets = append(secrets, t.BearerToken)
-		}
-		for name, vals := range t.Header {
-			if SensitiveHeader(name) {
-				for _, v := range vals {
-					secrets = append(secrets, v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer ")))
-				}
-			}
-		}
+		secrets := append(Secrets(t.BearerToken, t.Header), t.Secrets...)
 		t.red = NewRedactor(secrets, t.SensitiveKey)
 		t.lim = t.Limits.withDefaults()
 	})

@@ -580,3 +580,42 @@ func TestMaxEvidenceBytesBoundsTheKeptHeadOfACutBodyOnly(t *testing.T) {
 		t.Errorf("whole body: truncated %v, kept %d; want false, 3000", x.Truncated, len(x.ResponseBody))
 	}
 }
+
+// A seller may echo the token anywhere: in an SSE event's id and event
+// fields, in a response header's name. None of it is stored, and a long id
+// repeated on every later event is bounded.
+func TestSecretInSSEIDEventAndHeaderName(t *testing.T) {
+	ctx := testCtx(t)
+	longID := strings.Repeat("i", 10_000)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Leak-"+testToken, "v")
+		io.WriteString(w, "id: "+testToken+"\nevent: "+testToken+"\ndata: {}\n\n")
+		io.WriteString(w, "id: "+longID+"\ndata: {}\n\n")
+		for range 3 {
+			io.WriteString(w, "data: {}\n\n")
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	})
+	cctx, capt := WithCapture(ctx, "sse-fields")
+	if _, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		t.Fatal(err)
+	}
+	_, x, err := capt.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(x)
+	if bytes.Contains(all, []byte(testToken)) || bytes.Contains(bytes.ToLower(all), bytes.ToLower([]byte(testToken))) {
+		i := bytes.Index(bytes.ToLower(all), bytes.ToLower([]byte(testToken)))
+		t.Errorf("the stored exchange holds the token: …%s…", all[max(0, i-80):min(len(all), i+80)])
+	}
+	if !x.SecretEchoed {
+		t.Error("the echo was not flagged")
+	}
+	for i, ev := range x.Events {
+		if len(ev.ID) > MaxEventFieldBytes+32 || len(ev.Type) > MaxEventFieldBytes+32 {
+			t.Errorf("event %d keeps an id of %d bytes and a type of %d", i, len(ev.ID), len(ev.Type))
+		}
+	}
+}
