@@ -16,7 +16,8 @@ func verChecks() []Check {
 		// Rule: VER-01 · Spec: reference/versioning.mdx; §4.45 · Since: 0.1.0 ·
 		// Description: capabilities MUST declare adcp.major_versions (a non-empty list of
 		// integers); adcp.supported_versions, when present, MUST be a non-empty list of
-		// release-precision strings.
+		// release-precision strings. A capabilities success without an adcp object fails:
+		// the declaration is absent.
 		{ID: "VER-01", Transport: catalogue.MCP, Text: "declares its major and supported versions in capabilities", Judge: judgeVER01},
 		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json · Since: 0.1.0 ·
 		// Description: a request pinned to an unsupported release (adcp_version "99.0") MUST
