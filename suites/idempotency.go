@@ -100,7 +100,8 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 				return r.result != nil, nil
 			}
 			if namesField(r, "idempotency_key") {
-				return true, []finding{{"", "the read call is rejected naming idempotency_key"}}
+				where, _ := rejection(r)
+				return true, []finding{{where, "the read call is rejected naming idempotency_key"}}
 			}
 			return false, nil // refused for another field: TOL-01's
 		})
@@ -145,7 +146,7 @@ func judgeIDEM02(s *evidence.Store, _ Options) Verdict {
 	case r.success() && !r.errorSignal():
 		t.judged(c, []finding{{"/result", "create_media_buy without an idempotency_key succeeds"}})
 	default:
-		t.judged(c, []finding{{"", "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
+		t.judged(c, []finding{{codePtr(r), "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
 	}
 	return t.verdict("")
 }
@@ -195,7 +196,7 @@ func judgeIDEM03(s *evidence.Store, _ Options) Verdict {
 	var fs []finding
 	switch {
 	case !r.success() || r.data == nil || r.errorSignal():
-		fs = append(fs, finding{"", "the replay of an identical request is not answered with the cached success (" + orNone(errorCode(r)) + ")"})
+		fs = append(fs, finding{codePtr(r), "the replay of an identical request is not answered with the cached success (" + orNone(errorCode(r)) + ")"})
 	default:
 		if _, ok := replayedFlag(r); !ok {
 			fs = append(fs, finding{ptr(r.dataPtr, "replayed"), "is not true on a replayed response"})
@@ -297,9 +298,22 @@ func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
 	case r.success() && !r.errorSignal():
 		t.judged(c, []finding{{"/result", "a reused idempotency_key with a different payload succeeds"}})
 	default:
-		t.judged(c, []finding{{"", "a reused idempotency_key with a different payload gets " + orNone(code) + ", not IDEMPOTENCY_CONFLICT or CONFLICT"}})
+		t.judged(c, []finding{{codePtr(r), "a reused idempotency_key with a different payload gets " + orNone(code) + ", not IDEMPOTENCY_CONFLICT or CONFLICT"}})
 	}
 	return t.verdict("")
+}
+
+// codePtr locates the code of a reply's error: the first adcp_error's code,
+// else the JSON-RPC error, else where the reply rejects its call.
+func codePtr(r *reply) string {
+	if cs := r.candidates(); len(cs) > 0 {
+		return cs[0].ptr + "/code"
+	}
+	if r.call.Message == nil {
+		return ""
+	}
+	where, _ := rejection(r)
+	return where
 }
 
 func orNone(code string) string {
