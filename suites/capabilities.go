@@ -150,9 +150,9 @@ func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 	media := false
 	if _, r, ok := capabilities(s); ok {
 		if v, found := r.data.Get("supported_protocols"); found {
-			var ps []string
+			var ps []json.RawMessage
 			_ = json.Unmarshal(v, &ps)
-			media = slices.Contains(ps, "media_buy")
+			media = slices.ContainsFunc(ps, func(p json.RawMessage) bool { return string(trim(p)) == `"media_buy"` })
 		}
 	}
 	where := "/result/tools"
@@ -184,6 +184,11 @@ func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 
 func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 	init := s.Calls(func(c evidence.Call) bool { return c.ProbeID == "mcp/initialize" })
+	if len(init) > 0 && init[0].HarnessError != "" {
+		t := newTally("CAP-03")
+		t.account(init[0])
+		return t.verdict("")
+	}
 	if len(init) == 0 || !init[0].Answered() {
 		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "initialize was not answered"}
 	}

@@ -104,6 +104,8 @@ func TestCAP02Table(t *testing.T) {
 			{name: "media_buy with every required tool", calls: []evidence.Call{cvListing(on, salesTools...), media}, want: Pass},
 			{name: "media_buy without update_media_buy", calls: []evidence.Call{cvListing(on, "get_adcp_capabilities", "get_products", "create_media_buy",
 				"get_media_buys", "get_media_buy_delivery", "provide_performance_feedback", "sync_accounts"), media}, want: Fail, ptr: l, msg: "update_media_buy"},
+			{name: "media_buy beside a protocol of another release", calls: []evidence.Call{cvListing(on, "get_adcp_capabilities", "get_products"),
+				capsCall(on, `{"adcp":{"major_versions":[3]},"supported_protocols":[{"name":"future"},"media_buy"]}`)}, want: Fail, ptr: l, msg: "create_media_buy"},
 			{name: "media_buy without an account tool", calls: []evidence.Call{cvListing(on, salesTools[:7]...), media}, want: Fail, ptr: l, msg: "sync_accounts"},
 			{name: "listing not fetched", calls: []evidence.Call{media}, want: Skip, msg: "not fetched"},
 		})
@@ -152,6 +154,8 @@ func TestCAP03Table(t *testing.T) {
 		{name: "initialize not answered", calls: []evidence.Call{list(`[]`)}, want: Skip, msg: "initialize"},
 		{name: "tools/list harness failed", calls: []evidence.Call{tasks, harnessFailed("mcp/tools/list", evidence.MCP, evidence.KindToolsList, "reset")},
 			want: HarnessError, msg: "reset"},
+		{name: "initialize harness failed", calls: []evidence.Call{harnessFailed("mcp/initialize", evidence.MCP, evidence.KindInitialize, "TLS handshake timeout")},
+			want: HarnessError, msg: "TLS handshake timeout"},
 	})
 }
 
