@@ -130,6 +130,10 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	case !t.account(call):
 		return t.verdict("")
 	}
+	if call.Message == nil {
+		t.judged(call, []finding{{"", "get_adcp_capabilities is answered HTTP " + itoa(call.HTTPStatus) + " without a JSON-RPC reply"}})
+		return t.verdict("")
+	}
 	r := parseReply(call)
 	if !r.success() || r.data == nil {
 		t.judged(call, []finding{{"/result", "get_adcp_capabilities does not answer with a success payload"}})

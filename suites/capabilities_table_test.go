@@ -40,6 +40,8 @@ func TestCAP01Table(t *testing.T) {
 			{name: "answered with an error", calls: []evidence.Call{listed,
 				cvErr(on, capabilitiesProbe, "get_adcp_capabilities", `{"adcp_error":{"code":"SERVICE_UNAVAILABLE","message":"down"}}`)},
 				want: Fail, ptr: "/result"},
+			{name: "answered with an HTTP error", calls: []evidence.Call{listed, cvHTTP(on, capabilitiesProbe, "get_adcp_capabilities", 503, "busy")},
+				want: Fail, msg: "HTTP 503"},
 			{name: "keys are case-sensitive", calls: []evidence.Call{listed, capsCall(on, `{"ADCP":{"major_versions":[3]},"Supported_Protocols":["media_buy"]}`)},
 				want: Fail, ptr: d + "/adcp"},
 			{name: "not called", calls: []evidence.Call{listed}, want: Skip, msg: "was not called"},

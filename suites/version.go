@@ -41,37 +41,53 @@ func verChecks() []Check {
 
 func judgeVER03(s *evidence.Store, _ Options) Verdict {
 	supported := advertisedReleases(s)
-	return eachReply("VER-03", toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)), nil,
-		"no call pinned to an advertised release was made (supported_versions absent?)", func(r *reply) (bool, []finding) {
-			var args struct {
-				Pin string `json:"adcp_version"`
+	t := newTally("VER-03")
+	for _, c := range toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)) {
+		if !t.account(c) {
+			continue
+		}
+		pin, _ := str(argumentsOf(c), "adcp_version")
+		advertised := slices.Contains(supported, pin)
+		if c.Message == nil {
+			if advertised || supported == nil {
+				t.judged(c, []finding{{"", "a call pinned to the advertised release " + quote(pin) + " is answered HTTP " + itoa(c.HTTPStatus) + " without a JSON-RPC reply"}})
 			}
-			_ = json.Unmarshal(r.call.Arguments, &args)
-			want, advertised := args.Pin, slices.Contains(supported, args.Pin)
-			if !advertised && supported != nil {
-				want = downshifted(supported, args.Pin)
-			}
-			if !r.success() || r.data == nil {
-				if !advertised && supported != nil {
-					return false, nil // a pin it does not advertise may be refused
-				}
-				return true, []finding{{"", "a call pinned to the advertised release " + quote(args.Pin) + " is not served"}}
-			}
-			got, ok := str(r.data, "adcp_version")
-			switch {
-			case !ok:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
-			case want == "":
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
-					", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
-			case got != want && advertised:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin)}}
-			case got != want:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
-					", which is served downshifted to " + quote(want)}}
-			}
-			return true, nil
-		})
+			continue // a pin it does not advertise may be refused
+		}
+		if ok, fs := pinnedEcho(parseReply(c), pin, supported); ok {
+			t.judged(c, fs)
+		}
+	}
+	return t.verdict("no call pinned to an advertised release was made (supported_versions absent?)")
+}
+
+// pinnedEcho is VER-03 on one reply to a call pinned to pin; ok is false
+// when the reply is not judged (a pin not advertised, refused).
+func pinnedEcho(r *reply, pin string, supported []string) (bool, []finding) {
+	want, advertised := pin, slices.Contains(supported, pin)
+	if !advertised && supported != nil {
+		want = downshifted(supported, pin)
+	}
+	if !r.success() || r.data == nil || r.errorSignal() {
+		if !advertised && supported != nil {
+			return false, nil // a pin it does not advertise may be refused
+		}
+		return true, []finding{{"", "a call pinned to the advertised release " + quote(pin) + " is not served"}}
+	}
+	got, ok := str(r.data, "adcp_version")
+	switch {
+	case !ok:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
+	case want == "":
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
+			", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
+	case got != want && advertised:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin)}}
+	case got != want:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
+			", which is served downshifted to " + quote(want)}}
+	}
+	return true, nil
 }
 
 // advertisedReleases returns adcp.supported_versions of the capabilities
