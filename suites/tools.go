@@ -29,10 +29,12 @@ func tolChecks() []Check {
 		// error (string code and message) naming push_notification_config
 		// (building/by-layer/L3/webhooks.mdx: sync-only operations "MAY reject that field as
 		// a well-formed runtime error"; async-operations.mdx: a webhook channel the server
-		// cannot honour is rejected "with a structured error"), and request_signature_required
-		// from a signing seller refusing the unsigned push_notification_config.authentication
-		// (building/by-layer/L1/security.mdx, Webhook callbacks; in an AdCP error, a JSON-RPC
-		// error or WWW-Authenticate: Signature error="request_signature_required" on a 401).
+		// cannot honour is rejected "with a structured error"; which operation modes are
+		// sync-only cannot be told from outside, so it is allowed on every tool), and
+		// request_signature_required from a signing seller refusing the unsigned
+		// push_notification_config.authentication (building/by-layer/L1/security.mdx, Webhook
+		// callbacks; in an AdCP error, a JSON-RPC error or WWW-Authenticate: Signature
+		// error="request_signature_required" on a 401).
 		// The probe pins a release the seller advertises; VERSION_UNSUPPORTED for a pin it
 		// does not advertise is left unjudged.
 		{ID: "TOL-01", Transport: catalogue.MCP, Text: "accepts the envelope fields on every tool", Judge: judgeTOL01},
