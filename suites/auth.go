@@ -33,7 +33,7 @@ type refusal struct {
 	status    int
 	challenge bool
 	rpcCode   int64
-	success   bool // a tool result came back
+	success   bool // a tool result came back, not flagged an error
 }
 
 func refusalOf(c evidence.Call) refusal {
@@ -46,7 +46,7 @@ func refusalOf(c evidence.Call) refusal {
 	if c.Message != nil {
 		r := parseReply(c)
 		rf.rpcCode, _ = r.rpcCode()
-		rf.success = c.Kind == evidence.KindToolCall && r.result != nil
+		rf.success = c.Kind == evidence.KindToolCall && r.success() && !r.errorSignal()
 	}
 	return rf
 }
@@ -67,7 +67,7 @@ func judgeAUTH01(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{"", "HTTP 401 carries no WWW-Authenticate"})
 		case rf.status == 401 || rf.status == 403 || rf.rpcCode == rpcAuthMissing:
 		case rf.success:
-			fs = append(fs, finding{"/result", c.Method + " succeeds without credentials"})
+			fs = append(fs, finding{"/result", callName(c) + " succeeds without credentials"})
 		default:
 			fs = append(fs, finding{"", "answered HTTP " + itoa(rf.status) + " without a 401/403 or -32028 refusal"})
 		}
@@ -95,7 +95,7 @@ func judgeAUTH02(s *evidence.Store, _ Options) Verdict {
 		case c.Kind == evidence.KindToolCall && r.success() && !r.errorSignal():
 			t.judged(c, nil)
 		case rf.status >= 400:
-			t.judged(c, []finding{{"", c.Method + " without credentials is refused with HTTP " + itoa(rf.status)}})
+			t.judged(c, []finding{{"", callName(c) + " without credentials is refused with HTTP " + itoa(rf.status)}})
 		case r.errorSignal():
 			t.judged(c, []finding{{"", "get_adcp_capabilities without credentials answers an error"}})
 		default:
@@ -119,10 +119,21 @@ func judgeAUTH03(s *evidence.Store, _ Options) Verdict {
 		case rf.status == 400 || rf.status == 401 || rf.status == 403:
 			t.judged(c, nil)
 		case rf.success:
-			t.judged(c, []finding{{"/result", c.Method + " succeeds with a random credential"}})
+			t.judged(c, []finding{{"/result", callName(c) + " succeeds with a random credential"}})
 		default:
 			t.judged(c, []finding{{"", "a random credential is answered with HTTP " + itoa(rf.status) + ", not 400, 401 or 403"}})
 		}
 	}
 	return t.verdict("the random-credential probe was not run")
+}
+
+// callName names a call in a message: its tool, else its method.
+func callName(c evidence.Call) string {
+	if c.Tool != "" {
+		return c.Tool
+	}
+	if c.Method != "" {
+		return c.Method
+	}
+	return "the call"
 }

@@ -10,27 +10,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// TaskNames are the AdCP task names an MCP tool may carry: every task of
-// schemas/<release>/index.json (3.1.19, checked by a test) and the 3.2 tasks
-// SPEC-DIGEST §2.3 lists.
-var TaskNames = []string{
-	"accept_proposal", "acquire_rights", "activate_signal", "build_creative", "buy_products", "calibrate_content",
-	"check_governance", "comply_test_controller", "control_media_buy", "create_collection_list",
-	"create_content_standards", "create_media_buy", "create_property_list", "decline_proposals",
-	"delete_collection_list", "delete_property_list", "get_account_financials", "get_adcp_capabilities",
-	"get_brand_identity", "get_collection_list", "get_content_standards", "get_creative_delivery",
-	"get_creative_features", "get_media_buy_artifacts", "get_media_buy_delivery", "get_media_buys",
-	"get_plan_audit_logs", "get_products", "get_property_list", "get_rights", "get_signals", "get_task_status",
-	"list_accounts", "list_collection_lists", "list_content_standards", "list_creative_formats", "list_creatives",
-	"list_products", "list_property_lists", "list_tasks", "list_transformers", "log_event", "preview_creative",
-	"provide_performance_feedback", "refine_proposals", "report_plan_adjustment", "report_plan_outcome",
-	"report_usage", "request_proposals", "si_get_offering", "si_initiate_session", "si_send_message",
-	"si_terminate_session", "sync_accounts", "sync_agent_notification_configs", "sync_audiences", "sync_catalogs",
-	"sync_creatives", "sync_event_sources", "sync_governance", "sync_plans", "update_collection_list",
-	"update_content_standards", "update_media_buy", "update_property_list", "update_rights",
-	"validate_content_delivery", "validate_input", "verify_brand_claim", "verify_brand_claims",
-}
-
 // requiredSalesTools are the tasks a seller declaring media_buy must expose
 // (protocol/required-tasks.mdx); one of accountTools is required too.
 var (
@@ -60,10 +39,17 @@ func capChecks() []Check {
 		// Rule: CAP-01 · Spec: protocol/get-adcp-capabilities-response.json; §4.77 · Since: 0.1.0 ·
 		// Description: get_adcp_capabilities MUST exist and its response MUST have adcp (an
 		// object) and supported_protocols (an array).
+		// Policy: one defect, one rule. Over MCP a tools/list without the tool fails (it
+		// cannot be called); over A2A a card without the skill is A2A-09's, and as the plan
+		// invokes only listed skills, CAP-01 then skips.
 		{ID: "CAP-01", Transport: catalogue.MCP, Text: "answers get_adcp_capabilities with adcp and supported_protocols", Judge: judgeCAP01},
 		// Rule: CAP-02 · Spec: protocol/required-tasks.mdx; §4.78 · Since: 0.1.0 ·
-		// Description: tool names MUST be AdCP task names, and a seller declaring media_buy
-		// MUST expose the required sales tools.
+		// Description: tool names (skill ids) MUST be AdCP task names, and a seller declaring
+		// media_buy MUST expose the required sales tools.
+		// Policy: the task names are the release's own list (tasknames.go: manifest.json's
+		// tools, required-tasks.mdx, the 3.2 lifecycle's tasks) and the tasks of the run's
+		// loaded schema set, never a hand-kept subset. A missing required tool is reported at
+		// the list's pointer.
 		{ID: "CAP-02", Transport: catalogue.MCP, Text: "names its tools after AdCP tasks and exposes the required sales tools", Judge: judgeCAP02},
 		// Rule: CAP-03 · Spec: seeds 001 (taskSupport table) · Since: 0.1.0 ·
 		// Description: when the server declares the MCP tasks capability, each tool's
@@ -92,10 +78,12 @@ func capabilities(s *evidence.Store) (evidence.Call, *reply, bool) {
 }
 
 // capabilitiesAdcp returns the capabilities probe, its reply and the adcp
-// object of its body; when there is none, adcp is nil and skip is the
-// verdict to return (the call not made, a harness error, no adcp object:
-// CAP-01's to fail).
-func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply, adcp *extract.Object, skip Verdict) {
+// object of its body; when there is none, adcp is nil and verdict is the
+// one to return. A success body without an adcp object fails (VER-01,
+// IDEM-01: the declaration the rule asks for is absent); a call not made, a
+// harness error or a reply that is no success skips (CAP-01 judges whether
+// the task answers at all).
+func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply, adcp *extract.Object, verdict Verdict) {
 	call, found := s.Call(probe(s, capabilitiesProbe))
 	if !found {
 		return call, nil, nil, t.verdict("get_adcp_capabilities was not called")
@@ -104,8 +92,17 @@ func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply
 		return call, nil, nil, t.verdict("")
 	}
 	r = parseReply(call)
-	if adcp = child(r.data, "adcp"); !r.success() || adcp == nil {
-		return call, r, nil, t.verdict("get_adcp_capabilities carries no adcp object (CAP-01)")
+	if !r.success() || r.data == nil || r.errorSignal() {
+		return call, r, nil, t.verdict("get_adcp_capabilities does not answer with a success payload (CAP-01)")
+	}
+	if adcp = child(r.data, "adcp"); adcp == nil {
+		v, present := r.data.Get("adcp")
+		what := "is absent"
+		if present {
+			what = "is " + kindName(v) + ", not an object"
+		}
+		t.judged(call, []finding{{ptr(r.dataPtr, "adcp"), what + ": the declaration is missing"}})
+		return call, r, nil, t.verdict("")
 	}
 	return call, r, adcp, Verdict{}
 }
@@ -113,18 +110,28 @@ func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply
 func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("CAP-01")
 	list, tools, ok := toolsList(s)
-	if ok && !slices.ContainsFunc(tools, func(lt listedTool) bool { return lt.name == "get_adcp_capabilities" }) {
-		t.judged(list, []finding{{"", "get_adcp_capabilities is not among the listed tools"}})
+	listed := slices.ContainsFunc(tools, func(lt listedTool) bool { return lt.name == "get_adcp_capabilities" })
+	if ok && !listed && s.Scope() != evidence.A2A {
+		// MCP: a tool tools/list does not list cannot be called.
+		t.judged(list, []finding{{"/result/tools", "does not list get_adcp_capabilities"}})
 		return t.verdict("")
 	}
 	call, found := s.Call(probe(s, capabilitiesProbe))
 	switch {
+	case !found && ok && !listed:
+		// A2A: the card lacks the skill (A2A-09's), so the plan did not
+		// invoke it; whether it can be called is unknown.
+		return t.verdict("the agent card lists no get_adcp_capabilities skill (A2A-09), so it was not invoked")
 	case !found:
 		if list.ProbeID != "" && !t.account(list) {
 			return t.verdict("")
 		}
 		return t.verdict("get_adcp_capabilities was not called")
 	case !t.account(call):
+		return t.verdict("")
+	}
+	if call.Message == nil {
+		t.judged(call, []finding{{"", "get_adcp_capabilities is answered HTTP " + itoa(call.HTTPStatus) + " without a JSON-RPC reply"}})
 		return t.verdict("")
 	}
 	r := parseReply(call)
@@ -143,32 +150,36 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	return t.verdict("")
 }
 
-func judgeCAP02(s *evidence.Store, _ Options) Verdict {
+func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 	media := false
 	if _, r, ok := capabilities(s); ok {
 		if v, found := r.data.Get("supported_protocols"); found {
-			var ps []string
+			var ps []json.RawMessage
 			_ = json.Unmarshal(v, &ps)
-			media = slices.Contains(ps, "media_buy")
+			media = slices.ContainsFunc(ps, func(p json.RawMessage) bool { return string(trim(p)) == `"media_buy"` })
 		}
+	}
+	where := "/result/tools"
+	if s.Scope() == evidence.A2A {
+		where = "/skills"
 	}
 	return judgeList("CAP-02", s, func(tools []listedTool) []finding {
 		var fs []finding
 		names := map[string]bool{}
 		for _, lt := range tools {
 			names[lt.name] = true
-			if !slices.Contains(TaskNames, lt.name) {
+			if !isTaskOf(opts.Schemas, lt.name) {
 				fs = append(fs, finding{lt.ptr, quote(lt.name) + " is not an AdCP task name"})
 			}
 		}
 		if media {
 			for _, want := range requiredSalesTools {
 				if !names[want] {
-					fs = append(fs, finding{"", "lacks the required sales tool " + want})
+					fs = append(fs, finding{where, "lacks the required sales tool " + want})
 				}
 			}
 			if !names[accountTools[0]] && !names[accountTools[1]] {
-				fs = append(fs, finding{"", "lacks sync_accounts and list_accounts (one is required)"})
+				fs = append(fs, finding{where, "lacks sync_accounts and list_accounts (one is required)"})
 			}
 		}
 		return fs
@@ -177,6 +188,11 @@ func judgeCAP02(s *evidence.Store, _ Options) Verdict {
 
 func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 	init := s.Calls(func(c evidence.Call) bool { return c.ProbeID == "mcp/initialize" })
+	if len(init) > 0 && init[0].HarnessError != "" {
+		t := newTally("CAP-03")
+		t.account(init[0])
+		return t.verdict("")
+	}
 	if len(init) == 0 || !init[0].Answered() {
 		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "initialize was not answered"}
 	}

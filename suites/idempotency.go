@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -20,7 +21,8 @@ func idemChecks() []Check {
 	return []Check{
 		// Rule: IDEM-01 · Spec: §4.49 · Since: 0.1.0 ·
 		// Description: capabilities MUST declare adcp.idempotency; with supported: true,
-		// replay_ttl_seconds MUST be an integer from 3600 to 604800.
+		// replay_ttl_seconds MUST be an integer from 3600 to 604800. A capabilities success
+		// without an adcp object fails: the declaration is absent.
 		{ID: "IDEM-01", Transport: catalogue.MCP, Text: "declares its idempotency replay window in capabilities", Judge: judgeIDEM01},
 		// Rule: IDEM-02 · Spec: §4.50 · Since: 0.1.0 ·
 		// Description: a mutating request without idempotency_key MUST get INVALID_REQUEST
@@ -29,9 +31,19 @@ func idemChecks() []Check {
 		// of the other arguments: skipped, asking for --inputs.
 		{ID: "IDEM-02", Transport: catalogue.MCP, Text: "refuses a mutating request without an idempotency_key", Judge: judgeIDEM02},
 		// Rule: IDEM-03 · Spec: §4.51 · Since: 0.1.0 ·
-		// Description: the same key with an equal payload MUST replay the cached response
-		// with replayed: true and the same resource id; the first use of the run's fresh key
-		// is not flagged replayed (§4.51: false or absent). Mutating.
+		// Description: the same key with an equal payload MUST replay the cached response —
+		// the same resource, never a new one — flagged replayed: true; the first use of the
+		// run's fresh key is not flagged replayed (§4.51: false or absent). Mutating.
+		// Policy: the resource is media_buy_id when the first response has one, else the
+		// task_id of the task still in flight (protocol/calling-an-agent.mdx: "the replayed
+		// response carries the same task_id"); an id absent from both responses is not the
+		// same resource, and a different one means the replay re-executed, whatever it
+		// flags. replayed: true is read at the body's root, or, as
+		// building/by-layer/L1/security.mdx (Idempotency, seller rule 4) allows over MCP, in
+		// a response metadata field: result._meta.replayed or result._meta.<namespace>.replayed
+		// (over A2A: the task's or the artifact's metadata). IDEMPOTENCY_IN_FLIGHT on the
+		// replay is the seller's to give while the first still runs (calling-an-agent.mdx):
+		// skipped.
 		{ID: "IDEM-03", Transport: catalogue.MCP, Text: "replays a repeated request with replayed true and the same resource", Judge: judgeIDEM03},
 		// Rule: IDEM-04 · Spec: §4.53 · Since: 0.1.0 ·
 		// Description: the same key with a different payload MUST get IDEMPOTENCY_CONFLICT
@@ -88,7 +100,8 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 				return r.result != nil, nil
 			}
 			if namesField(r, "idempotency_key") {
-				return true, []finding{{"", "the read call is rejected naming idempotency_key"}}
+				where, _ := rejection(r)
+				return true, []finding{{where, "the read call is rejected naming idempotency_key"}}
 			}
 			return false, nil // refused for another field: TOL-01's
 		})
@@ -133,7 +146,7 @@ func judgeIDEM02(s *evidence.Store, _ Options) Verdict {
 	case r.success() && !r.errorSignal():
 		t.judged(c, []finding{{"/result", "create_media_buy without an idempotency_key succeeds"}})
 	default:
-		t.judged(c, []finding{{"", "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
+		t.judged(c, []finding{{codePtr(r), "create_media_buy without an idempotency_key gets " + orNone(code) + ", not INVALID_REQUEST or VALIDATION_ERROR"}})
 	}
 	return t.verdict("")
 }
@@ -168,31 +181,108 @@ func judgeIDEM03(s *evidence.Store, _ Options) Verdict {
 	if !fr.success() || fr.data == nil || fr.errorSignal() {
 		return t.verdict("the first create_media_buy did not succeed (" + orNone(errorCode(fr)) + "); give its arguments with --inputs")
 	}
-	if v, ok := fr.data.Get("replayed"); ok && string(trim(v)) == "true" {
+	if p, ok := replayedFlag(fr); ok {
 		// The key is new to this run: nothing can have been replayed.
-		t.judged(first, []finding{{ptr(fr.dataPtr, "replayed"), "is true on the first use of a fresh key"}})
+		t.judged(first, []finding{{p, "is true on the first use of a fresh key"}})
 	}
 	replay, ok := idemCall(s, t, evidence.PurposeIdemReplay)
 	if !ok {
 		return t.verdict("the replay was not made")
 	}
 	r := parseReply(replay)
+	if code := errorCode(r); code == "IDEMPOTENCY_IN_FLIGHT" {
+		return t.verdict("the replay was answered IDEMPOTENCY_IN_FLIGHT: the first request still runs, the replay cannot be judged")
+	}
 	var fs []finding
 	switch {
 	case !r.success() || r.data == nil || r.errorSignal():
-		fs = append(fs, finding{"", "the replay of an identical request is not answered with the cached success (" + orNone(errorCode(r)) + ")"})
+		fs = append(fs, finding{codePtr(r), "the replay of an identical request is not answered with the cached success (" + orNone(errorCode(r)) + ")"})
 	default:
-		if v, ok := r.data.Get("replayed"); !ok || string(trim(v)) != "true" {
+		if _, ok := replayedFlag(r); !ok {
 			fs = append(fs, finding{ptr(r.dataPtr, "replayed"), "is not true on a replayed response"})
 		}
-		a, _ := str(fr.data, "media_buy_id")
-		b, _ := str(r.data, "media_buy_id")
-		if a != b {
-			fs = append(fs, finding{ptr(r.dataPtr, "media_buy_id"), quote(b) + " differs from the first response's " + quote(a)})
-		}
+		fs = append(fs, sameResource(fr, r)...)
 	}
 	t.judged(replay, fs)
 	return t.verdict("")
+}
+
+// sameResource compares the resource of the first response and its replay:
+// media_buy_id when the first has one, else the task_id of the task still
+// in flight.
+func sameResource(first, replay *reply) []finding {
+	for _, key := range []string{"media_buy_id", "task_id"} {
+		a, inFirst := str(first.data, key)
+		if !inFirst || a == "" {
+			continue
+		}
+		b, _ := str(replay.data, key)
+		if b != a {
+			what := quote(b) + " differs from the first response's " + quote(a) + ": the replay re-executed"
+			if b == "" {
+				what = "is absent, while the first response's is " + quote(a)
+			}
+			return []finding{{ptr(replay.dataPtr, key), what}}
+		}
+		return nil
+	}
+	if first.a2a != nil && replay.a2a != nil && interimStates[first.a2a.norm] {
+		// A2A: the task in flight is the A2A Task itself.
+		a, _ := str(first.a2a.task, "id")
+		b, _ := str(replay.a2a.task, "id")
+		if a != "" {
+			if b != a {
+				return []finding{{replay.a2a.taskPtr + "/id", quote(b) + " differs from the first response's task " + quote(a) + ": the replay re-executed"}}
+			}
+			return nil
+		}
+	}
+	return []finding{{ptr(replay.dataPtr, "media_buy_id"), "is absent from both responses, as is task_id: the replay cannot be the same resource"}}
+}
+
+// replayedFlag returns where a reply flags replayed: true, if it does: the
+// body's root, or a response metadata field (MCP result._meta, directly or
+// under a namespace; A2A task or artifact metadata).
+func replayedFlag(r *reply) (string, bool) {
+	isTrue := func(o *extract.Object) bool {
+		if o == nil {
+			return false
+		}
+		v, ok := o.Get("replayed")
+		return ok && string(trim(v)) == "true"
+	}
+	if isTrue(r.data) {
+		return ptr(r.dataPtr, "replayed"), true
+	}
+	var metas []root
+	if r.a2a != nil {
+		metas = append(metas, root{r.a2a.taskPtr + "/metadata", child(r.a2a.task, "metadata")})
+		if v, ok := r.a2a.task.Get("artifacts"); ok {
+			var arts []json.RawMessage
+			_ = json.Unmarshal(v, &arts)
+			for i, a := range arts {
+				if o, err := extract.ParseObject(a); err == nil {
+					metas = append(metas, root{r.a2a.taskPtr + "/artifacts/" + strconv.Itoa(i) + "/metadata", child(o, "metadata")})
+				}
+			}
+		}
+	} else {
+		metas = append(metas, root{"/result/_meta", child(r.result, "_meta")})
+	}
+	for _, m := range metas {
+		if isTrue(m.obj) {
+			return m.ptr + "/replayed", true
+		}
+		if m.obj == nil {
+			continue
+		}
+		for _, mem := range m.obj.Members() {
+			if isTrue(child(m.obj, mem.Key)) {
+				return ptr(m.ptr, mem.Key, "replayed"), true
+			}
+		}
+	}
+	return "", false
 }
 
 func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
@@ -208,9 +298,22 @@ func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
 	case r.success() && !r.errorSignal():
 		t.judged(c, []finding{{"/result", "a reused idempotency_key with a different payload succeeds"}})
 	default:
-		t.judged(c, []finding{{"", "a reused idempotency_key with a different payload gets " + orNone(code) + ", not IDEMPOTENCY_CONFLICT or CONFLICT"}})
+		t.judged(c, []finding{{codePtr(r), "a reused idempotency_key with a different payload gets " + orNone(code) + ", not IDEMPOTENCY_CONFLICT or CONFLICT"}})
 	}
 	return t.verdict("")
+}
+
+// codePtr locates the code of a reply's error: the first adcp_error's code,
+// else the JSON-RPC error, else where the reply rejects its call.
+func codePtr(r *reply) string {
+	if cs := r.candidates(); len(cs) > 0 {
+		return cs[0].ptr + "/code"
+	}
+	if r.call.Message == nil {
+		return ""
+	}
+	where, _ := rejection(r)
+	return where
 }
 
 func orNone(code string) string {

@@ -172,8 +172,12 @@ func Judge(store *evidence.Store, opts Options) []Verdict {
 // readsRefusals are the rules whose evidence includes refusals made before
 // the seller's application: authentication, the reserved JSON-RPC codes,
 // the error object a refusal carries, and the readability of every reply.
+// TOL-01 reads them too: it compares a call carrying the envelope fields
+// with the same call without them, and judges a refusal only when that
+// call went through (a 401 the fields alone provoke is the seller's answer
+// to the fields; a signing seller's request_signature_required is one).
 var readsRefusals = map[string]bool{
-	"AUTH-01": true, "AUTH-02": true, "AUTH-03": true, "ERR-06": true, "ENV-10": true, "SCHEMA-02": true,
+	"AUTH-01": true, "AUTH-02": true, "AUTH-03": true, "ERR-06": true, "ENV-10": true, "SCHEMA-02": true, "TOL-01": true,
 	"EOBJ-01": true, "EOBJ-02": true, "EOBJ-03": true, "EOBJ-04": true, "EOBJ-05": true, "EOBJ-06": true,
 	"EOBJ-07": true, "EOBJ-08": true, "EOBJ-09": true, "EOBJ-10": true,
 	"RETRY-01": true, "RETRY-02": true, "RETRY-03": true,

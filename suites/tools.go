@@ -2,7 +2,9 @@ package suites
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -17,10 +19,24 @@ func tolChecks() []Check {
 	return []Check{
 		// Rule: TOL-01 · Spec: seeds 001 (MCP-Specific Considerations); §4.60 · Since: 0.1.0 ·
 		// Description: every listed tool MUST accept the envelope fields without rejecting
-		// the call because of them.
-		// Policy: an error answering the call with the fields fails when it names one of
-		// them, or when the same call without them succeeded; an error the harness cannot
-		// attribute to the fields is recorded, not failed.
+		// the call because of them (building/by-layer/L0/mcp-guide.mdx: "they MUST NOT
+		// reject a call because an envelope field is present").
+		// Policy: any rejection counts — an AdCP error or isError result, an A2A task
+		// failed or rejected, a JSON-RPC error, an HTTP 4xx or 5xx, a reply that is not
+		// JSON-RPC — when it names an envelope field, or when the same call without the
+		// fields (the tool's valid probe) succeeded; otherwise it is not the fields' doing
+		// and is left unjudged, saying why. Two rejections are allowed: a well-formed AdCP
+		// error (string code and message) naming push_notification_config
+		// (building/by-layer/L3/webhooks.mdx: sync-only operations "MAY reject that field as
+		// a well-formed runtime error"; async-operations.mdx: a webhook channel the server
+		// cannot honour is rejected "with a structured error"; which operation modes are
+		// sync-only cannot be told from outside, so it is allowed on every tool), and
+		// request_signature_required from a signing seller refusing the unsigned
+		// push_notification_config.authentication (building/by-layer/L1/security.mdx, Webhook
+		// callbacks; in an AdCP error, a JSON-RPC error or WWW-Authenticate: Signature
+		// error="request_signature_required" on a 401).
+		// The probe pins a release the seller advertises; VERSION_UNSUPPORTED for a pin it
+		// does not advertise is left unjudged.
 		{ID: "TOL-01", Transport: catalogue.MCP, Text: "accepts the envelope fields on every tool", Judge: judgeTOL01},
 		// Rule: TOL-02 · Spec: §4.60–4.61 · Since: 0.1.0 ·
 		// Description: a tool's inputSchema SHOULD NOT declare additionalProperties: false
@@ -30,21 +46,166 @@ func tolChecks() []Check {
 }
 
 func judgeTOL01(s *evidence.Store, _ Options) Verdict {
-	return eachReply("TOL-01", toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)), nil,
-		"no call with the envelope fields was answered", func(r *reply) (bool, []finding) {
-			if !r.isError && r.rpcErr == nil {
-				return r.result != nil, nil // answered: the fields were accepted
+	t := newTally("TOL-01")
+	advertised := capabilityReleases(s)
+	var unjudged []string
+	for _, c := range toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)) {
+		if !t.account(c) {
+			continue
+		}
+		fs, why := envelopeTolerance(s, c, advertised)
+		if why != "" {
+			unjudged = append(unjudged, c.ProbeID+": "+why)
+			continue
+		}
+		t.judged(c, fs)
+	}
+	none := "no call with the envelope fields was made"
+	if len(unjudged) > 0 {
+		none = strings.Join(unjudged, "; ")
+	}
+	return t.verdict(none)
+}
+
+// envelopeTolerance judges one call carrying the envelope fields: its
+// findings, or why it cannot be judged.
+func envelopeTolerance(s *evidence.Store, c evidence.Call, advertised []string) ([]finding, string) {
+	where, how := "", ""
+	var r *reply
+	switch {
+	case c.Message == nil && c.HTTPStatus >= 400:
+		how = "HTTP " + itoa(c.HTTPStatus)
+		if c.HTTPStatus == 401 && signatureRequired(c) {
+			return nil, "" // the allowed refusal of an unsigned authentication block
+		}
+	case c.Message == nil:
+		how = "a reply that is not JSON-RPC (HTTP " + itoa(c.HTTPStatus) + ")"
+	default:
+		r = parseReply(c)
+		if r.result != nil && !r.errorSignal() {
+			return nil, "" // answered: the fields were accepted
+		}
+		where, how = rejection(r)
+		if code := errorCode(r); strings.EqualFold(code, "request_signature_required") || rpcMentions(r, "request_signature_required") || signatureRequired(c) {
+			return nil, ""
+		}
+		if errorCode(r) == "VERSION_UNSUPPORTED" {
+			pin, _ := str(argumentsOf(c), "adcp_version")
+			if !slices.Contains(advertised, pin) {
+				return nil, "answered VERSION_UNSUPPORTED to the pin " + quote(pin) + ", which the seller does not advertise"
 			}
-			if name := namedField(r); name != "" {
-				return true, []finding{{"", "the call is rejected naming the envelope field " + quote(name)}}
+		}
+		if wellFormedNaming(r, "push_notification_config") {
+			return nil, "" // the allowed refusal of a webhook a sync-only operation cannot honour
+		}
+		if name := namedField(r); name != "" {
+			return []finding{{where, "the call is rejected (" + how + ") naming the envelope field " + quote(name)}}, ""
+		}
+	}
+	valid, ok := s.Call(probe(s, c.Tool+"/valid"))
+	if !ok || !valid.Answered() {
+		return nil, "rejected (" + how + "), and the call without the fields was not answered: the rejection cannot be laid on the fields"
+	}
+	if v := parseReply(valid); v.result == nil || v.errorSignal() {
+		return nil, "rejected (" + how + "), as is the call without the fields: the rejection is not the fields' doing"
+	}
+	return []finding{{where, "the call is rejected (" + how + ") with the envelope fields, yet succeeds without them"}}, ""
+}
+
+// rejection locates and names how a reply rejects its call.
+func rejection(r *reply) (where, how string) {
+	if cs := r.candidates(); len(cs) > 0 {
+		code := errorCode(r)
+		if code == "" {
+			code = "an AdCP error"
+		}
+		return cs[0].ptr, quote(code)
+	}
+	if r.rpcErr != nil {
+		n, _ := r.rpcCode()
+		return "/error", "JSON-RPC error " + strconv.FormatInt(n, 10)
+	}
+	if r.a2a != nil && r.isError {
+		return r.a2a.taskPtr + "/status/state", "task " + quote(r.a2a.state)
+	}
+	if r.isError {
+		return "/result/isError", "an isError result"
+	}
+	return "/result", "a reply without a result"
+}
+
+// wellFormedNaming reports whether a reply carries a well-formed AdCP error
+// (string code and message) that names field: in its field member, or in
+// any of its strings.
+func wellFormedNaming(r *reply, field string) bool {
+	for _, c := range r.candidates() {
+		code, okc := str(c.obj, "code")
+		_, okm := str(c.obj, "message")
+		if !okc || code == "" || !okm {
+			continue
+		}
+		named := false
+		walkStrings("", c.raw, func(_, _, v string) { named = named || containsWord(v, field) })
+		if named {
+			return true
+		}
+	}
+	return false
+}
+
+// rpcMentions reports whether a JSON-RPC error's message or data holds s.
+func rpcMentions(r *reply, s string) bool {
+	if r.rpcErr == nil {
+		return false
+	}
+	found := false
+	walkStrings("", r.rpcErr.Raw(), func(_, _, v string) { found = found || strings.Contains(v, s) })
+	return found
+}
+
+// signatureRequired reports whether a 401 of the call challenges with
+// WWW-Authenticate: Signature error="request_signature_required".
+func signatureRequired(c evidence.Call) bool {
+	for _, x := range c.Exchanges {
+		if x.Status != 401 {
+			continue
+		}
+		for _, h := range x.ResponseHeaders.Values("WWW-Authenticate") {
+			if strings.Contains(h, "request_signature_required") {
+				return true
 			}
-			if valid, ok := s.Call(probe(s, r.call.Tool+"/valid")); ok && valid.Answered() {
-				if v := parseReply(valid); v.success() && v.rpcErr == nil {
-					return true, []finding{{"", "the call is rejected with the envelope fields, yet succeeds without them"}}
-				}
-			}
-			return false, nil
-		})
+		}
+	}
+	return false
+}
+
+// argumentsOf returns the arguments a call sent, as an object (nil when
+// none were recorded).
+func argumentsOf(c evidence.Call) *extract.Object {
+	o, err := extract.ParseObject(c.Arguments)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+// capabilityReleases returns adcp.supported_versions as the seller
+// advertises it: in the version probes' capabilities reply, else in the
+// capabilities probe's.
+func capabilityReleases(s *evidence.Store) []string {
+	if v := advertisedReleases(s); v != nil {
+		return v
+	}
+	_, r, ok := capabilities(s)
+	if !ok {
+		return nil
+	}
+	v, found := child(r.data, "adcp").Get("supported_versions")
+	var out []string
+	if !found || json.Unmarshal(v, &out) != nil {
+		return nil
+	}
+	return out
 }
 
 // namesField reports whether an error reply names field in its error text.

@@ -16,12 +16,17 @@ func verChecks() []Check {
 		// Rule: VER-01 · Spec: reference/versioning.mdx; §4.45 · Since: 0.1.0 ·
 		// Description: capabilities MUST declare adcp.major_versions (a non-empty list of
 		// integers); adcp.supported_versions, when present, MUST be a non-empty list of
-		// release-precision strings.
+		// release-precision strings. A capabilities success without an adcp object fails:
+		// the declaration is absent.
 		{ID: "VER-01", Transport: catalogue.MCP, Text: "declares its major and supported versions in capabilities", Judge: judgeVER01},
-		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json · Since: 0.1.0 ·
+		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json;
+		// protocol/get_adcp_capabilities.mdx (Version negotiation) · Since: 0.1.0 ·
 		// Description: a request pinned to an unsupported release (adcp_version "99.0") MUST
 		// get VERSION_UNSUPPORTED with a non-empty, release-precision
-		// details.supported_versions. A success answer fails: the error is mandatory.
+		// details.supported_versions; so MUST a request declaring the unsupported integer
+		// adcp_major_version 99 ("If adcp_major_version is provided but unsupported → return
+		// VERSION_UNSUPPORTED"). A success answer fails: the error is mandatory. A reply that
+		// is not JSON-RPC (an HTTP error page) carries no VERSION_UNSUPPORTED and fails.
 		{ID: "VER-02", Transport: catalogue.MCP, Text: "refuses an unsupported release with VERSION_UNSUPPORTED and the supported versions", Judge: judgeVER02},
 		// Rule: VER-03 · Spec: §4.46–4.47; reference/versioning.mdx · Since: 0.1.0 ·
 		// Description: the echoed adcp_version SHOULD be the release served for the
@@ -36,37 +41,53 @@ func verChecks() []Check {
 
 func judgeVER03(s *evidence.Store, _ Options) Verdict {
 	supported := advertisedReleases(s)
-	return eachReply("VER-03", toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)), nil,
-		"no call pinned to an advertised release was made (supported_versions absent?)", func(r *reply) (bool, []finding) {
-			var args struct {
-				Pin string `json:"adcp_version"`
+	t := newTally("VER-03")
+	for _, c := range toolCalls(s, evidence.WithPurpose(evidence.PurposeVersionPin)) {
+		if !t.account(c) {
+			continue
+		}
+		pin, _ := str(argumentsOf(c), "adcp_version")
+		advertised := slices.Contains(supported, pin)
+		if c.Message == nil {
+			if advertised || supported == nil {
+				t.judged(c, []finding{{"", "a call pinned to the advertised release " + quote(pin) + " is answered HTTP " + itoa(c.HTTPStatus) + " without a JSON-RPC reply"}})
 			}
-			_ = json.Unmarshal(r.call.Arguments, &args)
-			want, advertised := args.Pin, slices.Contains(supported, args.Pin)
-			if !advertised && supported != nil {
-				want = downshifted(supported, args.Pin)
-			}
-			if !r.success() || r.data == nil {
-				if !advertised && supported != nil {
-					return false, nil // a pin it does not advertise may be refused
-				}
-				return true, []finding{{"", "a call pinned to the advertised release " + quote(args.Pin) + " is not served"}}
-			}
-			got, ok := str(r.data, "adcp_version")
-			switch {
-			case !ok:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
-			case want == "":
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
-					", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
-			case got != want && advertised:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin)}}
-			case got != want:
-				return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(args.Pin) +
-					", which is served downshifted to " + quote(want)}}
-			}
-			return true, nil
-		})
+			continue // a pin it does not advertise may be refused
+		}
+		if ok, fs := pinnedEcho(parseReply(c), pin, supported); ok {
+			t.judged(c, fs)
+		}
+	}
+	return t.verdict("no call pinned to an advertised release was made (supported_versions absent?)")
+}
+
+// pinnedEcho is VER-03 on one reply to a call pinned to pin; ok is false
+// when the reply is not judged (a pin not advertised, refused).
+func pinnedEcho(r *reply, pin string, supported []string) (bool, []finding) {
+	want, advertised := pin, slices.Contains(supported, pin)
+	if !advertised && supported != nil {
+		want = downshifted(supported, pin)
+	}
+	if !r.success() || r.data == nil || r.errorSignal() {
+		if !advertised && supported != nil {
+			return false, nil // a pin it does not advertise may be refused
+		}
+		return true, []finding{{"", "a call pinned to the advertised release " + quote(pin) + " is not served"}}
+	}
+	got, ok := str(r.data, "adcp_version")
+	switch {
+	case !ok:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
+	case want == "":
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
+			", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
+	case got != want && advertised:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin)}}
+	case got != want:
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
+			", which is served downshifted to " + quote(want)}}
+	}
+	return true, nil
 }
 
 // advertisedReleases returns adcp.supported_versions of the capabilities
@@ -141,30 +162,54 @@ func isRelease(it json.RawMessage) bool {
 }
 
 func judgeVER02(s *evidence.Store, _ Options) Verdict {
-	return eachReply("VER-02", toolCalls(s, evidence.WithPurpose(evidence.PurposeErrorVersion)), nil,
-		"no call pinned to an unsupported release was made", func(r *reply) (bool, []finding) {
-			if !r.errorSignal() {
-				return true, []finding{{"/result", "a call pinned to adcp_version \"99.0\" succeeds instead of VERSION_UNSUPPORTED"}}
-			}
-			for _, c := range r.candidates() {
-				code, _ := str(c.obj, "code")
-				if code != "VERSION_UNSUPPORTED" {
-					continue
-				}
-				v, ok := child(c.obj, "details").Get("supported_versions")
-				if child(c.obj, "details") == nil || !ok {
-					return true, []finding{{c.ptr + "/details/supported_versions", "is absent"}}
-				}
-				if f := listOf(v, isRelease); f != "" {
-					return true, []finding{{c.ptr + "/details/supported_versions", f}}
-				}
-				return true, nil
-			}
-			if r.rpcErr != nil && len(r.candidates()) == 0 {
-				return true, []finding{{"/error", "is a JSON-RPC error carrying no VERSION_UNSUPPORTED"}}
-			}
-			return true, []finding{{"", "the error is not VERSION_UNSUPPORTED"}}
-		})
+	t := newTally("VER-02")
+	calls := toolCalls(s, func(c evidence.Call) bool {
+		return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorMajorVersion)
+	})
+	for _, c := range calls {
+		if !t.account(c) {
+			continue
+		}
+		what := "a call pinned to adcp_version \"99.0\""
+		if c.Has(evidence.PurposeErrorMajorVersion) {
+			what = "a call declaring adcp_major_version 99"
+		}
+		if c.Message == nil {
+			t.judged(c, []finding{{"", what + " is answered HTTP " + itoa(c.HTTPStatus) + " without a JSON-RPC reply carrying VERSION_UNSUPPORTED"}})
+			continue
+		}
+		t.judged(c, versionUnsupported(parseReply(c), what))
+	}
+	return t.verdict("no call declaring an unsupported version was made")
+}
+
+// versionUnsupported is VER-02 on one reply to a call declaring an
+// unsupported version (what).
+func versionUnsupported(r *reply, what string) []finding {
+	if !r.errorSignal() {
+		return []finding{{"/result", what + " succeeds instead of VERSION_UNSUPPORTED"}}
+	}
+	for _, c := range r.candidates() {
+		code, _ := str(c.obj, "code")
+		if code != "VERSION_UNSUPPORTED" {
+			continue
+		}
+		v, ok := child(c.obj, "details").Get("supported_versions")
+		if !ok {
+			return []finding{{c.ptr + "/details/supported_versions", "is absent"}}
+		}
+		if f := listOf(v, isRelease); f != "" {
+			return []finding{{c.ptr + "/details/supported_versions", f}}
+		}
+		return nil
+	}
+	if cs := r.candidates(); len(cs) > 0 {
+		return []finding{{cs[0].ptr + "/code", what + " gets " + orNone(errorCode(r)) + ", not VERSION_UNSUPPORTED"}}
+	}
+	if r.rpcErr != nil {
+		return []finding{{"/error", "is a JSON-RPC error carrying no VERSION_UNSUPPORTED"}}
+	}
+	return []finding{{"", what + " gets an error carrying no VERSION_UNSUPPORTED"}}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

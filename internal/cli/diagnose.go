@@ -24,6 +24,14 @@ func diagnose(store *evidence.Store) diagnosis {
 	var d diagnosis
 	var authRefused, otherUnreached, timedOut int
 	var firstAuth string
+	// A credential the seller took on some call is no user's mistake: a
+	// refusal elsewhere is then the seller's answer to that call.
+	accepted := false
+	for _, c := range store.Calls() {
+		if c.Kind == evidence.KindToolCall && c.Credential == "configured" && c.Answered() && c.Unreached() == "" && c.HTTPStatus/100 == 2 {
+			accepted = true
+		}
+	}
 	for _, c := range store.Calls() {
 		if strings.Contains(c.HarnessError, "call timeout") {
 			timedOut++
@@ -41,7 +49,10 @@ func diagnose(store *evidence.Store) diagnosis {
 		}
 		otherUnreached++
 	}
-	if authRefused > 0 {
+	switch {
+	case authRefused > 0 && accepted && store.Target().Credential:
+		d.notes = append(d.notes, fmt.Sprintf("%d calls were refused for authentication although the run's credential was accepted on others, first %s; the rules that needed them are errors", authRefused, firstAuth))
+	case authRefused > 0:
 		if store.Target().Credential {
 			d.harness = fmt.Sprintf("the seller refused the run's credential on %d calls, first %s: check the token --bearer-env names and the --header values", authRefused, firstAuth)
 		} else {

@@ -138,10 +138,11 @@ var readTools = []struct {
 }
 
 // Cases returns the probes for the tools the seller lists: the read probes,
-// then the error probes. nonce makes the random context and the unknown ids
-// unique to the run.
+// the envelope-field probes (pinned to the harness's release; a run pins one
+// the seller advertises), then the error probes. nonce makes the random
+// context and the unknown ids unique to the run.
 func Cases(listed []string, nonce string) []Case {
-	return append(ReadCases(listed, nonce), ErrorCases(listed, nonce, nil)...)
+	return slices.Concat(ReadCases(listed, nonce), EnvelopeCases(listed, nonce, harnessRelease), ErrorCases(listed, nonce, nil))
 }
 
 // contextValue is the random nested context the probes send.
@@ -150,7 +151,8 @@ func contextValue(nonce string) map[string]any {
 }
 
 // ReadCases returns the read probes for the tools the seller lists: valid
-// arguments, a random context, every envelope field.
+// arguments and a random context. The probes carrying every envelope field
+// come later (EnvelopeCases): they pin a release the seller advertises.
 func ReadCases(listed []string, nonce string) []Case {
 	ctxValue := contextValue(nonce)
 	var cases []Case
@@ -162,10 +164,6 @@ func ReadCases(listed []string, nonce string) []Case {
 		cases = append(cases,
 			Case{ID: "mcp/" + t.name + "/valid", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeValid, evidence.PurposeNoContext}, Args: t.args},
 			Case{ID: "mcp/" + t.name + "/context", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeContext}, Args: with(t.args, "context", ctxValue)},
-			Case{ID: "mcp/" + t.name + "/envelope_fields", Tool: t.name, Purposes: []evidence.Purpose{evidence.PurposeEnvelopeFields, evidence.PurposeContext},
-				Args: with(t.args, "context", ctxValue, "context_id", "adcp-conform-"+nonce, "idempotency_key", "adcp-conform-"+nonce+"-"+t.name,
-					"push_notification_config", map[string]any{"url": "https://buyer.invalid/webhooks/adcp-conform", "authentication": map[string]any{"schemes": []any{"Bearer"}, "credentials": "adcp-conform-placeholder-credential-0000000000"}},
-					"governance_context", "adcp-conform-"+nonce, "adcp_version", "3.1", "ext", map[string]any{"adcp_conform": true})},
 		)
 	}
 	return cases

@@ -28,8 +28,8 @@ func TestCasesCoverEveryListedReadToolAndTheErrorProbes(t *testing.T) {
 		ids = append(ids, c.ID)
 	}
 	want := []string{
-		"mcp/get_products/valid", "mcp/get_products/context", "mcp/get_products/envelope_fields",
-		"mcp/get_media_buys/valid", "mcp/get_media_buys/context", "mcp/get_media_buys/envelope_fields",
+		"mcp/get_products/valid", "mcp/get_products/context", "mcp/get_media_buys/valid", "mcp/get_media_buys/context",
+		"mcp/get_products/envelope_fields", "mcp/get_media_buys/envelope_fields",
 		"mcp/get_products/error_version", "mcp/get_products/error_wrong_type", "mcp/get_media_buys/error_unknown_id",
 	}
 	if !reflect.DeepEqual(ids, want) {
@@ -220,5 +220,46 @@ func TestAuthProbesSurviveARefusedInitialize(t *testing.T) {
 		if c.HTTPStatus != http.StatusUnauthorized {
 			t.Errorf("%s: HTTP %d, want the 401 recorded", c.ProbeID, c.HTTPStatus)
 		}
+	}
+}
+
+func TestEnvelopeProbesPinAnAdvertisedRelease(t *testing.T) {
+	for _, tc := range []struct {
+		supported []string
+		want      string
+	}{
+		{[]string{"3.0", "3.1"}, "3.1"},
+		{[]string{"3.2"}, "3.2"},
+		{[]string{"3.0", "3.2-beta.5", "4.1", "3.9"}, "4.1"},
+		{[]string{"3.2-beta.5"}, "3.2-beta.5"},
+		{nil, ""},
+	} {
+		if got := EnvelopePin(tc.supported); got != tc.want {
+			t.Errorf("EnvelopePin(%v) = %q, want %q", tc.supported, got, tc.want)
+		}
+	}
+	for _, pin := range []string{"3.2", ""} {
+		for _, c := range EnvelopeCases([]string{"get_products"}, "n0", pin) {
+			v, ok := c.Args["adcp_version"]
+			if pin == "" && ok || pin != "" && v != pin {
+				t.Errorf("pin %q: adcp_version = %v", pin, v)
+			}
+			for _, f := range []string{"idempotency_key", "context_id", "context", "push_notification_config", "governance_context", "ext"} {
+				if _, ok := c.Args[f]; !ok {
+					t.Errorf("%s lacks %s", c.ID, f)
+				}
+			}
+		}
+	}
+}
+
+func TestMajorVersionProbePrefersAUsableTool(t *testing.T) {
+	c, ok := MajorVersionCase([]string{"get_products", "list_creative_formats"}, "n0", func(t string) bool { return t == "list_creative_formats" })
+	if !ok || c.ID != "mcp/list_creative_formats/error_major_version" || c.Args["adcp_major_version"] != 99 || !c.Fresh ||
+		!c.Has(evidence.PurposeErrorMajorVersion) {
+		t.Fatalf("case = %+v, %v", c, ok)
+	}
+	if _, ok := MajorVersionCase([]string{"create_media_buy"}, "n0", nil); ok {
+		t.Fatal("a major-version probe without a read tool")
 	}
 }

@@ -15,41 +15,83 @@ const maxPins = 8
 
 func init() {
 	registerMCP(func(ctx context.Context, env Env) {
-		versionPins(env, func(id string, args map[string]any, ps ...evidence.Purpose) evidence.Call {
-			return env.Shared.CallTool(ctx, id, "get_adcp_capabilities", args, ps...)
-		}, "mcp/", extract.TransportMCP)
+		invoke := func(c Case) evidence.Call {
+			call := run(ctx, env.Config, env.Shared, c)
+			call.Refused = refusal(call)
+			return call
+		}
+		versionProbes(env, invoke, "mcp/", extract.TransportMCP)
 	})
 	registerA2A(func(ctx context.Context, env Env) {
-		versionPins(env, func(id string, args map[string]any, ps ...evidence.Purpose) evidence.Call {
-			return env.A2A.Send(ctx, id, "get_adcp_capabilities", args, ps...)
-		}, "a2a/", extract.TransportA2A)
+		invoke := func(c Case) evidence.Call {
+			args := env.Config.Inputs.base(c.Tool)
+			merge(args, c.Args)
+			call := env.A2A.Send(ctx, a2aID(c.ID), c.Tool, args, c.Purposes...)
+			call.Arguments, call.Context = redactedArgs(args)
+			call.Credential = "configured"
+			call.Refused = refusal(call)
+			return call
+		}
+		versionProbes(env, invoke, "a2a/", extract.TransportA2A)
 	})
 }
 
-// versionPins reads the releases get_adcp_capabilities advertises
-// (adcp.supported_versions) and calls it once pinned to each (VER-03).
-func versionPins(env Env, call func(id string, args map[string]any, ps ...evidence.Purpose) evidence.Call, prefix string, t extract.Transport) {
+// versionProbes reads the releases get_adcp_capabilities advertises
+// (adcp.supported_versions), then makes the probes that depend on them: the
+// envelope-field probes pinned to an advertised release (TOL-01, IDEM-05),
+// get_adcp_capabilities pinned to each release (VER-03), and a call
+// declaring the unsupported major version 99 (VER-02).
+func versionProbes(env Env, invoke func(Case) evidence.Call, prefix string, t extract.Transport) {
+	var supported []string
+	if contains(env.Listed, "get_adcp_capabilities") {
+		caps := invoke(Case{ID: "mcp/ver/capabilities", Tool: "get_adcp_capabilities", Args: map[string]any{},
+			Purposes: []evidence.Purpose{evidence.PurposeDiscovery}})
+		caps.Refused = ""
+		env.Add(caps)
+		supported = supportedVersions(t, caps)
+	}
+	for _, c := range EnvelopeCases(env.Listed, env.Nonce, EnvelopePin(supported)) {
+		env.Add(invoke(c))
+	}
+	if c, ok := MajorVersionCase(env.Listed, env.Nonce, env.Usable); ok {
+		env.Add(invoke(c))
+	}
 	if !contains(env.Listed, "get_adcp_capabilities") {
 		return
 	}
-	caps := call(prefix+"ver/capabilities", map[string]any{}, evidence.PurposeDiscovery)
-	caps.Credential = "configured"
-	env.Add(caps)
-	supported := supportedVersions(t, caps)
 	pins := append([]string(nil), supported[:min(len(supported), maxPins)]...)
 	if v := downshiftPin(supported); v != "" {
 		pins = append(pins, v)
 	}
 	for _, v := range pins {
-		id := prefix + "ver/pin/" + v
+		id := "mcp/ver/pin/" + v
 		if !contains(supported, v) {
-			id = prefix + "ver/downshift/" + v
+			id = "mcp/ver/downshift/" + v
 		}
-		c := call(id, map[string]any{"adcp_version": v}, evidence.PurposeVersionPin)
-		c.Arguments, _ = json.Marshal(map[string]any{"adcp_version": v})
-		c.Credential = "configured"
+		c := invoke(Case{ID: id, Tool: "get_adcp_capabilities", Args: map[string]any{"adcp_version": v},
+			Purposes: []evidence.Purpose{evidence.PurposeVersionPin}})
+		c.Refused = ""
 		env.Add(c)
 	}
+}
+
+// MajorVersionCase is VER-02's second probe: a read tool (one that answered
+// its valid probe, when usable says so) called declaring the integer
+// adcp_major_version 99, which no seller supports; the seller must answer
+// VERSION_UNSUPPORTED (protocol/get_adcp_capabilities.mdx, Version
+// negotiation).
+func MajorVersionCase(listed []string, nonce string, usable func(string) bool) (Case, bool) {
+	tools := []string{"get_products", "get_adcp_capabilities", "list_creative_formats"}
+	for _, pass := range []bool{true, false} {
+		for _, t := range tools {
+			if contains(listed, t) && (!pass || usable == nil || usable(t)) {
+				return Case{ID: "mcp/" + t + "/error_major_version", Tool: t, Fresh: true,
+					Purposes: []evidence.Purpose{evidence.PurposeErrorMajorVersion, evidence.PurposeContext},
+					Args:     with(argsOf(t), "adcp_major_version", 99, "context", contextValue(nonce))}, true
+			}
+		}
+	}
+	return Case{}, false
 }
 
 // downshiftPin returns a release the seller does not advertise but should

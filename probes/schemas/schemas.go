@@ -111,6 +111,20 @@ func (e ecma) MatchString(s string) bool {
 
 func (e ecma) String() string { return e.re.String() }
 
+// Tasks returns the task names of the release's manifest.json, sorted; nil
+// when the release has none.
+func (s *Set) Tasks() []string {
+	if s == nil || len(s.tools.Tools) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(s.tools.Tools))
+	for name := range s.tools.Tools {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Release is the release the schemas belong to ("3.1.19").
 func (s *Set) Release() string { return s.release }
 
