@@ -22,7 +22,7 @@ type diagnosis struct {
 // diagnose reads the store after the probe phase.
 func diagnose(store *evidence.Store) diagnosis {
 	var d diagnosis
-	var authRefused, otherUnreached, timedOut int
+	var authRefused, otherUnreached, timedOut, dropped int
 	var firstAuth string
 	// A credential the seller took on some call is no user's mistake: a
 	// refusal elsewhere is then the seller's answer to that call.
@@ -35,6 +35,11 @@ func diagnose(store *evidence.Store) diagnosis {
 	for _, c := range store.Calls() {
 		if strings.Contains(c.HarnessError, "call timeout") {
 			timedOut++
+		}
+		for _, x := range c.Exchanges {
+			if x.Dropped != nil {
+				dropped++
+			}
 		}
 		why := c.Unreached()
 		if why == "" {
@@ -61,6 +66,9 @@ func diagnose(store *evidence.Store) diagnosis {
 	}
 	if otherUnreached > 0 {
 		d.notes = append(d.notes, fmt.Sprintf("%d calls were refused before the seller's application (rate limit or gateway); the rules that needed them are errors, not failures", otherUnreached))
+	}
+	if dropped > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("the run's evidence budget (--max-total) was spent: %d exchanges keep sizes and SHA-256 digests instead of bodies; the calls they answered are errors", dropped))
 	}
 	if timedOut > 0 {
 		d.notes = append(d.notes, fmt.Sprintf("%d calls timed out; the rules that needed them are errors, not failures (a slow seller may need a longer --timeout)", timedOut))

@@ -25,6 +25,7 @@ type tuneFlags struct {
 	maxBody         byteSize
 	maxEvent        byteSize
 	maxEvidence     byteSize
+	maxTotal        byteSize
 	targets         string
 	parallelTargets int
 }
@@ -33,11 +34,12 @@ type tuneFlags struct {
 // --max-evidence, --targets and --parallel-targets on fs.
 func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	t := &tuneFlags{maxBody: byteSize(wire.DefaultMaxBodyBytes), maxEvent: byteSize(wire.DefaultMaxEventBytes),
-		maxEvidence: byteSize(wire.DefaultMaxEvidenceBytes)}
+		maxEvidence: byteSize(wire.DefaultMaxEvidenceBytes), maxTotal: byteSize(wire.DefaultMaxTotalBytes)}
 	fs.IntVar(&t.parallel, "parallel", plan.DefaultConcurrency, fmt.Sprintf("probes in flight at once, per transport (1 to %d; results do not depend on it)", MaxParallel))
 	fs.Var(&t.maxBody, "max-body", "bytes of one response body read and kept (e.g. 8MiB); a longer body is cut and flagged truncated")
 	fs.Var(&t.maxEvent, "max-event", "bytes of one SSE event (e.g. 1MiB); a longer event ends the stream")
 	fs.Var(&t.maxEvidence, "max-evidence", "bytes kept as evidence of a body cut at --max-body or --max-event (e.g. 64KiB)")
+	fs.Var(&t.maxTotal, "max-total", "bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
 	fs.StringVar(&t.targets, "targets", "", "YAML or JSON file of targets (mcp, a2a, bearer_env, out): run each, one report folder per target under --out, and an index")
 	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("targets of --targets run at once (1 to %d)", MaxParallel))
 	return t
@@ -52,13 +54,14 @@ func (t *tuneFlags) apply(cfg *plan.Config) error {
 		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
 	}
 	const maxLimit = 1 << 30
-	for name, v := range map[string]byteSize{"--max-body": t.maxBody, "--max-event": t.maxEvent, "--max-evidence": t.maxEvidence} {
+	for name, v := range map[string]byteSize{"--max-body": t.maxBody, "--max-event": t.maxEvent, "--max-evidence": t.maxEvidence, "--max-total": t.maxTotal} {
 		if v < 1 || v > maxLimit {
 			return usagef("%s must be between 1 byte and 1GiB", name)
 		}
 	}
 	cfg.Concurrency = t.parallel
-	lim := wire.Limits{MaxBodyBytes: int64(t.maxBody), MaxEventBytes: int(t.maxEvent), MaxEvidenceBytes: int64(t.maxEvidence)}
+	lim := wire.Limits{MaxBodyBytes: int64(t.maxBody), MaxEventBytes: int(t.maxEvent), MaxEvidenceBytes: int64(t.maxEvidence),
+		Budget: wire.NewBudget(int64(t.maxTotal))}
 	cfg.MCP.Limits, cfg.A2A.Limits = lim, lim
 	return nil
 }

@@ -330,7 +330,12 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 	call.HTTPStatus = resp.StatusCode
 	call.Exchanges = capture.Exchanges()
 	call.Message = c.lastResponse(call.Exchanges, id)
-	if call.Message == nil && !stream && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+	for _, x := range call.Exchanges {
+		if d := x.Dropped; call.Message == nil && d != nil && (d.BodyBytes > 0 || d.Events > 0) {
+			call.HarnessError = fmt.Sprintf("the run's evidence budget (--max-total) was spent: the reply was not kept (%d body bytes, %d events)", d.BodyBytes, d.Events)
+		}
+	}
+	if call.Message == nil && call.HarnessError == "" && !stream && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		// Headers came, the JSON-RPC response did not: the call proves
 		// nothing. (A stream cut by the timeout stays evidence for A2A-11.)
 		call.HarnessError = fmt.Sprintf("no JSON-RPC response within the call timeout (HTTP %d; raise --timeout for a slow seller)", call.HTTPStatus)

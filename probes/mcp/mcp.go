@@ -213,6 +213,10 @@ func record(ctx context.Context, cfg Config, capture *wire.Capture, call evidenc
 		}
 		return call
 	}
+	if d := x.Dropped; d != nil && (d.BodyBytes > 0 || d.Events > 0) {
+		call.HarnessError = fmt.Sprintf("the run's evidence budget (--max-total) was spent: the reply was not kept (%d body bytes, %d events)", d.BodyBytes, d.Events)
+		return call
+	}
 	if x.Status != 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// Headers came, the JSON-RPC response did not: the call proves
 		// nothing and is never a passed step.

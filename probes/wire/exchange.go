@@ -92,6 +92,21 @@ type Exchange struct {
 	RequestBodyElided  int `json:"request_body_elided,omitempty"`
 	ResponseBodyElided int `json:"response_body_elided,omitempty"`
 	EventsElided       int `json:"events_elided,omitempty"`
+
+	// Dropped says what the run's evidence budget (--max-total) did not
+	// let this exchange keep; nil when it kept everything.
+	Dropped *Dropped `json:"dropped,omitempty"`
+}
+
+// Dropped is what an exchange could not keep once the run's evidence budget
+// was spent: the body's size and SHA-256 (of the redacted bytes), the
+// events it left out, and whether headers were cut.
+type Dropped struct {
+	BodyBytes  int    `json:"body_bytes,omitempty"`
+	BodySHA256 string `json:"body_sha256,omitempty"`
+	Events     int    `json:"events,omitempty"`
+	EventBytes int    `json:"event_bytes,omitempty"`
+	Headers    bool   `json:"headers,omitempty"`
 }
 
 // Excerpt returns a copy of x whose bodies and event data keep at most n

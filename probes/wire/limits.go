@@ -46,6 +46,9 @@ type Limits struct {
 	// MaxEvidenceBytes bounds the bytes kept of a response body cut at a
 	// limit (Exchange.Truncated); a body read whole is kept whole.
 	MaxEvidenceBytes int64
+	// Budget, shared by every transport of a run, bounds what the run keeps
+	// in all; nil is unbounded.
+	Budget *Budget
 }
 
 func (l Limits) withDefaults() Limits {

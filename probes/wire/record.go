@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"sync"
@@ -15,8 +17,9 @@ var seq atomic.Int64
 // redacted when stored; the raw response body is kept only while the body is
 // being read and redacted on every snapshot and when it finishes.
 type record struct {
-	red *Redactor
-	now func() time.Time
+	red    *Redactor
+	now    func() time.Time
+	budget *Budget
 
 	mu       sync.Mutex
 	ex       Exchange
@@ -28,13 +31,14 @@ type record struct {
 	watchers []func()
 }
 
-func newRecord(red *Redactor, now func() time.Time, start time.Time) *record {
+func newRecord(red *Redactor, now func() time.Time, start time.Time, budget *Budget) *record {
 	return &record{
-		red:   red,
-		now:   now,
-		start: start,
-		done:  make(chan struct{}),
-		ex:    Exchange{Seq: seq.Add(1), Started: start, RequestBodySize: -1},
+		red:    red,
+		now:    now,
+		budget: budget,
+		start:  start,
+		done:   make(chan struct{}),
+		ex:     Exchange{Seq: seq.Add(1), Started: start, RequestBodySize: -1},
 	}
 }
 
@@ -63,7 +67,21 @@ func (r *record) setFirstByte(t time.Time) {
 
 func (r *record) setResponse(resp *http.Response, sse bool, encoding string) {
 	h, hits := r.red.Header(resp.Header)
+	h, size := boundHeaders(h)
+	dropped := !r.budget.take(size)
+	if dropped {
+		// Only the headers the report shows, and HSTS (TLS-02), stay.
+		kept := ReportResponseHeaders(h)
+		if v := h.Values("Strict-Transport-Security"); len(v) > 0 {
+			kept["Strict-Transport-Security"] = v[:1]
+		}
+		h = kept
+		r.budget.refuse()
+	}
 	r.mu.Lock()
+	if dropped {
+		r.dropped().Headers = true
+	}
 	r.ex.Status = resp.StatusCode
 	r.ex.Proto = resp.Proto
 	r.ex.ResponseHeaders = h
@@ -106,8 +124,18 @@ func (r *record) addEvent(ev Event) {
 	hits += n
 	ev.Type, n = r.eventField(ev.Type)
 	hits += n
+	size := len(ev.Raw) + len(ev.Data) + len(ev.ID) + len(ev.Type)
+	keep := r.budget.take(size)
+	if !keep {
+		r.budget.refuse()
+	}
 	r.mu.Lock()
-	if !r.finished {
+	if !r.finished && !keep {
+		d := r.dropped()
+		d.Events++
+		d.EventBytes += size
+	}
+	if !r.finished && keep {
 		r.ex.Events = append(r.ex.Events, ev)
 		if hits > 0 {
 			r.ex.SecretEchoed = true
@@ -133,7 +161,14 @@ func (r *record) finish(err error, complete, truncated bool, wire int64) {
 		r.ex.SecretEchoed = true
 	}
 	if len(body) > 0 {
-		r.ex.ResponseBody = body
+		if r.budget.take(len(body)) {
+			r.ex.ResponseBody = body
+		} else {
+			r.budget.refuse()
+			sum := sha256.Sum256(body)
+			d := r.dropped()
+			d.BodyBytes, d.BodySHA256 = len(body), hex.EncodeToString(sum[:])
+		}
 	}
 	r.raw = nil
 	if wire > r.ex.WireBytes {
@@ -195,4 +230,12 @@ func (r *record) eventField(s string) (string, int) {
 		b = append(b[:MaxEventFieldBytes:MaxEventFieldBytes], fmt.Sprintf("…(%d bytes)", len(b))...)
 	}
 	return string(b), hits
+}
+
+// dropped returns the exchange's Dropped record, making it; r.mu is held.
+func (r *record) dropped() *Dropped {
+	if r.ex.Dropped == nil {
+		r.ex.Dropped = &Dropped{}
+	}
+	return r.ex.Dropped
 }

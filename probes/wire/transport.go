@@ -27,6 +27,7 @@ var defaultBase = sync.OnceValue(func() *http.Transport {
 	t.DisableCompression = true
 	t.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
 	t.IdleConnTimeout = IdleConnTimeout
+	t.MaxResponseHeaderBytes = MaxResponseHeaderBytes
 	return t
 })
 
@@ -194,7 +195,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 
-	rec := newRecord(t.red, t.now, start)
+	rec := newRecord(t.red, t.now, start, t.lim.Budget)
 	rec.keepCut = t.lim.MaxEvidenceBytes
 	reqBody, size, truncated, err := t.teeRequest(out, req.Body)
 	rec.ex.Method = req.Method

@@ -619,3 +619,53 @@ func TestSecretInSSEIDEventAndHeaderName(t *testing.T) {
 		}
 	}
 }
+
+// Once the run's evidence budget is spent, an exchange keeps the size and
+// SHA-256 of its body and the count of its events, not the bytes: a seller
+// answering every call with a body just under the limits cannot make the
+// run hold gigabytes.
+func TestTheRunsBudgetBoundsWhatIsKept(t *testing.T) {
+	ctx := testCtx(t)
+	big := `{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", 4000) + `"}}`
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sse" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range 50 {
+				io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+			}
+			io.WriteString(w, "data: "+big+"\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, big)
+	})
+	tr := &Transport{Limits: Limits{Budget: NewBudget(6000)}}
+	first, cap1 := WithCapture(ctx, "first")
+	if _, _, err := post(first, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		t.Fatal(err)
+	}
+	if msg, x, err := cap1.Response(ctx); err != nil || x.Dropped != nil || len(msg) == 0 {
+		t.Fatalf("the first reply, within the budget: msg %d bytes, dropped %+v, err %v", len(msg), x.Dropped, err)
+	}
+	for _, path := range []string{"/", "/sse"} {
+		cctx, capt := WithCapture(ctx, "over"+path)
+		if _, _, err := post(cctx, t, tr.Client(), srv.URL+path, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+			t.Fatal(err)
+		}
+		_ = capt.Wait(ctx)
+		xs := capt.Exchanges()
+		if len(xs) != 1 || xs[0].Dropped == nil {
+			t.Fatalf("%s: exchanges %d, dropped %+v; want the body or events dropped", path, len(xs), xs[0].Dropped)
+		}
+		d := xs[0].Dropped
+		if path == "/" && (d.BodyBytes != len(big) || len(d.BodySHA256) != 64 || len(xs[0].ResponseBody) != 0) {
+			t.Errorf("body: dropped %+v, kept %d bytes", d, len(xs[0].ResponseBody))
+		}
+		if path == "/sse" && d.Events == 0 {
+			t.Errorf("events: dropped %+v", d)
+		}
+	}
+	if !tr.Limits.Budget.Spent() {
+		t.Error("the budget does not say it was spent")
+	}
+}
