@@ -96,7 +96,7 @@ func TestA2AProfileVectorsThroughTheJudges(t *testing.T) {
 	}
 	for _, v := range doc.Advertisement {
 		t.Run(v.ID, func(t *testing.T) {
-			a09 := cardFindings(200, v.Card, "https://sales.example/.well-known/agent-card.json")
+			a09 := cardFindings(200, v.Card, "https://sales.example/.well-known/agent-card.json", false)
 			a10 := extensionFindings(v.Card)
 			failed := map[string]bool{"A2A-09": len(a09) > 0, "A2A-10": len(a10) > 0}
 			switch {
@@ -123,7 +123,7 @@ func TestA2AProfileVectorsThroughTheJudges(t *testing.T) {
 			}
 			r := parseA2AReply(a2aCall(result))
 			failed := map[string]bool{"A2A-06": len(taskBranch(r)) > 0}
-			if fs, seen := submittedMapping(r); seen {
+			if seen, fs := submittedMapping(r.builtTask()); seen {
 				failed["A2A-07"] = len(fs) > 0
 			}
 			var got []string
