@@ -135,14 +135,13 @@ func builtTasks(id string, s *evidence.Store, none string, examine func(t *a2aBu
 // A2A-01 policy. The single-artifact invariant (seeds 004) is judged on the
 // task a reply builds, so a stream that sends its artifact in
 // artifact-update events and ends with a final status update carrying no
-// artifacts holds one artifact. A final task with no artifact fails when it
-// is completed (a2a-response-format: the full response is "delivered on a
-// Task object with the DataPart in .artifacts[0].parts[]") or when it
-// carries a DataPart in its status message instead; a failed, rejected or
-// canceled task with no structured payload may carry only a text message
-// (a2a-guide: "If the server has only a free-text fatal message (no
-// structured payload), it MAY fall back to status.message.parts[]";
-// seeds 004: canceled tasks "typically" carry none).
+// artifacts holds one artifact. More than one artifact fails on every final
+// task. No artifact fails on a completed task (a2a-response-format: the
+// full response is "delivered on a Task object with the DataPart in
+// .artifacts[0].parts[]"); a failed, rejected or canceled task may carry
+// none (a2a-guide: with "only a free-text fatal message ... it MAY fall
+// back to status.message.parts[]"; seeds 004: canceled tasks "typically"
+// carry none), and where such a task puts an adcp_error is ERR-07's.
 func judgeA2A01(s *evidence.Store, _ Options) Verdict {
 	return builtTasks("A2A-01", s, "no final task observed", func(t *a2aBuild) (bool, []finding) {
 		if !finalStates[t.norm] {
@@ -166,23 +165,14 @@ func artifactCount(t *a2aBuild) []finding {
 	case n > 1:
 		return []finding{{t.artifacts[1].ptr, "is a second artifact of a final task (" + strconv.Itoa(n) + " in all); a final task carries exactly one"}}
 	}
+	if t.norm != "completed" {
+		return nil
+	}
 	where := t.artsPtr
 	if where == "" {
 		where = t.statusPtr + "/state"
 	}
-	if t.norm == "completed" {
-		return []finding{{where, "the completed task carries no artifact; its response belongs in artifacts[0]"}}
-	}
-	data := ""
-	t.dataParts(func(p string, d json.RawMessage) {
-		if data == "" && kindOf(d) == extract.KindObject {
-			data = p
-		}
-	})
-	if data != "" {
-		return []finding{{data, "carries the final task's structured payload in status.message, with no artifact"}}
-	}
-	return nil
+	return []finding{{where, "the completed task carries no artifact; its response belongs in artifacts[0]"}}
 }
 
 // A2A-02 policy: judged on completed tasks that carry an artifact (one
@@ -659,4 +649,65 @@ func orUnknown(s *evidence.Store, v string) string {
 		return "A2A " + quote(card.Advertised)
 	}
 	return "no known version"
+}
+
+// ERR-07 policy (seeds 002, A2A Binding: "Use status: \"failed\" with the
+// AdCP error in an artifact DataPart"; a2a-profile-extension: a fatal
+// failure "may use an A2A failed or rejected Task with a structured
+// adcp_error DataPart"): judged on the error probes' replies whose task
+// (a send's Task, or the task a stream builds) carries a truthy adcp_error
+// in any DataPart, in artifacts or the status message, where seed 002's
+// detection order looks. That task is failed or rejected, and the last
+// DataPart of artifacts[0] is the {"adcp_error":{…}} body (the general
+// extraction of seeds 004 reads that part): an adcp_error only in the status
+// message, in a later artifact, or followed by another DataPart fails. A
+// JSON-RPC error (a routing failure before the handler ran) is not a task;
+// the adcp_error's own shape is the EOBJ rules'.
+func judgeERR07A2A(s *evidence.Store) Verdict {
+	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
+		t := r.builtTask()
+		if t == nil {
+			return false, nil
+		}
+		return fatalFailureA2A(t)
+	})
+}
+
+// fatalFailureA2A is ERR-07 on one built task; seen reports whether it
+// carries an adcp_error.
+func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
+	t.dataParts(func(_ string, d json.RawMessage) {
+		if o, err := extract.ParseObject(d); err == nil {
+			if v, ok := o.Get("adcp_error"); ok && truthy(v) {
+				seen = true
+			}
+		}
+	})
+	if !seen {
+		return false, nil
+	}
+	if !a2aFailure[t.norm] {
+		fs = append(fs, finding{t.statusPtr + "/state", quote(t.state) + " carries adcp_error; a fatal failure is failed or rejected"})
+	}
+	if len(t.artifacts) == 0 {
+		return true, append(fs, finding{t.taskPtr + "/artifacts/0", "is absent; the adcp_error DataPart belongs in artifacts[0]"})
+	}
+	a := t.artifacts[0]
+	last := ""
+	var body *extract.Object
+	for _, p := range a.parts {
+		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+			last = p.ptr + "/data"
+			body, _ = extract.ParseObject(d)
+		}
+	}
+	switch {
+	case last == "":
+		fs = append(fs, finding{a.ptr, "does not end with the adcp_error DataPart"})
+	default:
+		if v, ok := body.Get("adcp_error"); !ok || !truthy(v) {
+			fs = append(fs, finding{last, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
+		}
+	}
+	return true, fs
 }

@@ -240,9 +240,10 @@ type a2aBuild struct {
 	// seen is set once a Task or a status update was seen.
 	seen bool
 	// state is status.state as received (a string), norm normalized;
-	// statusPtr locates the status that set them.
-	state, norm string
-	statusPtr   string
+	// statusPtr locates the status that set them, taskPtr the Task or
+	// status update holding it.
+	state, norm        string
+	statusPtr, taskPtr string
 	// artifacts in the order they first appeared; artsPtr locates the
 	// artifacts member they all came from when one Task carried them all,
 	// "" when a stream built them.
@@ -315,7 +316,7 @@ func (t *a2aBuild) apply(ev *a2aReply) {
 
 // setStatus takes the status of a Task or a status update.
 func (t *a2aBuild) setStatus(ev *a2aReply) {
-	t.state, t.norm, t.statusPtr = ev.state, ev.norm, ev.taskPtr+"/status"
+	t.state, t.norm, t.statusPtr, t.taskPtr = ev.state, ev.norm, ev.taskPtr+"/status", ev.taskPtr
 	t.message = nil
 	if msg := child(child(ev.task, "status"), "message"); msg != nil {
 		t.message = objectsAt(msg, "parts", ev.taskPtr+"/status/message/parts")

@@ -128,7 +128,6 @@ var judgeTablesPending = map[string]bool{
 	"RETRY":  true,
 	"CTX":    true,
 	"TOL":    true,
-	"A2A":    true,
 	"CAP":    true,
 	"TASK":   true,
 	"VER":    true,
