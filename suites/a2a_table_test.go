@@ -524,3 +524,30 @@ func TestERR07Table(t *testing.T) {
 		{name: "error probe harness failed", calls: []evidence.Call{harnessFailed(probe, evidence.A2A, evidence.KindToolCall, "timeout", evidence.PurposeErrorUnknownID)}, want: HarnessError},
 	})
 }
+
+// TestA2AStreamIsReadAsTheTaskItBuilds: every judge reads a stream's body
+// from the task its events build, not from its last event, so a stream
+// that sends its artifact in an artifactUpdate and ends with a bare final
+// statusUpdate has the artifact's DataPart as its body.
+func TestA2AStreamIsReadAsTheTaskItBuilds(t *testing.T) {
+	for _, c := range []struct {
+		name, ptr string
+		events    []string
+		isError   bool
+	}{
+		{"1.0 artifactUpdate then final statusUpdate", "/events/1/result/artifactUpdate/artifact/parts/0/data", []string{working10, artifact10, completed10}, false},
+		{"0.3 appended chunks then final status-update", "/events/3/result/artifact/parts/0/data", []string{submitted03, working03, chunk03a, chunk03b, completed03}, false},
+		{"interim only: the first status message DataPart", "/events/0/result/statusUpdate/status/message/parts/1/data", []string{working10}, false},
+		{"a failed final status after a streamed adcp_error", "/events/0/result/artifactUpdate/artifact/parts/0/data",
+			[]string{`{"artifactUpdate":{"taskId":"t1","artifact":{"artifactId":"e","parts":[{"data":{"adcp_error":{"code":"X"}}}]}}}`,
+				`{"statusUpdate":{"taskId":"t1","status":{"state":"TASK_STATE_FAILED"}}}`}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forgetReplies()
+			r := parseReply(a2aStream("a2a/get_products/stream", "get_products", c.events...))
+			if r.data == nil || r.dataPtr != c.ptr || r.isError != c.isError {
+				t.Fatalf("data %v at %q, isError %v; want %q, %v", r.data != nil, r.dataPtr, r.isError, c.ptr, c.isError)
+			}
+		})
+	}
+}

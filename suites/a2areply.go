@@ -86,10 +86,58 @@ func parseA2AReply(c evidence.Call) *reply {
 		}
 	}
 	r.isError = a2aFailure[x.State]
+	if c.Has(evidence.PurposeStream) {
+		// A stream is read as the task its events build: its last event
+		// (often a final status update without artifacts) is not the
+		// task's body.
+		if t := r.builtTask(); t != nil {
+			r.data, r.dataPtr, a.wrapper = t.extraction()
+			r.isError = a2aFailure[t.norm]
+			a.state = t.state
+		}
+	}
 	if r.isError {
 		r.isErrorRaw = json.RawMessage(strconv.Quote(a.state))
 	}
 	return r
+}
+
+// extraction is seeds 004's extraction over a built task: for a final
+// state the last DataPart of artifacts[0] (none, with wrapper set, when it
+// is a {"response":{…}} wrapper), else the first DataPart of the status
+// message; for an interim state the first DataPart of the status message.
+func (t *a2aBuild) extraction() (data *extract.Object, ptr string, wrapper bool) {
+	first := func(parts []located) (*extract.Object, string) {
+		for _, p := range parts {
+			if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+				o, _ := extract.ParseObject(d)
+				return o, p.ptr + "/data"
+			}
+		}
+		return nil, ""
+	}
+	switch {
+	case finalStates[t.norm]:
+		if len(t.artifacts) > 0 {
+			var last *extract.Object
+			for _, p := range t.artifacts[0].parts {
+				if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+					last, _ = extract.ParseObject(d)
+					ptr = p.ptr + "/data"
+				}
+			}
+			if last != nil {
+				if last.Len() == 1 && child(last, "response") != nil {
+					return nil, "", true
+				}
+				return last, ptr, false
+			}
+		}
+		data, ptr = first(t.message)
+	case interimStates[t.norm]:
+		data, ptr = first(t.message)
+	}
+	return data, ptr, false
 }
 
 // The kinds of A2A object a reply or stream event carries.
@@ -217,6 +265,7 @@ func (r *reply) events() []*a2aReply {
 	r.a2a.eventsOnce.Do(func() {
 		for i, ev := range a2a.Events(r.call) {
 			c := r.call
+			c.Purposes, c.Exchanges = nil, nil // one event, not the stream
 			c.Message = ev
 			c.Result, c.RPCError, _, _ = splitResponse(ev)
 			v := parseA2AReply(c).a2a
