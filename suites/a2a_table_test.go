@@ -551,3 +551,17 @@ func TestA2AStreamIsReadAsTheTaskItBuilds(t *testing.T) {
 		})
 	}
 }
+
+// TestURLRulesReadEveryStreamEvent: the URL rules walk every event of an
+// A2A stream, so a URL in a streamed artifact is judged although the
+// stream's last event, a final status update, carries none.
+func TestURLRulesReadEveryStreamEvent(t *testing.T) {
+	art := `{"artifactUpdate":{"taskId":"t1","artifact":{"artifactId":"r","parts":[{"data":{"status":"completed","products":[],"preview_url":"https://[2001:db8::1/p"}}]}}}`
+	s := evidence.NewStore(tableTarget)
+	s.Add(a2aStream("a2a/get_products/stream", "get_products", working10, art, completed10))
+	forgetReplies()
+	v := judgeURL03(s.Only(evidence.A2A), Options{})
+	if v.Outcome != Fail || len(v.Findings) == 0 || v.Findings[0].Pointer != "/events/1/result/artifactUpdate/artifact/parts/0/data/preview_url" {
+		t.Fatalf("URL-03 %s %q %v", v.Outcome, v.Message, v.Findings)
+	}
+}
