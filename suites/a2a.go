@@ -486,7 +486,7 @@ func judgeA2A10(s *evidence.Store, _ Options) Verdict {
 	if !t.account(c) {
 		return t.verdict("")
 	}
-	if c.HTTPStatus != 200 || c.Body == nil {
+	if _, err := extract.ParseObject(c.Body); c.HTTPStatus != 200 || err != nil {
 		return t.verdict("the agent card could not be read (A2A-09)")
 	}
 	t.judged(c, extensionFindings(c.Body))

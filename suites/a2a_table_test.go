@@ -446,6 +446,7 @@ func TestA2A10Table(t *testing.T) {
 			want: Fail, ptr: "/capabilities/extensions"},
 		{name: "no card fetched", want: Skip, msg: "was not fetched"},
 		{name: "the card answers 404", calls: []evidence.Call{httpGet("a2a/card", evidence.A2A, a2aCardURL, 404, `{}`)}, want: Skip, msg: "could not be read"},
+		{name: "the card is not a JSON object (A2A-09's)", calls: []evidence.Call{a2aCard(`["not","a","card"]`)}, want: Skip, msg: "could not be read"},
 		{name: "card fetch failed", calls: []evidence.Call{harnessFailed("a2a/card", evidence.A2A, evidence.KindHTTPGet, "connection refused")}, want: HarnessError},
 	})
 }
