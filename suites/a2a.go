@@ -34,11 +34,13 @@ func a2aChecks() []Check {
 	on := catalogue.A2A
 	return []Check{
 		// Rule: A2A-01 · Spec: seeds 004 (Single-artifact invariant); §4.33 · Since: 0.1.0 ·
-		// Description: a task in a final state MUST carry exactly one artifact.
+		// Description: a task in a final state MUST carry exactly one artifact; a stream is
+		// judged as the task its events build (see judgeA2A01).
 		{ID: "A2A-01", Transport: on, Text: "carries exactly one artifact on a final task", Judge: judgeA2A01},
 		// Rule: A2A-02 · Spec: seeds 004; §4.32 · Since: 0.1.0 ·
 		// Description: that artifact MUST hold at least one DataPart whose data is a
-		// non-null object; the last DataPart is the AdCP response.
+		// non-null object; the last DataPart is the AdCP response. Judged on completed
+		// tasks, streams as the task they build.
 		{ID: "A2A-02", Transport: on, Text: "puts the AdCP response in a DataPart of the artifact", Judge: judgeA2A02},
 		// Rule: A2A-03 · Spec: seeds 004 (Wrapper rejection); §4.34 · Since: 0.1.0 ·
 		// Description: no DataPart's data MUST be the single-key wrapper {"response":{…}}.
@@ -61,13 +63,13 @@ func a2aChecks() []Check {
 		{ID: "A2A-07", Transport: on, Text: "returns submitted AdCP work in a completed A2A task", Judge: judgeA2A07},
 		// Rule: A2A-08 · Spec: seeds 004 (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
 		// Description: interim states MUST carry their data in status.message.parts[].
-		// Judged on the events of streaming calls: an interim task or status update that
-		// carries a DataPart in an artifact but none in status.message fails.
+		// Judged on the events of streaming calls: an interim task or status update whose
+		// artifact holds an interim AdCP body while status.message holds no DataPart fails.
 		{ID: "A2A-08", Transport: on, Text: "carries interim data in the status message", Judge: judgeA2A08},
 		// Rule: A2A-09 · Spec: §4.39; L0/a2a-profile-extension (Runtime discovery) · Since: 0.1.0 ·
 		// Description: the agent card MUST be served at /.well-known/agent-card.json, name an
 		// interface URL, and list AdCP tasks as skills whose id is the task name, including
-		// get_adcp_capabilities.
+		// get_adcp_capabilities; card keys are matched exactly.
 		{ID: "A2A-09", Transport: on, Text: "serves an agent card listing AdCP tasks as skills", Judge: judgeA2A09},
 		// Rule: A2A-10 · Spec: §4.39–4.40; L0/a2a-profile-extension (Advertisement) · Since: 0.1.0 ·
 		// Description: the card SHOULD declare the AdCP extension under
