@@ -374,7 +374,8 @@ func (t *a2aBuild) setStatus(ev *a2aReply) {
 
 // add adds an artifact, or with appendTo concatenates its parts onto the
 // artifact of the same artifactId; without append, an artifact of an
-// artifactId already seen replaces it.
+// artifactId already seen replaces it. An artifactId that is absent or not
+// a string reads as "".
 func (t *a2aBuild) add(art located, appendTo bool) {
 	id, _ := str(art.obj, "artifactId")
 	parts := objectsAt(art.obj, "parts", art.ptr+"/parts")
@@ -383,7 +384,7 @@ func (t *a2aBuild) add(art located, appendTo bool) {
 		meta = []located{{art.ptr + "/metadata", m}}
 	}
 	for _, have := range t.artifacts {
-		if _, hasID := art.obj.Get("artifactId"); !hasID || have.id != id {
+		if have.id != id { // an artifact without artifactId matches another without, as JS clients compare them
 			continue
 		}
 		if appendTo {
