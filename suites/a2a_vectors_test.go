@@ -59,6 +59,17 @@ func TestA2AExtractionVectorsThroughTheJudges(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("the judges read %v, the vector expects %v", got, want)
 			}
+			// The same response as the one event of a stream: the task the
+			// stream builds gives the same body.
+			forgetReplies()
+			sr := parseReply(a2aStream("a2a/get_products/stream", "get_products", string(v.Response)))
+			var streamed any
+			if sr.data != nil {
+				_ = json.Unmarshal(sr.data.Raw(), &streamed)
+			}
+			if !reflect.DeepEqual(streamed, want) {
+				t.Errorf("as a stream, the judges read %v, the vector expects %v", streamed, want)
+			}
 			s := evidence.NewStore(evidence.Target{A2A: "https://seller.example.com/a2a"})
 			s.Add(a2aCall(v.Response))
 			verdict := judgeA2A03(s.Only(evidence.A2A), Options{})
