@@ -68,3 +68,23 @@ func TestParseCard(t *testing.T) {
 		})
 	}
 }
+
+// TestIsResponseMatchesExactKeys: a JSON-RPC response is read with exact
+// keys; "ID" and "Result" are not id and result.
+func TestIsResponseMatchesExactKeys(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":8,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","ID":7,"Result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":7,"Result":{}}`, false},
+	} {
+		if got := isResponse([]byte(c.body), []byte("7")); got != c.want {
+			t.Errorf("isResponse(%s) = %v", c.body, got)
+		}
+	}
+}
