@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,11 +34,13 @@ func a2aChecks() []Check {
 	on := catalogue.A2A
 	return []Check{
 		// Rule: A2A-01 · Spec: seeds 004 (Single-artifact invariant); §4.33 · Since: 0.1.0 ·
-		// Description: a task in a final state MUST carry exactly one artifact.
+		// Description: a task in a final state MUST carry exactly one artifact; a stream is
+		// judged as the task its events build (see judgeA2A01).
 		{ID: "A2A-01", Transport: on, Text: "carries exactly one artifact on a final task", Judge: judgeA2A01},
 		// Rule: A2A-02 · Spec: seeds 004; §4.32 · Since: 0.1.0 ·
 		// Description: that artifact MUST hold at least one DataPart whose data is a
-		// non-null object; the last DataPart is the AdCP response.
+		// non-null object; the last DataPart is the AdCP response. Judged on completed
+		// tasks, streams as the task they build.
 		{ID: "A2A-02", Transport: on, Text: "puts the AdCP response in a DataPart of the artifact", Judge: judgeA2A02},
 		// Rule: A2A-03 · Spec: seeds 004 (Wrapper rejection); §4.34 · Since: 0.1.0 ·
 		// Description: no DataPart's data MUST be the single-key wrapper {"response":{…}}.
@@ -60,13 +63,13 @@ func a2aChecks() []Check {
 		{ID: "A2A-07", Transport: on, Text: "returns submitted AdCP work in a completed A2A task", Judge: judgeA2A07},
 		// Rule: A2A-08 · Spec: seeds 004 (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
 		// Description: interim states MUST carry their data in status.message.parts[].
-		// Judged on the events of streaming calls: an interim task or status update that
-		// carries a DataPart in an artifact but none in status.message fails.
+		// Judged on the events of streaming calls: an interim task or status update whose
+		// artifact holds an interim AdCP body while status.message holds no DataPart fails.
 		{ID: "A2A-08", Transport: on, Text: "carries interim data in the status message", Judge: judgeA2A08},
 		// Rule: A2A-09 · Spec: §4.39; L0/a2a-profile-extension (Runtime discovery) · Since: 0.1.0 ·
 		// Description: the agent card MUST be served at /.well-known/agent-card.json, name an
 		// interface URL, and list AdCP tasks as skills whose id is the task name, including
-		// get_adcp_capabilities.
+		// get_adcp_capabilities; card keys are matched exactly.
 		{ID: "A2A-09", Transport: on, Text: "serves an agent card listing AdCP tasks as skills", Judge: judgeA2A09},
 		// Rule: A2A-10 · Spec: §4.39–4.40; L0/a2a-profile-extension (Advertisement) · Since: 0.1.0 ·
 		// Description: the card SHOULD declare the AdCP extension under
@@ -80,81 +83,129 @@ func a2aChecks() []Check {
 	}
 }
 
-// cardVersion returns the A2A version of the recorded card, "" when unknown.
+// cardVersion returns the A2A version the recorded card advertises for the
+// interface the harness drove, when the harness knows its wire format; ""
+// otherwise (no card, an unreadable one, an unknown protocolVersion).
 func cardVersion(s *evidence.Store) string {
-	c, ok := s.Call(probe(s, "card"))
-	if !ok || c.Body == nil {
+	card, ok := recordedCard(s)
+	if !ok {
 		return ""
 	}
-	card, err := a2a.ParseCard(c.Body, c.URL)
-	if err != nil {
+	return card.KnownVersion()
+}
+
+// cardDialect returns the wire format the harness spoke to the interface
+// (V03 or V10), "" without a readable card.
+func cardDialect(s *evidence.Store) string {
+	card, ok := recordedCard(s)
+	if !ok {
 		return ""
 	}
 	return card.Version
 }
 
-// finalReplies judges every A2A reply carrying a task (streams: the final
-// event) with examine.
-func finalReplies(id string, s *evidence.Store, none string, examine func(r *reply) (bool, []finding)) Verdict {
+func recordedCard(s *evidence.Store) (a2a.Card, bool) {
+	c, ok := s.Call(probe(s, "card"))
+	if !ok || c.Body == nil {
+		return a2a.Card{}, false
+	}
+	card, err := a2a.ParseCard(c.Body, c.URL)
+	return card, err == nil
+}
+
+// versionSkip is the skip reason of a rule that needs the card's A2A
+// version.
+func versionSkip(s *evidence.Store) string {
+	if card, ok := recordedCard(s); ok && card.Advertised != "" {
+		return "the agent card advertises A2A " + quote(card.Advertised) + ", a version whose wire format the harness does not judge"
+	}
+	return "the agent card gave no A2A version"
+}
+
+// builtTasks judges the task every A2A reply builds (a send's Task; a
+// stream's events folded into one task, see a2aBuild) with examine.
+func builtTasks(id string, s *evidence.Store, none string, examine func(t *a2aBuild) (bool, []finding)) Verdict {
 	return eachReply(id, toolCalls(s), nil, none, func(r *reply) (bool, []finding) {
-		if r.a2a == nil || r.a2a.task == nil {
+		t := r.builtTask()
+		if t == nil {
 			return false, nil
 		}
-		return examine(r)
+		return examine(t)
 	})
 }
 
+// A2A-01 policy. The single-artifact invariant (seeds 004) is judged on the
+// task a reply builds, so a stream that sends its artifact in
+// artifact-update events and ends with a final status update carrying no
+// artifacts holds one artifact. More than one artifact fails on every final
+// task. No artifact fails on a completed task (a2a-response-format: the
+// full response is "delivered on a Task object with the DataPart in
+// .artifacts[0].parts[]"); a failed, rejected or canceled task may carry
+// none (a2a-guide: with "only a free-text fatal message ... it MAY fall
+// back to status.message.parts[]"; seeds 004: canceled tasks "typically"
+// carry none), and where such a task puts an adcp_error is ERR-07's.
 func judgeA2A01(s *evidence.Store, _ Options) Verdict {
-	return finalReplies("A2A-01", s, "no final task observed", func(r *reply) (bool, []finding) {
-		if !finalStates[r.a2a.norm] {
+	return builtTasks("A2A-01", s, "no final task observed", func(t *a2aBuild) (bool, []finding) {
+		if !finalStates[t.norm] {
 			return false, nil
 		}
-		return true, artifactCount(r.a2a)
+		return true, artifactCount(t)
 	})
 }
 
-// artifactCount is A2A-01 on one task view.
-func artifactCount(a *a2aReply) []finding {
-	v, ok := a.task.Get("artifacts")
-	var arts []json.RawMessage
-	if ok && json.Unmarshal(v, &arts) != nil {
-		return []finding{{a.taskPtr + "/artifacts", "is not a list"}}
+// artifactCount is A2A-01 on one built task.
+func artifactCount(t *a2aBuild) []finding {
+	if t.artsBad != "" {
+		return []finding{{t.artsBad, "is not a list"}}
 	}
-	if len(arts) != 1 {
-		return []finding{{a.taskPtr + "/artifacts", "holds " + strconv.Itoa(len(arts)) + " artifacts on a final task, not exactly one"}}
+	n := len(t.artifacts)
+	switch {
+	case n == 1:
+		return nil
+	case n > 1 && t.artsPtr != "":
+		return []finding{{t.artsPtr, "holds " + strconv.Itoa(n) + " artifacts on a final task, not exactly one"}}
+	case n > 1:
+		return []finding{{t.artifacts[1].ptr, "is a second artifact of a final task (" + strconv.Itoa(n) + " in all); a final task carries exactly one"}}
 	}
-	return nil
+	if t.norm != "completed" {
+		return nil
+	}
+	where := t.artsPtr
+	if where == "" {
+		where = t.statusPtr + "/state"
+	}
+	return []finding{{where, "the completed task carries no artifact; its response belongs in artifacts[0]"}}
 }
 
+// A2A-02 policy: judged on completed tasks that carry an artifact (one
+// without is A2A-01's): artifacts[0] holds a DataPart whose data is an
+// object. A failed, rejected or canceled task may carry no structured
+// payload (see A2A-01); the adcp_error a failure carries is ERR-07's.
 func judgeA2A02(s *evidence.Store, _ Options) Verdict {
-	return finalReplies("A2A-02", s, "no final task observed", func(r *reply) (bool, []finding) {
-		if !finalStates[r.a2a.norm] {
+	return builtTasks("A2A-02", s, "no completed task with an artifact observed", func(t *a2aBuild) (bool, []finding) {
+		if t.norm != "completed" || len(t.artifacts) == 0 {
 			return false, nil
 		}
-		return true, responseDataPart(r.a2a)
+		return true, responseDataPart(t)
 	})
 }
 
-// responseDataPart is A2A-02 on one task view: the first artifact holds a
-// DataPart with a non-null object.
-func responseDataPart(a *a2aReply) []finding {
-	found := false
-	a.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
-		if strings.HasPrefix(p, a.taskPtr+"/artifacts/0/") && kindOf(d) == extract.KindObject {
-			found = true
+// responseDataPart is A2A-02 on one built task.
+func responseDataPart(t *a2aBuild) []finding {
+	a := t.artifacts[0]
+	for _, p := range a.parts {
+		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+			return nil
 		}
-	})
-	if !found {
-		return []finding{{a.taskPtr + "/artifacts/0/parts", "holds no DataPart with an object"}}
 	}
-	return nil
+	return []finding{{a.ptr + "/parts", "holds no DataPart with an object"}}
 }
 
 func judgeA2A03(s *evidence.Store, _ Options) Verdict {
 	return eachReply("A2A-03", toolCalls(s), nil, "no DataPart observed", func(r *reply) (bool, []finding) {
 		seen := false
 		var fs []finding
-		for _, ev := range replyEvents(r) {
+		for _, ev := range r.events() {
 			ev.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
 				seen = true
 				if o, err := extract.ParseObject(d); err == nil && o.Len() == 1 {
@@ -168,31 +219,16 @@ func judgeA2A03(s *evidence.Store, _ Options) Verdict {
 	})
 }
 
-// replyEvents returns the task views of a reply: every event of a stream,
-// or the reply itself.
-func replyEvents(r *reply) []*a2aReply {
-	if r.a2a == nil {
-		return nil
-	}
-	if !r.call.Has(evidence.PurposeStream) {
-		return []*a2aReply{r.a2a}
-	}
-	var out []*a2aReply
-	for i, ev := range a2a.Events(r.call) {
-		c := r.call
-		c.Message = ev
-		c.Result, c.RPCError, _, _ = splitResponse(ev)
-		v := parseA2AReply(c).a2a
-		v.taskPtr = "/events/" + strconv.Itoa(i) + v.taskPtr
-		out = append(out, v)
-	}
-	return out
-}
-
+// A2A-04 policy: every Task and status update (by envelope, kind or shape)
+// carries status.state as a string that is a token of the A2A version the
+// card advertises for the interface driven (supportedInterfaces[] entry's
+// protocolVersion, else the card's shape). A state that is not a string, a
+// missing one, and a token of the other version all fail; artifact updates
+// and messages carry no state.
 func judgeA2A04(s *evidence.Store, _ Options) Verdict {
 	version := cardVersion(s)
 	if version == "" {
-		return Verdict{Outcome: Skip, Message: "the agent card gave no A2A version"}
+		return Verdict{Outcome: Skip, Message: versionSkip(s)}
 	}
 	known := statesV03
 	if version == a2a.V10 {
@@ -201,27 +237,46 @@ func judgeA2A04(s *evidence.Store, _ Options) Verdict {
 	return eachReply("A2A-04", toolCalls(s), nil, "no task state observed", func(r *reply) (bool, []finding) {
 		seen := false
 		var fs []finding
-		for _, ev := range replyEvents(r) {
-			if ev.state == "" {
+		for _, ev := range r.events() {
+			if w := ev.what(); w != objTask && w != objStatusUpdate {
 				continue
 			}
 			seen = true
-			if !slices.Contains(known, ev.state) {
-				fs = append(fs, finding{ev.taskPtr + "/status/state", quote(ev.state) + " is not an A2A " + version + " task state"})
+			if f, bad := stateFinding(ev, known, version); bad {
+				fs = append(fs, f)
 			}
 		}
 		return seen, fs
 	})
 }
 
+// stateFinding is A2A-04 on one Task or status update.
+func stateFinding(ev *a2aReply, known []string, version string) (finding, bool) {
+	sp := ev.taskPtr + "/status"
+	v, ok := ev.task.Get("status")
+	switch {
+	case !ok:
+		return finding{sp, "is absent"}, true
+	case kindOf(v) != extract.KindObject:
+		return finding{sp, "is " + kindName(v) + ", not an object"}, true
+	case ev.stateRaw == nil:
+		return finding{sp + "/state", "is absent"}, true
+	case kindOf(ev.stateRaw) != extract.KindString:
+		return finding{sp + "/state", "is " + kindName(ev.stateRaw) + ", not a string"}, true
+	case !slices.Contains(known, ev.state):
+		return finding{sp + "/state", quote(ev.state) + " is not an A2A " + version + " task state"}, true
+	}
+	return finding{}, false
+}
+
 func judgeA2A05(s *evidence.Store, _ Options) Verdict {
 	if v := cardVersion(s); v != a2a.V10 {
-		return Verdict{Outcome: Skip, Message: "the rule applies to A2A 1.0; the card advertises " + orUnknown(v)}
+		return Verdict{Outcome: Skip, Message: "the rule applies to A2A 1.0; the card advertises " + orUnknown(s, v)}
 	}
 	return eachReply("A2A-05", toolCalls(s), nil, "no part observed", func(r *reply) (bool, []finding) {
 		seen := false
 		var fs []finding
-		for _, ev := range replyEvents(r) {
+		for _, ev := range r.events() {
 			ev.parts(func(p string, part *extract.Object) {
 				seen = true
 				n := 0
@@ -241,7 +296,7 @@ func judgeA2A05(s *evidence.Store, _ Options) Verdict {
 
 func judgeA2A06(s *evidence.Store, _ Options) Verdict {
 	if v := cardVersion(s); v != a2a.V10 {
-		return Verdict{Outcome: Skip, Message: "the rule applies to A2A 1.0; the card advertises " + orUnknown(v)}
+		return Verdict{Outcome: Skip, Message: "the rule applies to A2A 1.0; the card advertises " + orUnknown(s, v)}
 	}
 	return eachReply("A2A-06", toolCalls(s, func(c evidence.Call) bool { return !c.Has(evidence.PurposeStream) }), nil,
 		"no SendMessage reply observed", func(r *reply) (bool, []finding) {
@@ -264,73 +319,91 @@ func taskBranch(r *reply) []finding {
 }
 
 func judgeA2A07(s *evidence.Store, _ Options) Verdict {
-	return finalReplies("A2A-07", s, "no submitted AdCP result observed", func(r *reply) (bool, []finding) {
-		fs, seen := submittedMapping(r)
-		return seen, fs
-	})
+	return builtTasks("A2A-07", s, "no submitted AdCP result observed", submittedMapping)
 }
 
-// submittedMapping is A2A-07 on one reply: every DataPart whose AdCP body
-// says status "submitted", wherever the task put it, must sit in a
-// completed A2A task with a task_id, never duplicated in artifact metadata.
-// seen reports whether the reply carried such a body.
-func submittedMapping(r *reply) (fs []finding, seen bool) {
-	r.a2a.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
+// submittedMapping is A2A-07 on one built task: every DataPart whose AdCP
+// body says status "submitted", in an artifact or the status message, must
+// sit in a completed A2A task with a task_id, never duplicated in artifact
+// metadata (a2a-profile-extension, "Submitted AdCP work"; vectors
+// submitted-native-a2a-state-invalid, duplicated-adcp-task-id-invalid).
+// seen reports whether the task carried such a body.
+func submittedMapping(t *a2aBuild) (seen bool, fs []finding) {
+	t.dataParts(func(p string, d json.RawMessage) {
 		body, err := extract.ParseObject(d)
 		if st, _ := str(body, "status"); err != nil || st != "submitted" {
 			return
 		}
 		seen = true
-		if r.a2a.norm != "completed" {
-			fs = append(fs, finding{r.a2a.taskPtr + "/status/state", quote(r.a2a.state) + " carries AdCP submitted work; the A2A task must be completed"})
+		if t.norm != "completed" {
+			fs = append(fs, finding{t.statusPtr + "/state", quote(t.state) + " carries AdCP submitted work; the A2A task must be completed"})
 		}
 		if id, ok := str(body, "task_id"); !ok || id == "" {
 			fs = append(fs, finding{p + "/data/task_id", "is absent from a submitted result"})
 		}
 	})
 	if !seen {
-		return nil, false
+		return false, nil
 	}
-	if v, ok := r.a2a.task.Get("artifacts"); ok {
-		var arts []json.RawMessage
-		_ = json.Unmarshal(v, &arts)
-		for i, art := range arts {
-			if o, err := extract.ParseObject(art); err == nil {
-				if _, dup := child(o, "metadata").Get("adcp_task_id"); dup {
-					fs = append(fs, finding{r.a2a.taskPtr + "/artifacts/" + strconv.Itoa(i) + "/metadata/adcp_task_id", "duplicates the AdCP task_id"})
-				}
+	for _, a := range t.artifacts {
+		for _, m := range a.metadata {
+			if _, dup := m.obj.Get("adcp_task_id"); dup {
+				fs = append(fs, finding{m.ptr + "/adcp_task_id", "duplicates the AdCP task_id"})
 			}
 		}
 	}
-	return fs, true
+	return true, fs
 }
 
+// adcpInterim are the AdCP body statuses of interim work.
+var adcpInterim = map[string]bool{"working": true, "input-required": true, "auth-required": true}
+
+// A2A-08 policy: judged on the interim Tasks and status updates of
+// streams. An interim event may carry artifacts (they accumulate during the
+// task, a2a-response-format: "Artifacts accumulate during the task
+// lifecycle"), so an artifact's DataPart is not by itself misplaced interim
+// data; the event fails when an artifact DataPart is an interim AdCP body
+// (status working, input-required or auth-required) while status.message
+// carries no DataPart: the interim data sits where clients do not read it.
 func judgeA2A08(s *evidence.Store, _ Options) Verdict {
 	return eachReply("A2A-08", toolCalls(s, evidence.WithPurpose(evidence.PurposeStream)), nil,
 		"no interim state observed in a stream", func(r *reply) (bool, []finding) {
 			seen := false
 			var fs []finding
-			for _, ev := range replyEvents(r) {
-				if !interimStates[ev.norm] {
+			for _, ev := range r.events() {
+				if w := ev.what(); (w != objTask && w != objStatusUpdate) || !interimStates[ev.norm] {
 					continue
 				}
 				seen = true
-				inMessage, inArtifact := false, false
-				ev.dataParts(func(p string, _ *extract.Object, _ json.RawMessage) {
-					if strings.Contains(p, "/status/message/") {
+				inMessage, misplaced := false, ""
+				ev.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
+					switch {
+					case strings.HasPrefix(p, ev.taskPtr+"/status/message/"):
 						inMessage = true
-					} else {
-						inArtifact = true
+					case misplaced == "" && strings.HasPrefix(p, ev.taskPtr+"/artifacts/"):
+						body, _ := extract.ParseObject(d)
+						if st, _ := str(body, "status"); adcpInterim[st] {
+							misplaced = p + "/data"
+						}
 					}
 				})
-				if inArtifact && !inMessage {
-					fs = append(fs, finding{ev.taskPtr + "/artifacts", "carries the data of interim state " + quote(ev.state) + " outside status.message.parts"})
+				if misplaced != "" && !inMessage {
+					fs = append(fs, finding{misplaced, "carries the data of interim state " + quote(ev.state) + " in an artifact, not in status.message.parts"})
 				}
 			}
 			return seen, fs
 		})
 }
 
+// A2A-09 policy: the card is fetched at /.well-known/agent-card.json and
+// read with exact keys (a card spelling "URL", "Skills" or "ID" names no
+// url, skills or id). It names an interface URL (a card whose interfaces
+// are all on other bindings than JSON-RPC names one: the harness cannot
+// drive it, the card is not wrong); every skill has a string id that is an
+// AdCP task name; get_adcp_capabilities is listed; and a card declaring
+// the AdCP profile lists get_task_status once the seller returned AdCP
+// submitted work (a2a-profile-extension, "Runtime discovery"). A skill
+// missing from the card fails here, not CAP-01.
 func judgeA2A09(s *evidence.Store, _ Options) Verdict {
 	t := newTally("A2A-09")
 	c, ok := s.Call(probe(s, "card"))
@@ -340,27 +413,68 @@ func judgeA2A09(s *evidence.Store, _ Options) Verdict {
 	if !t.account(c) {
 		return t.verdict("")
 	}
-	t.judged(c, cardFindings(c.HTTPStatus, c.Body, c.URL))
+	t.judged(c, cardFindings(c.HTTPStatus, c.Body, c.URL, submittedSeen(s)))
 	return t.verdict("")
 }
 
+// submittedSeen reports whether any A2A reply carried an AdCP submitted
+// body.
+func submittedSeen(s *evidence.Store) bool {
+	for _, c := range toolCalls(s) {
+		if c.Message == nil || c.NotRun != "" || c.HarnessError != "" {
+			continue
+		}
+		if t := parseReply(c).builtTask(); t != nil {
+			if seen, _ := submittedMapping(t); seen {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // cardFindings is A2A-09 on one fetched card.
-func cardFindings(status int, body []byte, url string) []finding {
+func cardFindings(status int, body []byte, url string, submitted bool) []finding {
 	if status != 200 {
 		return []finding{{"", "the card answers HTTP " + itoa(status)}}
 	}
-	card, err := a2a.ParseCard(body, url)
+	root, err := extract.ParseObject(body)
 	if err != nil {
-		return []finding{{"", err.Error()}}
+		return []finding{{"", "the card is not a JSON object"}}
 	}
+	card, err := a2a.ParseCard(body, url)
 	var fs []finding
-	if !slices.Contains(card.Skills, "get_adcp_capabilities") {
+	if err != nil && !errors.Is(err, a2a.ErrNoJSONRPC) {
+		fs = append(fs, finding{"", wire.Sanitize(err.Error(), 200)})
+	}
+	v, ok := root.Get("skills")
+	if !ok || kindOf(v) != extract.KindArray {
+		return append(fs, finding{"/skills", "is absent or not a list; the card lists no get_adcp_capabilities skill"})
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(v, &items)
+	var ids []string
+	for i, it := range items {
+		p := "/skills/" + strconv.Itoa(i)
+		o, err := extract.ParseObject(it)
+		if err != nil {
+			fs = append(fs, finding{p, "is not an object"})
+			continue
+		}
+		id, ok := str(o, "id")
+		switch {
+		case !ok:
+			fs = append(fs, finding{p + "/id", "is absent or not a string"})
+		case !slices.Contains(TaskNames, id):
+			fs = append(fs, finding{p + "/id", quote(id) + " is not an AdCP task name"})
+		}
+		ids = append(ids, id)
+	}
+	if !slices.Contains(ids, "get_adcp_capabilities") {
 		fs = append(fs, finding{"/skills", "has no skill with id get_adcp_capabilities"})
 	}
-	for i, id := range card.Skills {
-		if !slices.Contains(TaskNames, id) {
-			fs = append(fs, finding{"/skills/" + strconv.Itoa(i) + "/id", quote(id) + " is not an AdCP task name"})
-		}
+	if submitted && card.Extension && !slices.Contains(ids, "get_task_status") {
+		fs = append(fs, finding{"/skills", "has no skill with id get_task_status, though the seller returns AdCP submitted work"})
 	}
 	return fs
 }
@@ -374,7 +488,7 @@ func judgeA2A10(s *evidence.Store, _ Options) Verdict {
 	if !t.account(c) {
 		return t.verdict("")
 	}
-	if c.HTTPStatus != 200 || c.Body == nil {
+	if _, err := extract.ParseObject(c.Body); c.HTTPStatus != 200 || err != nil {
 		return t.verdict("the agent card could not be read (A2A-09)")
 	}
 	t.judged(c, extensionFindings(c.Body))
@@ -382,33 +496,42 @@ func judgeA2A10(s *evidence.Store, _ Options) Verdict {
 }
 
 // extensionFindings is A2A-10 on one card: the AdCP extension declared under
-// capabilities.extensions[] with empty params.
+// capabilities.extensions[] with params omitted or empty.
 func extensionFindings(body []byte) []finding {
 	card, err := extract.ParseObject(body)
 	if err != nil {
 		return []finding{{"", "the card is not a JSON object"}}
 	}
-	v, _ := child(card, "capabilities").Get("extensions")
-	var exts []json.RawMessage
-	_ = json.Unmarshal(v, &exts)
-	for i, e := range exts {
-		o, err := extract.ParseObject(e)
-		if err != nil {
+	for _, e := range objectsAt(child(card, "capabilities"), "extensions", "/capabilities/extensions") {
+		if uri, _ := str(e.obj, "uri"); uri != a2a.ExtensionURI {
 			continue
 		}
-		if uri, _ := str(o, "uri"); uri != a2a.ExtensionURI {
-			continue
-		}
-		if p := child(o, "params"); p != nil && p.Len() > 0 {
-			return []finding{{"/capabilities/extensions/" + strconv.Itoa(i) + "/params", "must be omitted or empty"}}
+		if p, ok := e.obj.Get("params"); ok && !emptyParams(p) {
+			return []finding{{e.ptr + "/params", "must be omitted or empty"}}
 		}
 		return nil
 	}
 	return []finding{{"/capabilities/extensions", "does not declare " + a2a.ExtensionURI}}
 }
 
+// emptyParams reports whether an extension's params is empty: null, {} or
+// [].
+func emptyParams(raw []byte) bool {
+	switch kindOf(raw) {
+	case extract.KindNull:
+		return true
+	case extract.KindObject:
+		o, err := extract.ParseObject(raw)
+		return err == nil && o.Len() == 0
+	case extract.KindArray:
+		var items []json.RawMessage
+		return json.Unmarshal(raw, &items) == nil && len(items) == 0
+	}
+	return false
+}
+
 func judgeA2A11(s *evidence.Store, _ Options) Verdict {
-	version := cardVersion(s)
+	version := cardDialect(s)
 	t := newTally("A2A-11")
 	for _, c := range toolCalls(s, evidence.WithPurpose(evidence.PurposeStream)) {
 		if !t.account(c) {
@@ -428,13 +551,22 @@ func judgeA2A11(s *evidence.Store, _ Options) Verdict {
 	return t.verdict("no streaming call was made (the card declares no streaming, or no read skill)")
 }
 
-// streamFindings is A2A-11 on the JSON-RPC responses of one stream.
+// streamEnds are the states a stream may end a task in: the final ones,
+// and the interrupted ones, after which A2A closes the stream until the
+// client answers (A2A 0.3 marks that event final: true).
+var streamEnds = map[string]bool{"completed": true, "canceled": true, "failed": true, "rejected": true,
+	"input-required": true, "auth-required": true}
+
+// streamFindings is A2A-11 on the JSON-RPC responses of one stream: every
+// event a single-key envelope (1.0) or an object of a stream kind (0.3),
+// never nested; the last status the stream carries a final (or
+// interrupted) one, or a direct message answer, or a JSON-RPC error.
 func streamFindings(events []json.RawMessage, version string) []finding {
 	if len(events) == 0 {
 		return []finding{{"", "the stream carried no event"}}
 	}
 	var fs []finding
-	final := false
+	ended := false
 	for i, ev := range events {
 		p := "/events/" + strconv.Itoa(i) + "/result"
 		result, rpcErr, _, err := splitResponse(ev)
@@ -443,7 +575,7 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 			continue
 		}
 		if rpcErr != nil {
-			final = true // an error ends the stream
+			ended = true // an error ends the stream
 			continue
 		}
 		o, err := extract.ParseObject(result)
@@ -463,8 +595,8 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 				fs = append(fs, finding{p + "/" + what, "is not an object"})
 				continue
 			}
-			if inner.Len() == 1 && slices.Contains(streamEnvelopes, inner.Members()[0].Key) {
-				fs = append(fs, finding{p + "/" + what, "nests another envelope"})
+			if k := nestedEnvelope(inner); k != "" {
+				fs = append(fs, finding{p + "/" + what + "/" + k, "nests another envelope"})
 				continue
 			}
 		} else {
@@ -474,18 +606,30 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 			}
 			what = kind
 		}
-		if what == "message" {
-			final = true // a direct message answer ends the exchange
-			continue
-		}
-		if st, _ := str(child(inner, "status"), "state"); finalStates[extract.NormalizeState(st)] {
-			final = true
+		switch what {
+		case "message":
+			ended = true // a direct message answer ends the exchange
+		case "task", "statusUpdate", "status-update":
+			st, _ := str(child(inner, "status"), "state")
+			ended = streamEnds[extract.NormalizeState(st)]
 		}
 	}
-	if !final {
+	if !ended {
 		fs = append(fs, finding{"/events/" + strconv.Itoa(len(events)-1), "the stream ends without a final task status"})
 	}
 	return fs
+}
+
+// nestedEnvelope returns the key of an envelope nested in an unwrapped
+// event: seeds 004, "An envelope whose inner value's top-level keys include
+// any of task / message / statusUpdate / artifactUpdate MUST be rejected".
+func nestedEnvelope(inner *extract.Object) string {
+	for _, m := range inner.Members() {
+		if slices.Contains(streamEnvelopes, m.Key) {
+			return m.Key
+		}
+	}
+	return ""
 }
 
 func splitResponse(b []byte) (result, rpcErr, id json.RawMessage, err error) {
@@ -499,9 +643,73 @@ func splitResponse(b []byte) (result, rpcErr, id json.RawMessage, err error) {
 	return m["result"], rpcErr, m["id"], nil
 }
 
-func orUnknown(v string) string {
-	if v == "" {
-		return "no known version"
+func orUnknown(s *evidence.Store, v string) string {
+	if v != "" {
+		return "A2A " + v
 	}
-	return "A2A " + v
+	if card, ok := recordedCard(s); ok && card.Advertised != "" {
+		return "A2A " + quote(card.Advertised)
+	}
+	return "no known version"
+}
+
+// ERR-07 policy (seeds 002, A2A Binding: "Use status: \"failed\" with the
+// AdCP error in an artifact DataPart"; a2a-profile-extension: a fatal
+// failure "may use an A2A failed or rejected Task with a structured
+// adcp_error DataPart"): judged on the error probes' replies whose task
+// (a send's Task, or the task a stream builds) carries a truthy adcp_error
+// in any DataPart, in artifacts or the status message, where seed 002's
+// detection order looks. That task is failed or rejected, and the last
+// DataPart of artifacts[0] is the {"adcp_error":{…}} body (the general
+// extraction of seeds 004 reads that part): an adcp_error only in the status
+// message, in a later artifact, or followed by another DataPart fails. A
+// JSON-RPC error (a routing failure before the handler ran) is not a task;
+// the adcp_error's own shape is the EOBJ rules'.
+func judgeERR07A2A(s *evidence.Store) Verdict {
+	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
+		t := r.builtTask()
+		if t == nil {
+			return false, nil
+		}
+		return fatalFailureA2A(t)
+	})
+}
+
+// fatalFailureA2A is ERR-07 on one built task; seen reports whether it
+// carries an adcp_error.
+func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
+	t.dataParts(func(_ string, d json.RawMessage) {
+		if o, err := extract.ParseObject(d); err == nil {
+			if v, ok := o.Get("adcp_error"); ok && truthy(v) {
+				seen = true
+			}
+		}
+	})
+	if !seen {
+		return false, nil
+	}
+	if !a2aFailure[t.norm] {
+		fs = append(fs, finding{t.statusPtr + "/state", quote(t.state) + " carries adcp_error; a fatal failure is failed or rejected"})
+	}
+	if len(t.artifacts) == 0 {
+		return true, append(fs, finding{t.taskPtr + "/artifacts/0", "is absent; the adcp_error DataPart belongs in artifacts[0]"})
+	}
+	a := t.artifacts[0]
+	last := ""
+	var body *extract.Object
+	for _, p := range a.parts {
+		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+			last = p.ptr + "/data"
+			body, _ = extract.ParseObject(d)
+		}
+	}
+	switch {
+	case last == "":
+		fs = append(fs, finding{a.ptr, "does not end with the adcp_error DataPart"})
+	default:
+		if v, ok := body.Get("adcp_error"); !ok || !truthy(v) {
+			fs = append(fs, finding{last, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
+		}
+	}
+	return true, fs
 }

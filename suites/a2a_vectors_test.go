@@ -59,6 +59,17 @@ func TestA2AExtractionVectorsThroughTheJudges(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("the judges read %v, the vector expects %v", got, want)
 			}
+			// The same response as the one event of a stream: the task the
+			// stream builds gives the same body.
+			forgetReplies()
+			sr := parseReply(a2aStream("a2a/get_products/stream", "get_products", string(v.Response)))
+			var streamed any
+			if sr.data != nil {
+				_ = json.Unmarshal(sr.data.Raw(), &streamed)
+			}
+			if !reflect.DeepEqual(streamed, want) {
+				t.Errorf("as a stream, the judges read %v, the vector expects %v", streamed, want)
+			}
 			s := evidence.NewStore(evidence.Target{A2A: "https://seller.example.com/a2a"})
 			s.Add(a2aCall(v.Response))
 			verdict := judgeA2A03(s.Only(evidence.A2A), Options{})
@@ -96,7 +107,7 @@ func TestA2AProfileVectorsThroughTheJudges(t *testing.T) {
 	}
 	for _, v := range doc.Advertisement {
 		t.Run(v.ID, func(t *testing.T) {
-			a09 := cardFindings(200, v.Card, "https://sales.example/.well-known/agent-card.json")
+			a09 := cardFindings(200, v.Card, "https://sales.example/.well-known/agent-card.json", false)
 			a10 := extensionFindings(v.Card)
 			failed := map[string]bool{"A2A-09": len(a09) > 0, "A2A-10": len(a10) > 0}
 			switch {
@@ -123,7 +134,7 @@ func TestA2AProfileVectorsThroughTheJudges(t *testing.T) {
 			}
 			r := parseA2AReply(a2aCall(result))
 			failed := map[string]bool{"A2A-06": len(taskBranch(r)) > 0}
-			if fs, seen := submittedMapping(r); seen {
+			if seen, fs := submittedMapping(r.builtTask()); seen {
 				failed["A2A-07"] = len(fs) > 0
 			}
 			var got []string

@@ -239,38 +239,7 @@ func judgeERR06(s *evidence.Store, _ Options) Verdict {
 	})
 }
 
-func judgeERR07(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
-		if r.a2a == nil || r.a2a.task == nil {
-			return false, nil
-		}
-		var inTask []candidate
-		for _, c := range r.candidates() {
-			if !c.jsonrpc {
-				inTask = append(inTask, c)
-			}
-		}
-		if len(inTask) == 0 {
-			return false, nil
-		}
-		return true, fatalFailure(r)
-	})
-}
-
-// fatalFailure is ERR-07 on one A2A reply carrying adcp_error in its task.
-func fatalFailure(r *reply) []finding {
-	var fs []finding
-	if !a2aFailure[r.a2a.norm] {
-		fs = append(fs, finding{r.a2a.taskPtr + "/status/state", quote(r.a2a.state) + " carries adcp_error; a fatal failure is failed or rejected"})
-	}
-	want := r.a2a.taskPtr + "/artifacts/0/parts/"
-	if r.data == nil || !strings.HasPrefix(r.dataPtr, want) {
-		fs = append(fs, finding{r.a2a.taskPtr + "/artifacts/0", "does not end with the adcp_error DataPart"})
-	} else if v, ok := r.data.Get("adcp_error"); !ok || !truthy(v) {
-		fs = append(fs, finding{r.dataPtr, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
-	}
-	return fs
-}
+func judgeERR07(s *evidence.Store, _ Options) Verdict { return judgeERR07A2A(s) }
 
 func judgeERR08(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ERR-08", toolCalls(s), nil, "no business rejection observed", func(r *reply) (bool, []finding) {

@@ -90,6 +90,8 @@ func FuzzJudges(f *testing.F) {
 		`{"result":{"structuredContent":{"details":{"policy_url":"https://[::1"},"policy_url":"javascript:alert(1)"}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"task":{"status":{"state":"TASK_STATE_FAILED"},"artifacts":[{"parts":[{"data":{"adcp_error":{"code":"X"}}},{"data":{"response":{}}}]}]}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","status":{"state":"working","message":{"parts":[{"kind":"data","data":{"status":"submitted"}}]}},"final":false}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{"adcp_task_id":1},"parts":[{"data":{"status":"submitted"}}]},"append":true}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","status":{"state":3},"artifacts":{"x":1}}}`,
 		`{"url":"/rpc","skills":[{"id":"get_products"}],"capabilities":{"extensions":[{"uri":"https://adcontextprotocol.org/extensions/adcp/v3","params":{"x":1}}]}}`,
 	} {
 		f.Add([]byte(seed))

@@ -127,7 +127,6 @@ var judgeTablesPending = map[string]bool{
 	"EOBJ":   true,
 	"RETRY":  true,
 	"CTX":    true,
-	"A2A":    true,
 	"TASK":   true,
 	"URL":    true,
 	"HOOK":   true,

@@ -5,10 +5,12 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
 
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -45,7 +47,15 @@ func urlChecks() []Check {
 func eachString(r *reply, fn func(ptr, key, s string)) {
 	r.strOnce.Do(func() {
 		collect := func(p, k, v string) { r.strs = append(r.strs, stringValue{p, k, v}) }
-		walkStrings("", r.call.Message, collect)
+		if r.call.Transport == evidence.A2A && r.call.Has(evidence.PurposeStream) {
+			// Every event of a stream, not only its last (a final status
+			// update after the artifact was streamed holds no URL).
+			for i, ev := range a2a.Events(r.call) {
+				walkStrings("/events/"+strconv.Itoa(i), ev, collect)
+			}
+		} else {
+			walkStrings("", r.call.Message, collect)
+		}
 		if r.sc == nil {
 			for _, t := range r.texts {
 				if t.obj != nil {

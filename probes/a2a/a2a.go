@@ -82,11 +82,17 @@ func (c Config) transport() *wire.Transport {
 
 // Card is what the harness reads from an agent card to drive the seller.
 type Card struct {
-	// Version is V03 or V10, decided from the card's shape.
+	// Version is the dialect the client speaks to the interface, V03 or
+	// V10: the version the chosen interface advertises, else the one the
+	// card's shape implies (supportedInterfaces[] is 1.0's, a root url
+	// 0.3's).
 	Version string
+	// Advertised is the protocolVersion the chosen interface (or a 0.3
+	// card's root) gives, as received; "" when it gives none.
+	Advertised string
 	// Endpoint is the JSON-RPC interface URL the card names.
 	Endpoint string
-	// Skills are the skill ids.
+	// Skills are the skill ids that are strings.
 	Skills []string
 	// Extension is true when the card declares the AdCP profile extension.
 	Extension bool
@@ -130,46 +136,97 @@ func Discover(ctx context.Context, cfg Config, probeID string) (Card, evidence.C
 	return card, call, err
 }
 
-// ParseCard reads a card: a 1.0 card has supportedInterfaces[]; a 0.3 card
-// has url (with preferredTransport and protocolVersion). A relative
-// interface URL is resolved against the card's own URL.
-func ParseCard(body []byte, cardURL string) (Card, error) {
-	var raw struct {
-		URL                 string `json:"url"`
-		ProtocolVersion     string `json:"protocolVersion"`
-		SupportedInterfaces []struct {
-			URL             string `json:"url"`
-			ProtocolBinding string `json:"protocolBinding"`
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"supportedInterfaces"`
-		Skills []struct {
-			ID string `json:"id"`
-		} `json:"skills"`
-		Capabilities struct {
-			Streaming  bool `json:"streaming"`
-			Extensions []struct {
-				URI string `json:"uri"`
-			} `json:"extensions"`
-		} `json:"capabilities"`
+// KnownVersion returns the A2A version the card advertises for the chosen
+// interface when the harness knows its wire format (V03 or V10), or ""
+// when the card advertises another one: the version the rules that depend
+// on it (task state spellings, part and envelope shapes) judge against. A
+// card that gives no protocolVersion is read by its shape.
+func (c Card) KnownVersion() string {
+	if c.Advertised == "" || versionOf(c.Advertised) == c.Version {
+		return c.Version
 	}
-	if err := json.Unmarshal(body, &raw); err != nil {
+	return ""
+}
+
+// versionOf maps a protocolVersion to the wire format it names: "0.3" and
+// "0.3.x" are V03, "1", "1.0" and any "1.x" are V10 (A2A 1.x minors keep
+// the 1.0 wire format); anything else is "".
+func versionOf(v string) string {
+	switch {
+	case v == "0.3" || strings.HasPrefix(v, "0.3."):
+		return V03
+	case v == "1" || strings.HasPrefix(v, "1."):
+		return V10
+	}
+	return ""
+}
+
+// ErrNoJSONRPC is ParseCard's error for a card that names interfaces, none
+// of them JSON-RPC: the card is well formed, the harness cannot drive it.
+var ErrNoJSONRPC = errors.New("agent card names no JSON-RPC interface (the harness drives JSON-RPC only)")
+
+// ParseCard reads a card: a 1.0 card has supportedInterfaces[] (each with
+// url, protocolBinding, protocolVersion); a 0.3 card has url with
+// preferredTransport, protocolVersion and additionalInterfaces[]. Keys are
+// matched exactly, as JSON is case-sensitive: a card spelling "URL" or
+// "Skills" names no url and no skills. Of the JSON-RPC interfaces, a 1.0
+// one is preferred, then a 0.3 one, then the first. A relative interface
+// URL is resolved against the card's own URL.
+func ParseCard(body []byte, cardURL string) (Card, error) {
+	root, err := extract.ParseObject(body)
+	if err != nil {
 		return Card{}, fmt.Errorf("agent card: %w", err)
 	}
 	var c Card
-	switch {
-	case len(raw.SupportedInterfaces) > 0:
-		c.Version = V10
-		for _, i := range raw.SupportedInterfaces {
-			if strings.EqualFold(i.ProtocolBinding, "JSONRPC") || i.ProtocolBinding == "" {
-				c.Endpoint = i.URL
-				break
+	named := false // the card names an interface of some binding
+	if ifaces, ok := objects(root, "supportedInterfaces"); ok && len(ifaces) > 0 {
+		best := -1
+		for _, i := range ifaces {
+			u, binding, version := text(i, "url"), text(i, "protocolBinding"), text(i, "protocolVersion")
+			if u == "" {
+				continue
+			}
+			named = true
+			if binding != "" && !strings.EqualFold(binding, "JSONRPC") {
+				continue
+			}
+			rank := 0
+			switch versionOf(version) {
+			case V10:
+				rank = 2
+			case V03:
+				rank = 1
+			}
+			if rank > best {
+				best, c.Endpoint, c.Advertised = rank, u, version
 			}
 		}
-	case raw.URL != "":
-		c.Version, c.Endpoint = V03, raw.URL
+		c.Version = V10
+		if versionOf(c.Advertised) == V03 {
+			c.Version = V03
+		}
+	} else if u := text(root, "url"); u != "" {
+		named = true
+		c.Version, c.Advertised = V03, text(root, "protocolVersion")
+		if versionOf(c.Advertised) == V10 {
+			c.Version = V10
+		}
+		if t := text(root, "preferredTransport"); t == "" || strings.EqualFold(t, "JSONRPC") {
+			c.Endpoint = u
+		} else if more, ok := objects(root, "additionalInterfaces"); ok {
+			for _, i := range more {
+				if strings.EqualFold(text(i, "transport"), "JSONRPC") && text(i, "url") != "" {
+					c.Endpoint = text(i, "url")
+					break
+				}
+			}
+		}
 	}
 	if c.Endpoint == "" {
-		return Card{}, errors.New("agent card names no JSON-RPC interface URL")
+		if named {
+			return Card{}, ErrNoJSONRPC
+		}
+		return Card{}, errors.New("agent card names no interface URL")
 	}
 	if base, err := url.Parse(cardURL); err == nil {
 		if u, err := base.Parse(c.Endpoint); err == nil {
@@ -179,16 +236,76 @@ func ParseCard(body []byte, cardURL string) (Card, error) {
 	if c.Endpoint == "" { // "//" resolves to nothing
 		return Card{}, errors.New("agent card names no usable JSON-RPC interface URL")
 	}
-	for _, s := range raw.Skills {
-		c.Skills = append(c.Skills, s.ID)
+	skills, _ := objects(root, "skills")
+	for _, s := range skills {
+		if id, ok := stringMember(s, "id"); ok {
+			c.Skills = append(c.Skills, id)
+		}
 	}
-	for _, e := range raw.Capabilities.Extensions {
-		if e.URI == ExtensionURI {
+	caps := objectMember(root, "capabilities")
+	exts, _ := objects(caps, "extensions")
+	for _, e := range exts {
+		if text(e, "uri") == ExtensionURI {
 			c.Extension = true
 		}
 	}
-	c.Streaming = raw.Capabilities.Streaming
+	if v, ok := caps.Get("streaming"); ok && strings.TrimSpace(string(v)) == "true" {
+		c.Streaming = true
+	}
 	return c, nil
+}
+
+// objectMember returns o[key] when it is an object, else nil.
+func objectMember(o *extract.Object, key string) *extract.Object {
+	v, ok := o.Get(key)
+	if !ok {
+		return nil
+	}
+	m, err := extract.ParseObject(v)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// objects returns the object items of the array o[key]; ok is false when
+// the member is absent or not an array. Items that are not objects are
+// left out.
+func objects(o *extract.Object, key string) ([]*extract.Object, bool) {
+	v, found := o.Get(key)
+	if !found {
+		return nil, false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(v, &items) != nil {
+		return nil, false
+	}
+	var out []*extract.Object
+	for _, it := range items {
+		if m, err := extract.ParseObject(it); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out, true
+}
+
+// stringMember returns o[key] when it is a JSON string.
+func stringMember(o *extract.Object, key string) (string, bool) {
+	v, found := o.Get(key)
+	if v = bytes.TrimSpace(v); !found || len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// text returns o[key] when it is a string, else "".
+func text(o *extract.Object, key string) string {
+	s, _ := stringMember(o, key)
+	return s
 }
 
 // Client drives one seller's A2A interface.
@@ -374,15 +491,12 @@ func (c *Client) lastResponse(xs []wire.Exchange, id int64) json.RawMessage {
 }
 
 func isResponse(b []byte, id json.RawMessage) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(b, &m) != nil || (m.Result == nil && m.Error == nil) {
+	result, rpcErr, got, err := wire.SplitResponse(b) // exact keys: "ID" is not "id"
+	if err != nil || (result == nil && rpcErr == nil) {
 		return false
 	}
-	return m.ID == nil || string(bytes.TrimSpace(m.ID)) == string(id) || string(bytes.TrimSpace(m.ID)) == "null"
+	got = bytes.TrimSpace(got)
+	return got == nil || string(got) == string(id) || string(got) == "null"
 }
 
 // Events returns the JSON-RPC responses a streaming call received, in order,
