@@ -134,7 +134,6 @@ var judgeTablesPending = map[string]bool{
 	"VER":    true,
 	"IDEM":   true,
 	"AUTH":   true,
-	"URL":    true,
 	"HOOK":   true,
 	"SCHEMA": true,
 	"TLS":    true,
