@@ -130,7 +130,6 @@ var judgeTablesPending = map[string]bool{
 	"TOL":   true,
 	"A2A":   true,
 	"CAP":   true,
-	"TASK":  true,
 	"VER":   true,
 	"IDEM":  true,
 	"AUTH":  true,

@@ -18,6 +18,7 @@ const (
 	taskErrorFlow = "task/get_products_error"
 	taskIsolation = "task/isolation"
 	taskTTLProbe  = "task/ttl/create"
+	taskCancel    = "task/cancel"
 	// hugeTTL is the ten-year TTL (ms) the TTL probe asks for.
 	hugeTTL = 10 * 365 * 24 * 3600 * 1000
 )
@@ -53,8 +54,13 @@ func taskChecks() []Check {
 		// Description: MCP task statuses MUST map from the AdCP status as the table says
 		// (submitted→working, input-required/auth-required→input_required,
 		// rejected→failed, canceled→cancelled, the others unchanged). Judged on every
-		// tasks/get status (an AdCP spelling is not an MCP status) and on the terminal
-		// status beside the AdCP body tasks/result returns: an isError result maps to failed.
+		// tasks/get status (an AdCP spelling is not an MCP status), on the terminal
+		// status beside the AdCP body tasks/result returns (an isError result maps to
+		// failed), and on a task the harness cancels itself (AdCP canceled): once
+		// tasks/cancel is accepted (answered with a task, not an error), the cancel
+		// reply and the next tasks/get say "cancelled" (MCP 2025-11-25: a cancelled
+		// task stays cancelled). A refused cancel (the task was already terminal) is
+		// not judged: it shows nothing about cancellation.
 		{ID: "TASK-03", Transport: catalogue.MCP, Text: "maps AdCP statuses to MCP task statuses", Judge: judgeTASK03},
 		// Rule: TASK-04 · Spec: seeds 001 (Production task isolation) · Since: 0.1.0 ·
 		// Description: tasks MUST be scoped to their session: a second session's tasks/get,
@@ -176,6 +182,7 @@ func (r taskRun) lastStatus() (string, evidence.Call, bool) {
 
 func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 	t := newTally("TASK-02")
+	none := "no task-augmented call was made (get_products not listed)"
 	for _, flow := range []string{taskFlow, taskErrorFlow} {
 		run, ok := taskRunOf(s, flow)
 		if !ok || !t.account(run.create) {
@@ -183,7 +190,8 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 		}
 		handle := taskHandle(run.create)
 		if handle == nil {
-			continue // TASK-01's to judge
+			none = "the task-augmented call returned no task handle (TASK-01)"
+			continue
 		}
 		id, _ := str(handle, "taskId")
 		for _, p := range run.polls {
@@ -251,7 +259,7 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 			t.judged(rc, nil)
 		}
 	}
-	return t.verdict("no task-augmented call was made (get_products not listed)")
+	return t.verdict(none)
 }
 
 func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
@@ -271,15 +279,7 @@ func judgeTASK03(s *evidence.Store, _ Options) Verdict {
 		if !ok || !t.account(run.create) {
 			continue
 		}
-		check := func(p, st string) []finding {
-			if mcpTaskStatuses[st] {
-				return nil
-			}
-			if want, adcp := adcpToMCPStatus[st]; adcp {
-				return []finding{{p, quote(st) + " is the AdCP status; MCP Tasks say " + quote(want)}}
-			}
-			return []finding{{p, quote(st) + " is not an MCP task status"}}
-		}
+		check := taskStatusFindings
 		if h := taskHandle(run.create); h != nil {
 			if st, ok := str(h, "status"); ok {
 				t.judged(run.create, check("/result/task/status", st))
@@ -322,7 +322,59 @@ func judgeTASK03(s *evidence.Store, _ Options) Verdict {
 		}
 		t.judged(run.result, fs)
 	}
+	cancelStatuses(s, t)
 	return t.verdict("no task-augmented call was made (get_products not listed)")
+}
+
+// taskStatusFindings judges one MCP task status at p: an MCP status, not
+// an AdCP spelling.
+func taskStatusFindings(p, st string) []finding {
+	if mcpTaskStatuses[st] {
+		return nil
+	}
+	if want, adcp := adcpToMCPStatus[st]; adcp {
+		return []finding{{p, quote(st) + " is the AdCP status; MCP Tasks say " + quote(want)}}
+	}
+	return []finding{{p, quote(st) + " is not an MCP task status"}}
+}
+
+// cancelStatuses judges, for TASK-03, the task the harness cancelled: its
+// handle's status, the accepted cancel's and the next tasks/get's, which
+// must both say "cancelled".
+func cancelStatuses(s *evidence.Store, t *tally) {
+	create, found := s.Call(probe(s, taskCancel+"/create"))
+	if !found || !t.account(create) {
+		return
+	}
+	if h := taskHandle(create); h != nil {
+		if st, ok := str(h, "status"); ok {
+			t.judged(create, taskStatusFindings("/result/task/status", st))
+		}
+	}
+	accepted := false
+	for _, step := range []string{"cancel", "get"} {
+		c, ok := s.Call(probe(s, taskCancel+"/"+step))
+		if !ok || !t.account(c) || c.RPCError != nil {
+			continue // a refused cancel: the task was terminal already
+		}
+		res, err := extract.ParseObject(c.Result)
+		if err != nil || res == nil {
+			continue
+		}
+		st, ok := str(res, "status")
+		if !ok {
+			accepted = accepted || step == "cancel"
+			continue
+		}
+		fs := taskStatusFindings("/result/status", st)
+		if step == "cancel" {
+			accepted = true
+		}
+		if len(fs) == 0 && accepted && st != "cancelled" {
+			fs = []finding{{"/result/status", quote(st) + " for a task whose tasks/cancel was accepted; a cancelled task says \"cancelled\""}}
+		}
+		t.judged(c, fs)
+	}
 }
 
 func judgeTASK04(s *evidence.Store, _ Options) Verdict {
