@@ -67,18 +67,26 @@ func init() {
 			return env.Shared.CallTool(ctx, id, tool, args, p)
 		}
 		keys := sellerKeysOnce(ctx, env, "mcp/", env.Config.MCP.Endpoint)
-		syncWebhook(ctx, env, "mcp/", call)
-		asyncWebhooks(ctx, env, "mcp/", keys, call)
-		mediaBuyWebhooks(ctx, env, "mcp/", keys, call)
+		var waits []func()
+		syncWebhook(ctx, env, "mcp/", call, &waits)
+		asyncWebhooks(ctx, env, "mcp/", keys, call, &waits)
+		mediaBuyWebhooks(ctx, env, "mcp/", keys, call, &waits)
+		for _, wait := range waits {
+			wait()
+		}
 	})
 	registerA2A(func(ctx context.Context, env Env) {
 		call := func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
 			return env.A2A.Send(ctx, id, tool, args, p)
 		}
 		keys := sellerKeysOnce(ctx, env, "a2a/", env.Config.A2A.BaseURL)
-		syncWebhook(ctx, env, "a2a/", call)
-		asyncWebhooks(ctx, env, "a2a/", keys, call)
-		mediaBuyWebhooks(ctx, env, "a2a/", keys, call)
+		var waits []func()
+		syncWebhook(ctx, env, "a2a/", call, &waits)
+		asyncWebhooks(ctx, env, "a2a/", keys, call, &waits)
+		mediaBuyWebhooks(ctx, env, "a2a/", keys, call, &waits)
+		for _, wait := range waits {
+			wait()
+		}
 	})
 }
 
@@ -116,7 +124,7 @@ func newSecret() []byte {
 // synchronous answer must not be followed by a webhook. It records the
 // call and, as a webhook evidence call, whatever the receiver got for its
 // operation within the wait.
-func syncWebhook(ctx context.Context, env Env, prefix string, call hookCall) {
+func syncWebhook(ctx context.Context, env Env, prefix string, call hookCall, waits *[]func()) {
 	if !contains(env.Listed, "get_products") {
 		return
 	}
@@ -130,7 +138,7 @@ func syncWebhook(ctx context.Context, env Env, prefix string, call hookCall) {
 	op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-sync"
 	secret := newSecret()
 	env.Config.Webhook.Expect(op, webhook.Expectation{Secret: secret})
-	registered(ctx, env, id, "get_products", op, webhook.SchemeHMAC, evidence.PurposeHookSync, hookArgs(env, op, secret, ""), call)
+	registered(ctx, env, id, "get_products", op, webhook.SchemeHMAC, evidence.PurposeHookSync, hookArgs(env, op, secret, ""), call, waits)
 }
 
 // asyncWebhooks are the probes of HOOK-01..03: get_products with a brief
@@ -147,7 +155,7 @@ func syncWebhook(ctx context.Context, env Env, prefix string, call hookCall) {
 // are then skipped with that reason. When the first response is
 // non-terminal the harness waits (at most --webhook-wait) until a delivery
 // reporting a terminal status has been accepted.
-func asyncWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall) {
+func asyncWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall, waits *[]func()) {
 	if !contains(env.Listed, "get_products") {
 		return
 	}
@@ -162,7 +170,7 @@ func asyncWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, c
 		op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-async-" + scheme
 		e := expectation(scheme, keys)
 		env.Config.Webhook.Expect(op, e)
-		registered(ctx, env, id, "get_products", op, scheme, evidence.PurposeHookAsync, hookArgs(env, op, e.Secret, AsyncBrief), call)
+		registered(ctx, env, id, "get_products", op, scheme, evidence.PurposeHookAsync, hookArgs(env, op, e.Secret, AsyncBrief), call, waits)
 	}
 }
 
@@ -188,13 +196,15 @@ func expectation(scheme string, keys keysFunc) webhook.Expectation {
 	return e
 }
 
-// registered makes a call of tool that registers a webhook for op and
-// records what the receiver saw for it: when the first response is
-// submitted or working (seed 001's trigger), until a delivery reporting a
-// terminal status is accepted; when it is terminal, for the whole wait, so
-// a webhook that should not come is seen (HOOK-04); otherwise not at all.
-// The note records the first status and how long the harness waited.
-func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evidence.Purpose, args map[string]any, call hookCall) {
+// registered makes a call of tool that registers a webhook for op, and
+// adds to waits the step that records what the receiver saw for it: when
+// the first response is submitted or working (seed 001's trigger), until a
+// delivery reporting a terminal status is accepted; when it is terminal,
+// for the whole wait, so a webhook that should not come is seen (HOOK-04);
+// otherwise not at all. Each wait ends --webhook-wait after its own call,
+// so the registrations of a transport wait side by side. The note records
+// the first status and how long the harness waited.
+func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evidence.Purpose, args map[string]any, call hookCall, waits *[]func()) {
 	t := evidence.Transport(id[:3])
 	c := call(id, tool, args, p)
 	c.Arguments, _ = redactedArgs(args)
@@ -202,22 +212,24 @@ func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evi
 	env.Add(c)
 	note := WebhookDeliveries{OperationID: op, Scheme: scheme}
 	note.FirstStatus, note.TaskID = firstStatus(c)
-	var got []webhook.Delivery
-	switch {
-	case slices.Contains(asyncFirst, note.FirstStatus):
-		wait := env.webhookWait()
-		note.WaitMS = wait.Milliseconds()
-		got = env.Config.Webhook.WaitFor(ctx, op, settled, wait)
-	case p == evidence.PurposeHookSync && slices.Contains(terminalFirst, note.FirstStatus):
-		wait := env.webhookWait()
-		note.WaitMS = wait.Milliseconds()
-		got = env.Config.Webhook.Wait(ctx, op, 1, wait)
-	default:
-		got = env.Config.Webhook.Deliveries(op)
-	}
-	d := deliveriesCall(env, id, t, op, p, note, got)
-	d.Tool = tool
-	env.Add(d)
+	wait := env.webhookWait()
+	deadline := time.Now().Add(wait)
+	*waits = append(*waits, func() {
+		var got []webhook.Delivery
+		switch {
+		case slices.Contains(asyncFirst, note.FirstStatus):
+			note.WaitMS = wait.Milliseconds()
+			got = env.Config.Webhook.WaitFor(ctx, op, settled, max(time.Until(deadline), 0))
+		case slices.Contains(terminalFirst, note.FirstStatus):
+			note.WaitMS = wait.Milliseconds()
+			got = env.Config.Webhook.Wait(ctx, op, 1, max(time.Until(deadline), 0))
+		default:
+			got = env.Config.Webhook.Deliveries(op)
+		}
+		d := deliveriesCall(env, id, t, op, p, note, got)
+		d.Tool = tool
+		env.Add(d)
+	})
 }
 
 // asyncFirst are the first statuses that make a webhook due (seed 001,
@@ -242,7 +254,7 @@ var (
 // po_number is a hint a seller may ignore (the reference seller honours
 // it, as it honours an async get_products brief). Without
 // --allow-mutations or a receiver each is recorded as not run.
-func mediaBuyWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall) {
+func mediaBuyWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall, waits *[]func()) {
 	if !contains(env.Listed, "create_media_buy") {
 		return
 	}
@@ -282,7 +294,7 @@ func mediaBuyWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc
 			pnc["authentication"] = map[string]any{"schemes": []any{"HMAC-SHA256"}, "credentials": string(e.Secret)}
 		}
 		args["push_notification_config"] = pnc
-		registered(ctx, env, id, "create_media_buy", op, pr.scheme, pr.p, args, call)
+		registered(ctx, env, id, "create_media_buy", op, pr.scheme, pr.p, args, call, waits)
 	}
 }
 
