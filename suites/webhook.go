@@ -89,16 +89,23 @@ func (r registration) name() string {
 }
 
 // firstOf is the status a registering call's first response reports:
-// failed for an error in any form, else the AdCP body's status ("" for
-// none).
+// failed for an error result (isError, a JSON-RPC error, an A2A failed or
+// rejected task), else the AdCP body's status ("" for none), else failed
+// for a reply carrying only an adcp_error. A success result that also
+// carries an adcp_error is ERR-05's defect; its body's status decides here,
+// so one defect does not fail two rules.
 func firstOf(c evidence.Call) string {
 	r := parseReply(c)
 	switch {
-	case r.errorSignal():
+	case r.isError || r.rpcErr != nil:
 		return "failed"
 	case r.data != nil:
-		st, _ := str(r.data, "status")
-		return st
+		if st, ok := str(r.data, "status"); ok {
+			return st
+		}
+	}
+	if len(r.candidates()) > 0 {
+		return "failed"
 	}
 	return ""
 }

@@ -238,6 +238,8 @@ func TestHOOK04Table(t *testing.T) {
 			{name: "a webhook after a rejected media buy fails", calls: h.buySync(`{"status":"rejected","message":"Policy"}`, false, dlv(late, 200)), want: Fail},
 			{name: "the async probe answered at once is judged too", calls: h.buyAsync(completedBuy, dlv(late, 200)), want: Fail},
 			{name: "a submitted first response is HOOK-01's", calls: h.buySync(submittedBuy, false, dlv(late, 200)), want: Skip, msg: `was answered "submitted"`},
+			{name: "a submitted success also carrying adcp_error (ERR-05's defect) is not a terminal answer",
+				calls: h.buySync(`{"status":"submitted","task_id":"task_mb_1","adcp_error":{"code":"X_NOTE","message":"note"}}`, false, dlv(late, 200)), want: Skip, msg: `was answered "submitted"`},
 			{name: "a terminal answer the harness did not wait after is not judged",
 				calls: hookProbe(h.tr, h.id("hook/media_buy/sync"), "create_media_buy", evidence.PurposeHookSync, completedBuy, false, "op-sync", webhook.SchemeHMAC, 0), want: Skip, msg: "did not wait"},
 			{name: "a first response without status is not judged", calls: h.buySync(`{"media_buy_id":"mb_1"}`, false), want: Skip, msg: "with no AdCP status"},

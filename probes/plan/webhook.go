@@ -199,11 +199,11 @@ func expectation(scheme string, keys keysFunc) webhook.Expectation {
 // registered makes a call of tool that registers a webhook for op, and
 // adds to waits the step that records what the receiver saw for it: when
 // the first response is submitted or working (seed 001's trigger), until a
-// delivery reporting a terminal status is accepted; when it is terminal,
-// for the whole wait, so a webhook that should not come is seen (HOOK-04);
-// otherwise not at all. Each wait ends --webhook-wait after its own call,
-// so the registrations of a transport wait side by side. The note records
-// the first status and how long the harness waited.
+// delivery reporting a terminal status is accepted; otherwise for the whole
+// wait, so a webhook that should not come is seen (HOOK-04) with its
+// retries. Each wait ends --webhook-wait after its own call, so the
+// registrations of a transport wait side by side. The note records the
+// first status and how long the harness waited.
 func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evidence.Purpose, args map[string]any, call hookCall, waits *[]func()) {
 	t := evidence.Transport(id[:3])
 	c := call(id, tool, args, p)
@@ -215,17 +215,12 @@ func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evi
 	wait := env.webhookWait()
 	deadline := time.Now().Add(wait)
 	*waits = append(*waits, func() {
-		var got []webhook.Delivery
-		switch {
-		case slices.Contains(asyncFirst, note.FirstStatus):
-			note.WaitMS = wait.Milliseconds()
-			got = env.Config.Webhook.WaitFor(ctx, op, settled, max(time.Until(deadline), 0))
-		case slices.Contains(terminalFirst, note.FirstStatus):
-			note.WaitMS = wait.Milliseconds()
-			got = env.Config.Webhook.Wait(ctx, op, 1, max(time.Until(deadline), 0))
-		default:
-			got = env.Config.Webhook.Deliveries(op)
+		done := func([]webhook.Delivery) bool { return false } // the whole wait
+		if slices.Contains(asyncFirst, note.FirstStatus) {
+			done = settled
 		}
+		note.WaitMS = wait.Milliseconds()
+		got := env.Config.Webhook.WaitFor(ctx, op, done, max(time.Until(deadline), 0))
 		d := deliveriesCall(env, id, t, op, p, note, got)
 		d.Tool = tool
 		env.Add(d)
@@ -233,12 +228,8 @@ func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evi
 }
 
 // asyncFirst are the first statuses that make a webhook due (seed 001,
-// Webhook Trigger Rules: the initial response is working or submitted);
-// terminalFirst those after which none may come.
-var (
-	asyncFirst    = []string{"submitted", "working"}
-	terminalFirst = []string{"completed", "failed", "rejected", "canceled"}
-)
+// Webhook Trigger Rules: the initial response is working or submitted).
+var asyncFirst = []string{"submitted", "working"}
 
 // mediaBuyWebhooks are the mutating webhook probes: create_media_buy, the
 // operation sellers most often complete asynchronously, on a sandbox
