@@ -1,7 +1,7 @@
 package suites
 
 import (
-	"bytes"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -65,8 +65,11 @@ func taskChecks() []Check {
 		// Rule: TASK-04 · Spec: seeds 001 (Production task isolation) · Since: 0.1.0 ·
 		// Description: tasks MUST be scoped to their session: a second session's tasks/get,
 		// tasks/result and tasks/cancel of the first session's taskId MUST be refused (a
-		// JSON-RPC error), tasks/list MUST NOT show it, and the first session's task MUST
-		// NOT end up cancelled.
+		// JSON-RPC error), tasks/list MUST NOT show it (a task whose taskId is exactly
+		// the first's), and the first session's task MUST NOT end up cancelled.
+		// Policy: a result that reveals nothing of the task is a refusal in another
+		// form, not a leak: a tasks/get or tasks/cancel result without taskId and
+		// status, a tasks/result isError result (the probed task succeeded).
 		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
 		// for that reason, so it is caught only when it answers with a task.
 		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},
@@ -404,16 +407,59 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 		case c.Result == nil:
 			t.judged(c, nil) // refused: an error or no JSON-RPC reply
 		case name == "list":
-			if id != "" && bytes.Contains(c.Result, []byte(id)) {
-				t.judged(c, []finding{{"/result", "tasks/list of a second session shows the first session's task " + quote(id)}})
+			if i := listedAt(c.Result, id); i >= 0 {
+				t.judged(c, []finding{{"/result/tasks/" + itoa(i), "tasks/list of a second session shows the first session's task " + quote(id)}})
 			} else {
 				t.judged(c, nil)
 			}
+		case !answersFor(name, c.Result):
+			t.judged(c, nil) // a result that reveals and touches nothing of the task
 		default:
 			t.judged(c, []finding{{"/result", c.Method + " from a second session answers for the first session's task " + quote(id)}})
 		}
 	}
 	return t.verdict("the session-isolation probes were not made (get_products not listed)")
+}
+
+// answersFor reports whether a second session's tasks/get or tasks/cancel
+// result is a task (it carries taskId or status), or its tasks/result
+// result is not an isError result (the probed task succeeded, so an error
+// result is a refusal, not its result).
+func answersFor(name string, result []byte) bool {
+	res, err := extract.ParseObject(result)
+	if err != nil || res == nil {
+		return true // not an object: still an answer where a refusal was due
+	}
+	if name == "result" {
+		v, _ := res.Get("isError")
+		return !truthy(v)
+	}
+	_, hasID := res.Get("taskId")
+	_, hasStatus := res.Get("status")
+	return hasID || hasStatus
+}
+
+// listedAt returns the index in a tasks/list result's tasks of the task
+// whose taskId is exactly id, or -1 (an id that merely contains it is
+// another task).
+func listedAt(result []byte, id string) int {
+	res, err := extract.ParseObject(result)
+	if err != nil || id == "" {
+		return -1
+	}
+	v, ok := res.Get("tasks")
+	var tasks []json.RawMessage
+	if !ok || json.Unmarshal(v, &tasks) != nil {
+		return -1
+	}
+	for i, raw := range tasks {
+		if o, err := extract.ParseObject(raw); err == nil {
+			if got, _ := str(o, "taskId"); got == id {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func judgeTASK05(s *evidence.Store, _ Options) Verdict {
