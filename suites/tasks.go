@@ -132,7 +132,7 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	}
 	if at, ok := str(task, "createdAt"); !ok {
 		fs = append(fs, finding{base + "/createdAt", "is absent or not a string"})
-	} else if _, err := time.Parse(time.RFC3339Nano, at); err != nil {
+	} else if !isRFC3339(at) {
 		fs = append(fs, finding{base + "/createdAt", quote(at) + " is not an RFC 3339 date-time"})
 	}
 	if v, ok := task.Get("ttl"); !ok {

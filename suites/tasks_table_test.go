@@ -93,6 +93,7 @@ func TestTASK01Table(t *testing.T) {
 		{name: "ttl null (unlimited) passes", calls: one(handleWith("ttl", "null")), want: Pass},
 		{name: "input_required passes", calls: one(handleWith("status", `"input_required"`)), want: Pass},
 		{name: "a fractional, offset createdAt passes", calls: one(handleWith("createdAt", `"2026-11-22T10:00:00.123+01:00"`)), want: Pass},
+		{name: "lower-case t and z pass (RFC 3339 §5.6)", calls: one(handleWith("createdAt", `"2026-11-22t10:00:00z"`)), want: Pass},
 		{name: "pollInterval 0 passes", calls: one(handleWith("pollInterval", "0")), want: Pass},
 		{name: "the tool result itself fails", calls: one(toolResult(productBody, false)), want: Fail, ptr: "/result", msg: "the tool result itself"},
 		{name: "a JSON-RPC error fails", calls: []evidence.Call{taskCall(tcCreate, "tools/call", evidence.KindTask, "", `{"code":-32601,"message":"no tasks"}`)}, want: Fail, ptr: "/error"},
