@@ -1,7 +1,7 @@
 package suites
 
 import (
-	"bytes"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -18,6 +18,7 @@ const (
 	taskErrorFlow = "task/get_products_error"
 	taskIsolation = "task/isolation"
 	taskTTLProbe  = "task/ttl/create"
+	taskCancel    = "task/cancel"
 	// hugeTTL is the ten-year TTL (ms) the TTL probe asks for.
 	hugeTTL = 10 * 365 * 24 * 3600 * 1000
 )
@@ -53,14 +54,22 @@ func taskChecks() []Check {
 		// Description: MCP task statuses MUST map from the AdCP status as the table says
 		// (submitted→working, input-required/auth-required→input_required,
 		// rejected→failed, canceled→cancelled, the others unchanged). Judged on every
-		// tasks/get status (an AdCP spelling is not an MCP status) and on the terminal
-		// status beside the AdCP body tasks/result returns: an isError result maps to failed.
+		// tasks/get status (an AdCP spelling is not an MCP status), on the terminal
+		// status beside the AdCP body tasks/result returns (an isError result maps to
+		// failed), and on a task the harness cancels itself (AdCP canceled): once
+		// tasks/cancel is accepted (answered with a task, not an error), the cancel
+		// reply and the next tasks/get say "cancelled" (MCP 2025-11-25: a cancelled
+		// task stays cancelled). A refused cancel (the task was already terminal) is
+		// not judged: it shows nothing about cancellation.
 		{ID: "TASK-03", Transport: catalogue.MCP, Text: "maps AdCP statuses to MCP task statuses", Judge: judgeTASK03},
 		// Rule: TASK-04 · Spec: seeds 001 (Production task isolation) · Since: 0.1.0 ·
 		// Description: tasks MUST be scoped to their session: a second session's tasks/get,
 		// tasks/result and tasks/cancel of the first session's taskId MUST be refused (a
-		// JSON-RPC error), tasks/list MUST NOT show it, and the first session's task MUST
-		// NOT end up cancelled.
+		// JSON-RPC error), tasks/list MUST NOT show it (a task whose taskId is exactly
+		// the first's), and the first session's task MUST NOT end up cancelled.
+		// Policy: a result that reveals nothing of the task is a refusal in another
+		// form, not a leak: a tasks/get or tasks/cancel result without taskId and
+		// status, a tasks/result isError result (the probed task succeeded).
 		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
 		// for that reason, so it is caught only when it answers with a task.
 		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},
@@ -123,7 +132,7 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	}
 	if at, ok := str(task, "createdAt"); !ok {
 		fs = append(fs, finding{base + "/createdAt", "is absent or not a string"})
-	} else if _, err := time.Parse(time.RFC3339Nano, at); err != nil {
+	} else if !isRFC3339(at) {
 		fs = append(fs, finding{base + "/createdAt", quote(at) + " is not an RFC 3339 date-time"})
 	}
 	if v, ok := task.Get("ttl"); !ok {
@@ -176,6 +185,7 @@ func (r taskRun) lastStatus() (string, evidence.Call, bool) {
 
 func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 	t := newTally("TASK-02")
+	none := "no task-augmented call was made (get_products not listed)"
 	for _, flow := range []string{taskFlow, taskErrorFlow} {
 		run, ok := taskRunOf(s, flow)
 		if !ok || !t.account(run.create) {
@@ -183,7 +193,8 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 		}
 		handle := taskHandle(run.create)
 		if handle == nil {
-			continue // TASK-01's to judge
+			none = "the task-augmented call returned no task handle (TASK-01)"
+			continue
 		}
 		id, _ := str(handle, "taskId")
 		for _, p := range run.polls {
@@ -251,7 +262,7 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 			t.judged(rc, nil)
 		}
 	}
-	return t.verdict("no task-augmented call was made (get_products not listed)")
+	return t.verdict(none)
 }
 
 func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
@@ -271,15 +282,7 @@ func judgeTASK03(s *evidence.Store, _ Options) Verdict {
 		if !ok || !t.account(run.create) {
 			continue
 		}
-		check := func(p, st string) []finding {
-			if mcpTaskStatuses[st] {
-				return nil
-			}
-			if want, adcp := adcpToMCPStatus[st]; adcp {
-				return []finding{{p, quote(st) + " is the AdCP status; MCP Tasks say " + quote(want)}}
-			}
-			return []finding{{p, quote(st) + " is not an MCP task status"}}
-		}
+		check := taskStatusFindings
 		if h := taskHandle(run.create); h != nil {
 			if st, ok := str(h, "status"); ok {
 				t.judged(run.create, check("/result/task/status", st))
@@ -322,7 +325,59 @@ func judgeTASK03(s *evidence.Store, _ Options) Verdict {
 		}
 		t.judged(run.result, fs)
 	}
+	cancelStatuses(s, t)
 	return t.verdict("no task-augmented call was made (get_products not listed)")
+}
+
+// taskStatusFindings judges one MCP task status at p: an MCP status, not
+// an AdCP spelling.
+func taskStatusFindings(p, st string) []finding {
+	if mcpTaskStatuses[st] {
+		return nil
+	}
+	if want, adcp := adcpToMCPStatus[st]; adcp {
+		return []finding{{p, quote(st) + " is the AdCP status; MCP Tasks say " + quote(want)}}
+	}
+	return []finding{{p, quote(st) + " is not an MCP task status"}}
+}
+
+// cancelStatuses judges, for TASK-03, the task the harness cancelled: its
+// handle's status, the accepted cancel's and the next tasks/get's, which
+// must both say "cancelled".
+func cancelStatuses(s *evidence.Store, t *tally) {
+	create, found := s.Call(probe(s, taskCancel+"/create"))
+	if !found || !t.account(create) {
+		return
+	}
+	if h := taskHandle(create); h != nil {
+		if st, ok := str(h, "status"); ok {
+			t.judged(create, taskStatusFindings("/result/task/status", st))
+		}
+	}
+	accepted := false
+	for _, step := range []string{"cancel", "get"} {
+		c, ok := s.Call(probe(s, taskCancel+"/"+step))
+		if !ok || !t.account(c) || c.RPCError != nil {
+			continue // a refused cancel: the task was terminal already
+		}
+		res, err := extract.ParseObject(c.Result)
+		if err != nil || res == nil {
+			continue
+		}
+		st, ok := str(res, "status")
+		if !ok {
+			accepted = accepted || step == "cancel"
+			continue
+		}
+		fs := taskStatusFindings("/result/status", st)
+		if step == "cancel" {
+			accepted = true
+		}
+		if len(fs) == 0 && accepted && st != "cancelled" {
+			fs = []finding{{"/result/status", quote(st) + " for a task whose tasks/cancel was accepted; a cancelled task says \"cancelled\""}}
+		}
+		t.judged(c, fs)
+	}
 }
 
 func judgeTASK04(s *evidence.Store, _ Options) Verdict {
@@ -352,16 +407,59 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 		case c.Result == nil:
 			t.judged(c, nil) // refused: an error or no JSON-RPC reply
 		case name == "list":
-			if id != "" && bytes.Contains(c.Result, []byte(id)) {
-				t.judged(c, []finding{{"/result", "tasks/list of a second session shows the first session's task " + quote(id)}})
+			if i := listedAt(c.Result, id); i >= 0 {
+				t.judged(c, []finding{{"/result/tasks/" + itoa(i), "tasks/list of a second session shows the first session's task " + quote(id)}})
 			} else {
 				t.judged(c, nil)
 			}
+		case !answersFor(name, c.Result):
+			t.judged(c, nil) // a result that reveals and touches nothing of the task
 		default:
 			t.judged(c, []finding{{"/result", c.Method + " from a second session answers for the first session's task " + quote(id)}})
 		}
 	}
 	return t.verdict("the session-isolation probes were not made (get_products not listed)")
+}
+
+// answersFor reports whether a second session's tasks/get or tasks/cancel
+// result is a task (it carries taskId or status), or its tasks/result
+// result is not an isError result (the probed task succeeded, so an error
+// result is a refusal, not its result).
+func answersFor(name string, result []byte) bool {
+	res, err := extract.ParseObject(result)
+	if err != nil || res == nil {
+		return true // not an object: still an answer where a refusal was due
+	}
+	if name == "result" {
+		v, _ := res.Get("isError")
+		return !truthy(v)
+	}
+	_, hasID := res.Get("taskId")
+	_, hasStatus := res.Get("status")
+	return hasID || hasStatus
+}
+
+// listedAt returns the index in a tasks/list result's tasks of the task
+// whose taskId is exactly id, or -1 (an id that merely contains it is
+// another task).
+func listedAt(result []byte, id string) int {
+	res, err := extract.ParseObject(result)
+	if err != nil || id == "" {
+		return -1
+	}
+	v, ok := res.Get("tasks")
+	var tasks []json.RawMessage
+	if !ok || json.Unmarshal(v, &tasks) != nil {
+		return -1
+	}
+	for i, raw := range tasks {
+		if o, err := extract.ParseObject(raw); err == nil {
+			if got, _ := str(o, "taskId"); got == id {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func judgeTASK05(s *evidence.Store, _ Options) Verdict {

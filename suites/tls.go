@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
@@ -28,7 +29,11 @@ func tlsChecks() []Check {
 		{ID: "TLS-01", Transport: catalogue.MCP, Text: "negotiates TLS 1.2 or newer", Judge: judgeTLS01},
 		// Rule: TLS-02 · Spec: §4.76 · Since: 0.1.0 ·
 		// Description: HTTPS responses SHOULD carry Strict-Transport-Security with max-age of
-		// at least 31536000 seconds.
+		// at least 31536000 seconds (RFC 6797: the first header counts, directive
+		// names are case-insensitive, the value may be quoted). Judged on every
+		// response of the agent's endpoints and of plain GETs on a target's host;
+		// a GET elsewhere (a jwks_uri on a key host the seller does not run) is
+		// not the agent's endpoint and is not judged.
 		{ID: "TLS-02", Transport: catalogue.MCP, Text: "sends HSTS for at least a year", Judge: judgeTLS02},
 	}
 }
@@ -40,6 +45,25 @@ func notHTTPS(s *evidence.Store) (string, bool) {
 		return "", false
 	}
 	return "the target is not HTTPS", true
+}
+
+// targetHosts are the hosts of the run's targets, lower case.
+func targetHosts(t evidence.Target) map[string]bool {
+	out := map[string]bool{}
+	for _, u := range []string{t.MCP, t.A2A} {
+		if h := hostOf(u); h != "" {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }
 
 func judgeTLS01(s *evidence.Store, _ Options) Verdict {
@@ -74,12 +98,16 @@ func judgeTLS02(s *evidence.Store, _ Options) Verdict {
 		return Verdict{Outcome: Skip, Message: why}
 	}
 	t := newTally("TLS-02")
+	hosts := targetHosts(s.Target())
 	for _, c := range s.Calls() {
 		seen := false
 		var fs []finding
 		for _, x := range c.Exchanges {
 			if x.TLSVersion == "" || x.Status == 0 || x.Method == "TLS" {
 				continue
+			}
+			if c.Kind == evidence.KindHTTPGet && !hosts[hostOf(x.URL)] {
+				continue // not the agent's endpoint
 			}
 			seen = true
 			h := x.ResponseHeaders.Get("Strict-Transport-Security")

@@ -12,13 +12,15 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
 // followedKeys are the fields holding URLs a buyer would follow (seeds 002
-// URL validation, 004 Auth Challenge): details.setup_url, details.policy_url
-// and an auth challenge's challenge_url, at any depth.
-var followedKeys = map[string]bool{"setup_url": true, "policy_url": true, "challenge_url": true}
+// URL validation, 004 FilePart URI and Auth Challenge URL validation):
+// details.setup_url, details.policy_url and an auth challenge's
+// challenge_url, at any depth, and an A2A FilePart's URL.
+var followedKeys = map[string]bool{"setup_url": true, "policy_url": true, "challenge_url": true, filePartKey: true}
 
 // urlShaped matches a string that claims to be an absolute URL with an
 // authority.
@@ -28,7 +30,12 @@ func urlChecks() []Check {
 	return []Check{
 		// Rule: URL-01 · Spec: seeds 002 (URL validation), 004 · Since: 0.1.0 ·
 		// Description: every URL a buyer would follow (details.setup_url,
-		// details.policy_url, challenge_url) MUST use https and carry no userinfo.
+		// details.policy_url, an auth challenge's challenge_url, an A2A FilePart's
+		// url (1.0) or file.uri (0.3)) MUST use https and carry no userinfo;
+		// http:, javascript:, data:, file: and a relative reference fail. Walked on
+		// every path a client may read: the whole reply (MCP structuredContent and
+		// content; A2A artifacts and status message parts, every event of a
+		// stream) and each text item or TextPart holding a JSON object.
 		{ID: "URL-01", Transport: catalogue.MCP, Text: "gives followable URLs as https without userinfo", Judge: judgeURL01},
 		// Rule: URL-02 · Spec: seeds 002 (URL validation) · Since: 0.1.0 ·
 		// Description: those URLs SHOULD sit on the agent's own registrable domain (public
@@ -42,26 +49,61 @@ func urlChecks() []Check {
 	}
 }
 
-// eachString walks every string value of a reply's JSON-RPC message, and of
-// its text items parsed as JSON when structuredContent is absent.
+// filePartKey is the key eachString gives a FilePart's URL (A2A 1.0
+// "url", v0.3 "file.uri"): a URL a buyer would follow, whatever its key.
+const filePartKey = "\x00filepart"
+
+// eachString walks every string value a client may read from a reply: the
+// whole JSON-RPC message (MCP structuredContent and content, A2A artifacts
+// and status message parts), every event of an A2A stream (at
+// /events/<i>/…), and every text item or TextPart whose text is a JSON
+// object (the text fallback, at <ptr>#/…), whether or not structuredContent
+// is there too: a client may read either. An A2A FilePart's url (1.0) or
+// file.uri (0.3) gets the key filePartKey.
 func eachString(r *reply, fn func(ptr, key, s string)) {
 	r.strOnce.Do(func() {
-		collect := func(p, k, v string) { r.strs = append(r.strs, stringValue{p, k, v}) }
-		if r.call.Transport == evidence.A2A && r.call.Has(evidence.PurposeStream) {
-			// Every event of a stream, not only its last (a final status
-			// update after the artifact was streamed holds no URL).
+		files := map[string]bool{}
+		collect := func(p, k, v string) {
+			if files[p] {
+				k = filePartKey
+			}
+			r.strs = append(r.strs, stringValue{p, k, v})
+		}
+		if r.a2a == nil {
+			walkStrings("", r.call.Message, collect)
+			for _, t := range r.texts {
+				if t.obj != nil {
+					walkStrings(t.ptr+"#", t.obj.Raw(), collect)
+				}
+			}
+			return
+		}
+		views := r.events()
+		var texts []textItem
+		for _, v := range views {
+			v.parts(func(p string, part *extract.Object) {
+				if _, ok := str(part, "url"); ok {
+					files[p+"/url"] = true
+				}
+				if _, ok := str(child(part, "file"), "uri"); ok {
+					files[p+"/file/uri"] = true
+				}
+				if text, ok := str(part, "text"); ok && kindOf([]byte(text)) == extract.KindObject {
+					if o, err := extract.ParseObject([]byte(text)); err == nil {
+						texts = append(texts, textItem{ptr: p + "/text", text: text, obj: o})
+					}
+				}
+			})
+		}
+		if r.call.Has(evidence.PurposeStream) {
 			for i, ev := range a2a.Events(r.call) {
 				walkStrings("/events/"+strconv.Itoa(i), ev, collect)
 			}
 		} else {
 			walkStrings("", r.call.Message, collect)
 		}
-		if r.sc == nil {
-			for _, t := range r.texts {
-				if t.obj != nil {
-					walkStrings(t.ptr+"#", t.obj.Raw(), collect)
-				}
-			}
+		for _, t := range texts {
+			walkStrings(t.ptr+"#", t.obj.Raw(), collect)
 		}
 	})
 	for _, v := range r.strs {
@@ -76,7 +118,7 @@ func mcpAnswered(s *evidence.Store) []evidence.Call {
 // eachFollowed judges every followable URL of every reply with examine,
 // which says whether it judged the URL.
 func eachFollowed(id string, s *evidence.Store, examine func(p, v string) (bool, []finding)) Verdict {
-	return eachReply(id, mcpAnswered(s), errorProbe, "no followable URL (setup_url, policy_url, challenge_url) observed",
+	return eachReply(id, mcpAnswered(s), errorProbe, "no followable URL (setup_url, policy_url, challenge_url, a FilePart URL) observed",
 		func(r *reply) (bool, []finding) {
 			seen := false
 			var fs []finding
@@ -97,6 +139,8 @@ func judgeURL01(s *evidence.Store, _ Options) Verdict {
 		switch {
 		case err != nil:
 			return true, []finding{{p, "is not a URL"}}
+		case u.Scheme == "":
+			return true, []finding{{p, "is not an absolute https URL"}}
 		case !strings.EqualFold(u.Scheme, "https"):
 			return true, []finding{{p, "uses " + quote(u.Scheme+":") + ", not https"}}
 		case u.User != nil:

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"mime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -17,16 +20,22 @@ func init() { registerChecks("HOOK", hookChecks) }
 
 func hookChecks() []Check {
 	return []Check{
-		// Rule: HOOK-01 · Spec: seeds 001; core/mcp-webhook-payload.json; webhooks.mdx
-		// (Payload anatomy, Operation IDs) · Since: 0.1.0 · Description: a webhook body
-		// MUST be the full envelope — idempotency_key (of the schema's pattern),
-		// operation_id echoed verbatim, task_id, task_type, status (a task status),
-		// timestamp, and result for a completed or failed task — sent as
-		// application/json. The probes ask get_products for asynchronous curation with
-		// push_notification_config pointing at the harness's receiver; when the first
-		// answer is non-terminal, a seller that sends nothing within the wait fails.
-		// The envelope checks are webhook.CheckEnvelope, held to
-		// webhook-receiver-envelope.json.
+		// Rule: HOOK-01 · Spec: seeds 001 (Webhook Trigger Rules); core/mcp-webhook-payload.json;
+		// webhooks.mdx (Payload anatomy, Operation IDs) · Since: 0.1.0 · Description: a webhook
+		// body MUST be the full envelope — idempotency_key (of the schema's pattern),
+		// operation_id echoed verbatim, task_id (the first response's, when it gave one),
+		// task_type, status (a task status), timestamp, and result for a completed or
+		// failed task — sent as application/json. The probes register
+		// push_notification_config pointing at the harness's receiver on get_products
+		// asking for asynchronous curation and, with --allow-mutations, on
+		// create_media_buy (the operation sellers most often complete asynchronously);
+		// whatever a probe asked, a first response of submitted or working (seed 001's
+		// trigger) makes its deliveries judged here. The envelope checks are
+		// webhook.CheckEnvelope, held to webhook-receiver-envelope.json; the body's own
+		// keys are read case-sensitively.
+		// Policy: no webhook within --webhook-wait is a skip, not a failure: a
+		// submitted media buy may wait a day for approval (seed 001, Webhooks for
+		// Long-Lived Operations), and the rule is about the body of a webhook sent.
 		{ID: "HOOK-01", Transport: catalogue.MCP, Text: "posts the full webhook envelope for asynchronous work", Judge: judgeHOOK01},
 		// Rule: HOOK-02 · Spec: security.mdx (Webhook callbacks, Legacy HMAC-SHA256
 		// fallback); webhooks.mdx (Signature verification) · Since: 0.1.0 ·
@@ -35,7 +44,8 @@ func hookChecks() []Check {
 		// carried authentication credentials, else under the RFC 9421 webhook profile
 		// with a key of the seller's JWKS — never both ways. The receiver verifies each
 		// delivery as it arrives (webhook.VerifyHMAC, webhook.VerifyRFC9421, held to
-		// webhook-hmac-sha256.json and compliance/webhook-signing).
+		// webhook-hmac-sha256.json and compliance/webhook-signing). Judged on the
+		// deliveries of every registration HOOK-01 judges.
 		{ID: "HOOK-02", Transport: catalogue.MCP, Text: "signs webhooks with the scheme the registration asked for", Judge: judgeHOOK02},
 		// Rule: HOOK-03 · Spec: webhooks.mdx (Dedup by idempotency_key); security.mdx
 		// §4.65 · Since: 0.1.0 · Description: a retry of one delivery MUST reuse its
@@ -46,66 +56,160 @@ func hookChecks() []Check {
 		{ID: "HOOK-03", Transport: catalogue.MCP, Text: "retries a delivery with the same idempotency_key", Judge: judgeHOOK03},
 		// Rule: HOOK-04 · Spec: seeds 001 (Webhook Trigger Rules) · Since: 0.1.0 ·
 		// Description: no webhook MUST be sent for a call whose first response was already
-		// terminal. The probe registers a webhook on a read call pointing at the harness's
-		// own receiver and waits a bounded time; a terminal answer followed by a delivery
-		// fails. An interim (submitted, working) answer is not judged here.
+		// terminal (completed, failed, rejected, canceled; an error is failed). Judged on
+		// every registration answered terminal after which the harness waited
+		// (--webhook-wait): a get_products call and, with --allow-mutations, a
+		// create_media_buy answered at once; any delivery fails. A registration answered
+		// submitted or working is HOOK-01's.
 		{ID: "HOOK-04", Transport: catalogue.MCP, Text: "sends no webhook after a terminal first response", Judge: judgeHOOK04},
 	}
 }
 
 var terminalStatuses = map[string]bool{"completed": true, "failed": true, "rejected": true, "canceled": true}
 
-// asyncHook is one asynchronous webhook probe: the registering call, the
-// receiver's deliveries and its notes.
-type asyncHook struct {
+// dueStatuses are the first statuses after which webhooks are due (seed
+// 001, Webhook Trigger Rules: "initial response is working or submitted").
+var dueStatuses = map[string]bool{"submitted": true, "working": true}
+
+// registration is one webhook probe: the call that registered
+// push_notification_config, its first status (read from the reply), the
+// receiver's deliveries for it and the harness's notes.
+type registration struct {
 	call, deliveries evidence.Call
+	first            string
 	note             plan.WebhookDeliveries
 }
 
-// asyncHooks returns the webhook probes whose first response was
-// non-terminal, accounting the others on t; none says why there are none.
-func asyncHooks(s *evidence.Store, t *tally) (out []asyncHook, none string) {
-	none = "get_products is not listed"
-	for _, scheme := range []string{webhook.SchemeHMAC, webhook.SchemeRFC9421} {
-		id := probe(s, "hook/async/"+scheme)
-		call, found := s.Call(id)
-		if !found || !t.account(call) {
+// name is the registration's tool, for messages.
+func (r registration) name() string {
+	if r.call.Tool != "" {
+		return r.call.Tool
+	}
+	return "the call"
+}
+
+// firstOf is the status a registering call's first response reports:
+// failed for an error result (isError, a JSON-RPC error, an A2A failed or
+// rejected task), else the AdCP body's status ("" for none), else failed
+// for a reply carrying only an adcp_error. A success result that also
+// carries an adcp_error is ERR-05's defect; its body's status decides here,
+// so one defect does not fail two rules.
+func firstOf(c evidence.Call) string {
+	r := parseReply(c)
+	switch {
+	case r.isError || r.rpcErr != nil:
+		return "failed"
+	case r.data != nil:
+		if st, ok := str(r.data, "status"); ok {
+			return st
+		}
+	}
+	if len(r.candidates()) > 0 {
+		return "failed"
+	}
+	return ""
+}
+
+// registrations returns the store's webhook probes with their deliveries,
+// accounting harness errors on t; skips are the reasons of those not run
+// or without deliveries.
+func registrations(s *evidence.Store, t *tally) (out []registration, skips []string) {
+	prefix := probe(s, "hook/")
+	calls := s.Calls(evidence.OfKind(evidence.KindToolCall), func(c evidence.Call) bool {
+		return strings.HasPrefix(c.ProbeID, prefix) && (c.Has(evidence.PurposeHookAsync) || c.Has(evidence.PurposeHookSync))
+	})
+	for _, c := range calls {
+		switch {
+		case c.NotRun != "":
+			skips = append(skips, c.ProbeID+" not run: "+wire.Sanitize(c.NotRun, 200))
+			continue
+		case !t.account(c):
 			continue
 		}
-		d, ok := s.Call(id + "/deliveries")
-		if !ok || !t.account(d) {
-			none = "the receiver's deliveries were not recorded"
+		d, ok := s.Call(c.ProbeID + "/deliveries")
+		switch {
+		case !ok || d.NotRun != "":
+			skips = append(skips, c.ProbeID+": the receiver's deliveries were not recorded")
+			continue
+		case !t.account(d):
 			continue
 		}
 		var n plan.WebhookDeliveries
 		_ = json.Unmarshal(d.Body, &n)
-		if !terminalStatuses[n.FirstStatus] && n.FirstStatus != "" {
-			out = append(out, asyncHook{call, d, n})
+		out = append(out, registration{call: c, deliveries: d, first: firstOf(c), note: n})
+	}
+	return out, skips
+}
+
+// skipText joins the reasons nothing was judged.
+func skipText(none string, skips []string) string {
+	return strings.Join(append([]string{none}, skips...), "; ")
+}
+
+// statusText quotes a first status for a message.
+func statusText(st string) string {
+	if st == "" {
+		return "with no AdCP status"
+	}
+	return quote(st)
+}
+
+// asyncHooks returns the registrations whose first response makes
+// webhooks due, and why nothing is judged when none does.
+func asyncHooks(s *evidence.Store, t *tally) ([]registration, string) {
+	regs, skips := registrations(s, t)
+	var out []registration
+	var answered []string
+	for _, r := range regs {
+		if dueStatuses[r.first] {
+			out = append(out, r)
 			continue
 		}
-		status := n.FirstStatus
-		if status == "" {
-			status = "with no AdCP status"
-		} else {
-			status = quote(status)
-		}
-		none = "get_products (with a brief asking for asynchronous curation) was answered " + status +
-			" at once: no webhook is due; the HOOK rules need a first response of submitted or working"
+		answered = append(answered, r.name()+" ("+strings.TrimPrefix(r.call.ProbeID, probe(s, ""))+") was answered "+statusText(r.first)+" at once")
 	}
-	return out, none
+	if len(regs) == 0 && len(skips) == 0 {
+		return nil, "no call registered a webhook (get_products is not listed)"
+	}
+	none := "no call with push_notification_config was answered submitted or working, the first responses after which seed 001 owes webhooks"
+	if len(answered) > 0 {
+		none += ": " + strings.Join(answered, ", ")
+	}
+	return out, skipText(none, skips)
 }
 
 func waitText(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
 
+// noDelivery is the skip reason of a due registration nothing arrived for.
+func noDelivery(r registration) string {
+	return fmt.Sprintf("no webhook arrived within %s of %s's %s first response (operation %s); the work may finish later: raise --webhook-wait",
+		waitText(r.note.WaitMS), r.name(), quote(r.first), quote(r.note.OperationID))
+}
+
+// bodyObject parses a delivery body strictly (exact-case keys).
+func bodyObject(b []byte) *extract.Object {
+	o, err := extract.ParseObject(b)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
 func judgeHOOK01(s *evidence.Store, _ Options) Verdict {
 	t := newTally("HOOK-01")
 	hooks, none := asyncHooks(s, t)
+	var silent []string
 	for _, h := range hooks {
-		var fs []finding
 		if len(h.deliveries.Exchanges) == 0 {
-			fs = append(fs, finding{"", fmt.Sprintf("no webhook within %s of a %s first response (operation %s)",
-				waitText(h.note.WaitMS), quote(h.note.FirstStatus), quote(h.note.OperationID))})
+			silent = append(silent, noDelivery(h))
+			continue
 		}
+		taskID := ""
+		if h.call.Message != nil {
+			if r := parseReply(h.call); r.data != nil {
+				taskID, _ = str(r.data, "task_id")
+			}
+		}
+		var fs []finding
 		for i, x := range h.deliveries.Exchanges {
 			at := "delivery " + strconv.Itoa(i+1) + ":"
 			if x.RequestTruncated {
@@ -119,17 +223,22 @@ func judgeHOOK01(s *evidence.Store, _ Options) Verdict {
 				fs = append(fs, finding{"", at + " " + err.Error()})
 				continue
 			}
-			if err := webhook.CheckOperationID(x.RequestBody, h.note.OperationID); err != nil {
-				fs = append(fs, finding{"/operation_id", at + " " + err.Error()})
+			b := bodyObject(x.RequestBody)
+			if op, ok := str(b, "operation_id"); !ok || op != h.note.OperationID {
+				got := "none"
+				if ok {
+					got = quote(op)
+				}
+				fs = append(fs, finding{"/operation_id", at + " " + webhook.EnvOperationIDNotEchoed + ": operation_id " + got + " does not echo the registered " + quote(h.note.OperationID)})
 			}
-			var b struct {
-				TaskID string `json:"task_id"`
-			}
-			if _ = json.Unmarshal(x.RequestBody, &b); h.note.TaskID != "" && b.TaskID != h.note.TaskID {
-				fs = append(fs, finding{"/task_id", at + " task_id " + quote(b.TaskID) + ", the first response's " + quote(h.note.TaskID)})
+			if id, _ := str(b, "task_id"); taskID != "" && id != taskID {
+				fs = append(fs, finding{"/task_id", at + " task_id " + quote(id) + ", the first response's " + quote(taskID)})
 			}
 		}
 		t.judged(h.deliveries, fs)
+	}
+	if len(silent) > 0 {
+		none = strings.Join(silent, "; ")
 	}
 	return t.verdict(none)
 }
@@ -139,13 +248,13 @@ func judgeHOOK02(s *evidence.Store, _ Options) Verdict {
 	hooks, none := asyncHooks(s, t)
 	for _, h := range hooks {
 		if len(h.deliveries.Exchanges) == 0 {
-			none = "no webhook arrived to verify (HOOK-01 judges its absence)"
+			none = "no webhook arrived to verify: " + noDelivery(h)
 			continue
 		}
 		var fs []finding
 		for i, d := range h.note.Deliveries {
 			if d.SignatureError != "" {
-				fs = append(fs, finding{"", fmt.Sprintf("delivery %d (%s): %s", i+1, h.note.Scheme, d.SignatureError)})
+				fs = append(fs, finding{"", fmt.Sprintf("delivery %d (%s): %s", i+1, h.note.Scheme, wire.Sanitize(d.SignatureError, 300))})
 			}
 		}
 		t.judged(h.deliveries, fs)
@@ -159,7 +268,7 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 	for _, h := range hooks {
 		xs := h.deliveries.Exchanges
 		if len(xs) == 0 {
-			none = "no webhook arrived (HOOK-01 judges its absence)"
+			none = "no webhook arrived: " + noDelivery(h)
 			continue
 		}
 		if xs[0].Status != 503 {
@@ -196,49 +305,42 @@ type hookEvent struct {
 	key, status, taskID, canonical string
 }
 
-// event reads the identity of a delivery and its canonical form (the
-// decoded JSON re-encoded: key order and spacing do not count).
+// event reads the identity of a delivery (exact-case keys) and its
+// canonical form (the decoded JSON re-encoded: key order and spacing do not
+// count).
 func event(body []byte) hookEvent {
-	var b struct {
-		Key    string `json:"idempotency_key"`
-		Status string `json:"status"`
-		TaskID string `json:"task_id"`
-	}
-	_ = json.Unmarshal(body, &b)
+	b := bodyObject(body)
+	key, _ := str(b, "idempotency_key")
+	status, _ := str(b, "status")
+	taskID, _ := str(b, "task_id")
 	var v any
 	_ = json.Unmarshal(body, &v)
 	c, _ := json.Marshal(v)
-	return hookEvent{b.Key, b.Status, b.TaskID, string(c)}
+	return hookEvent{key, status, taskID, string(c)}
 }
 
 func judgeHOOK04(s *evidence.Store, _ Options) Verdict {
 	t := newTally("HOOK-04")
-	call, found := s.Call(probe(s, "hook/sync"))
-	if !found {
-		return t.verdict("get_products is not listed")
+	regs, skips := registrations(s, t)
+	var answered []string
+	for _, r := range regs {
+		if !terminalStatuses[r.first] {
+			answered = append(answered, r.name()+" ("+strings.TrimPrefix(r.call.ProbeID, probe(s, ""))+") was answered "+statusText(r.first))
+			continue
+		}
+		if r.note.WaitMS <= 0 {
+			answered = append(answered, r.name()+" ("+strings.TrimPrefix(r.call.ProbeID, probe(s, ""))+") was answered "+statusText(r.first)+", and the harness did not wait")
+			continue
+		}
+		if n := len(r.deliveries.Exchanges); n > 0 {
+			t.judged(r.deliveries, []finding{{"", fmt.Sprintf("%d webhook(s) posted after %s's first response was terminal (%s)", n, r.name(), r.first)}})
+		} else {
+			t.judged(r.deliveries, nil)
+		}
 	}
-	if !t.account(call) {
-		return t.verdict("")
+	none := "no call registered a webhook (get_products is not listed)"
+	if len(answered) > 0 {
+		none = "no call with push_notification_config was answered with a terminal status: " + strings.Join(answered, ", ")
 	}
-	r := parseReply(call)
-	status := ""
-	switch {
-	case r.errorSignal():
-		status = "failed"
-	case r.data != nil:
-		status, _ = str(r.data, "status")
-	}
-	if !terminalStatuses[status] {
-		return t.verdict("the call registering the webhook was answered " + quote(status) + ", not a terminal status")
-	}
-	deliveries, ok := s.Call(probe(s, "hook/sync/deliveries"))
-	if !ok || !t.account(deliveries) {
-		return t.verdict("the receiver's deliveries were not recorded")
-	}
-	if n := len(deliveries.Exchanges); n > 0 {
-		t.judged(deliveries, []finding{{"", strconv.Itoa(n) + " webhook(s) posted for a call whose first response was terminal (" + status + ")"}})
-	} else {
-		t.judged(deliveries, nil)
-	}
-	return t.verdict("")
+	return t.verdict(skipText(none, skips))
 }

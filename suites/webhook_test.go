@@ -18,7 +18,7 @@ const hookEnvelope = `{"idempotency_key":"whk_0123456789abcdef","operation_id":"
 func hookStore(firstStatus string, bodies []string, statuses []int, sigErrs []string) *evidence.Store {
 	s := evidence.NewStore(evidence.Target{MCP: "https://seller.example.com/mcp"})
 	c := idemReply("x", `{"status":"`+firstStatus+`","task_id":"t1"}`, false)
-	c.ProbeID, c.Tool = "mcp/hook/async/hmac-sha256", "get_products"
+	c.ProbeID, c.Tool, c.Purposes = "mcp/hook/async/hmac-sha256", "get_products", []evidence.Purpose{evidence.PurposeHookAsync}
 	s.Add(c)
 	note := plan.WebhookDeliveries{OperationID: "op", Scheme: "hmac-sha256", FirstStatus: firstStatus, TaskID: "t1", WaitMS: 300}
 	d := evidence.Call{ProbeID: "mcp/hook/async/hmac-sha256/deliveries", Transport: evidence.MCP, Kind: evidence.KindWebhook}
@@ -41,11 +41,11 @@ func TestWebhookJudges(t *testing.T) {
 		want     Outcome
 		contains string
 	}{
-		{"nothing within the wait", hookStore("submitted", nil, nil, nil), judgeHOOK01, Fail, "no webhook within 300ms"},
+		{"nothing within the wait", hookStore("submitted", nil, nil, nil), judgeHOOK01, Skip, "no webhook arrived within 300ms"},
 		{"full envelope", hookStore("submitted", []string{hookEnvelope, hookEnvelope}, []int{503, 200}, []string{"", ""}), judgeHOOK01, Pass, ""},
 		{"bare result", hookStore("submitted", []string{`{"products":[]}`}, []int{503}, []string{""}), judgeHOOK01, Fail, "missing_envelope_fields"},
 		{"operation_id not echoed", hookStore("submitted", []string{strings.Replace(hookEnvelope, `"op"`, `"op2"`, 1)}, []int{503}, []string{""}), judgeHOOK01, Fail, "operation_id_not_echoed"},
-		{"terminal first answer", hookStore("completed", nil, nil, nil), judgeHOOK01, Skip, "no webhook is due"},
+		{"terminal first answer", hookStore("completed", nil, nil, nil), judgeHOOK01, Skip, "answered \"completed\" at once"},
 		{"signed", hookStore("submitted", []string{hookEnvelope}, []int{503}, []string{""}), judgeHOOK02, Pass, ""},
 		{"unsigned", hookStore("submitted", []string{hookEnvelope}, []int{503}, []string{"webhook signature does not verify"}), judgeHOOK02, Fail, "does not verify"},
 		{"same key", hookStore("submitted", []string{hookEnvelope, hookEnvelope}, []int{503, 200}, []string{"", ""}), judgeHOOK03, Pass, ""},

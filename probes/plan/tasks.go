@@ -18,6 +18,9 @@ import (
 //	mcp/task/get_products_error/…       the same with a wrong-typed brief (an error task)
 //	mcp/task/isolation/{get,result,cancel,list}  the intruder's requests
 //	mcp/task/isolation/owner_get        the owner's tasks/get afterwards
+//	mcp/task/cancel/create              a task-augmented get_products asking for asynchronous work (KindTask)
+//	mcp/task/cancel/cancel              the owner's tasks/cancel of it, sent at once (KindTask)
+//	mcp/task/cancel/get                 the owner's tasks/get of the cancelled task (KindTask)
 //	mcp/task/ttl/create                 a task-augmented call asking for a ten-year TTL
 //
 // tasks/result replies are recorded as tool calls of get_products, so the
@@ -31,6 +34,8 @@ const (
 	TaskErrorProbe = "task/get_products_error"
 	TaskIsolation  = "task/isolation"
 	TaskTTLProbe   = "task/ttl/create"
+	// TaskCancelProbe is the task the harness cancels itself (TASK-03).
+	TaskCancelProbe = "task/cancel"
 )
 
 // TaskTTL is the TTL (ms) the task probes ask for; HugeTaskTTL is the
@@ -92,6 +97,8 @@ func taskProbes(ctx context.Context, env Env) {
 	runTask(ctx, env, owner, TaskErrorProbe, errArgs, []evidence.Purpose{evidence.PurposeErrorWrongType})
 
 	isolation(ctx, env, owner, handle, ok)
+
+	cancelTask(ctx, env, owner, args)
 
 	ttl := owner.CallToolTask(ctx, "mcp/"+TaskTTLProbe, "get_products", args, map[string]any{"ttl": HugeTaskTTL}, evidence.PurposeTaskTTL)
 	ttl.Arguments, ttl.Context = redactedArgs(args)
@@ -167,6 +174,38 @@ func isolation(ctx context.Context, env Env, owner *mcp.Session, handle mcp.Task
 		env.Add(c)
 	}
 	env.Add(owner.TaskMethod(ctx, base+"owner_get", mcp.MethodTasksGet, handle.TaskID, evidence.PurposeTaskIsolation))
+}
+
+// cancelTask creates a task asking for asynchronous work (the webhook
+// probes' brief: curation a seller may take a while over), cancels it at
+// once and reads it back: TASK-03 judges the status a cancelled task
+// reports ("cancelled", never the AdCP spelling "canceled"). A seller that
+// finished the task before the cancel arrived refuses the cancel; the
+// probe then shows nothing about cancellation, and the judge says so.
+func cancelTask(ctx context.Context, env Env, owner *mcp.Session, args map[string]any) {
+	base := "mcp/" + TaskCancelProbe + "/"
+	cargs := with(args, "brief", AsyncBrief)
+	create := owner.CallToolTask(ctx, base+"create", "get_products", cargs, map[string]any{"ttl": TaskTTL}, evidence.PurposeTask)
+	create.Arguments, create.Context = redactedArgs(cargs)
+	create.Credential = "configured"
+	env.Add(create)
+	handle, ok := mcp.ParseCreateTask(create.Result)
+	if !ok {
+		reason := "the task-augmented call returned no task handle"
+		if !create.Answered() {
+			reason = "the task-augmented call was not answered"
+		}
+		for _, m := range []struct{ name, method string }{{"cancel", mcp.MethodTasksCancel}, {"get", mcp.MethodTasksGet}} {
+			env.Add(evidence.Call{ProbeID: base + m.name, Transport: evidence.MCP, Kind: evidence.KindTask, Method: m.method, Tool: "get_products",
+				Purposes: []evidence.Purpose{evidence.PurposeTask}, NotRun: reason})
+		}
+		return
+	}
+	for _, m := range []struct{ name, method string }{{"cancel", mcp.MethodTasksCancel}, {"get", mcp.MethodTasksGet}} {
+		c := owner.TaskMethod(ctx, base+m.name, m.method, handle.TaskID, evidence.PurposeTask)
+		c.Tool = "get_products"
+		env.Add(c)
+	}
 }
 
 // tasksUndeclared returns why the task probes cannot run on a server with

@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	mrand "math/rand/v2"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -55,20 +58,35 @@ type DeliveryNote struct {
 	SignatureError string `json:"signature_error,omitempty"`
 }
 
+// hookCall makes one webhook probe's call of tool.
+type hookCall func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call
+
 func init() {
 	registerMCP(func(ctx context.Context, env Env) {
-		call := func(id string, args map[string]any, p evidence.Purpose) evidence.Call {
-			return env.Shared.CallTool(ctx, id, "get_products", args, p)
+		call := func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
+			return env.Shared.CallTool(ctx, id, tool, args, p)
 		}
-		syncWebhook(ctx, env, "mcp/", call)
-		asyncWebhooks(ctx, env, "mcp/", env.Config.MCP.Endpoint, call)
+		keys := sellerKeysOnce(ctx, env, "mcp/", env.Config.MCP.Endpoint)
+		var waits []func()
+		syncWebhook(ctx, env, "mcp/", call, &waits)
+		asyncWebhooks(ctx, env, "mcp/", keys, call, &waits)
+		mediaBuyWebhooks(ctx, env, "mcp/", keys, call, &waits)
+		for _, wait := range waits {
+			wait()
+		}
 	})
 	registerA2A(func(ctx context.Context, env Env) {
-		call := func(id string, args map[string]any, p evidence.Purpose) evidence.Call {
-			return env.A2A.Send(ctx, id, "get_products", args, p)
+		call := func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
+			return env.A2A.Send(ctx, id, tool, args, p)
 		}
-		syncWebhook(ctx, env, "a2a/", call)
-		asyncWebhooks(ctx, env, "a2a/", env.Config.A2A.BaseURL, call)
+		keys := sellerKeysOnce(ctx, env, "a2a/", env.Config.A2A.BaseURL)
+		var waits []func()
+		syncWebhook(ctx, env, "a2a/", call, &waits)
+		asyncWebhooks(ctx, env, "a2a/", keys, call, &waits)
+		mediaBuyWebhooks(ctx, env, "a2a/", keys, call, &waits)
+		for _, wait := range waits {
+			wait()
+		}
 	})
 }
 
@@ -106,7 +124,7 @@ func newSecret() []byte {
 // synchronous answer must not be followed by a webhook. It records the
 // call and, as a webhook evidence call, whatever the receiver got for its
 // operation within the wait.
-func syncWebhook(ctx context.Context, env Env, prefix string, call func(string, map[string]any, evidence.Purpose) evidence.Call) {
+func syncWebhook(ctx context.Context, env Env, prefix string, call hookCall, waits *[]func()) {
 	if !contains(env.Listed, "get_products") {
 		return
 	}
@@ -120,14 +138,7 @@ func syncWebhook(ctx context.Context, env Env, prefix string, call func(string, 
 	op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-sync"
 	secret := newSecret()
 	env.Config.Webhook.Expect(op, webhook.Expectation{Secret: secret})
-	args := hookArgs(env, op, secret, "")
-	c := call(id, args, evidence.PurposeHookSync)
-	c.Arguments, _ = redactedArgs(args)
-	c.Credential = "configured"
-	env.Add(c)
-	wait := env.webhookWait()
-	got := env.Config.Webhook.Wait(ctx, op, 1, wait)
-	env.Add(deliveriesCall(env, id, t, op, evidence.PurposeHookSync, WebhookDeliveries{OperationID: op, Scheme: webhook.SchemeHMAC, WaitMS: wait.Milliseconds()}, got))
+	registered(ctx, env, id, "get_products", op, webhook.SchemeHMAC, evidence.PurposeHookSync, hookArgs(env, op, secret, ""), call, waits)
 }
 
 // asyncWebhooks are the probes of HOOK-01..03: get_products with a brief
@@ -144,7 +155,7 @@ func syncWebhook(ctx context.Context, env Env, prefix string, call func(string, 
 // are then skipped with that reason. When the first response is
 // non-terminal the harness waits (at most --webhook-wait) until a delivery
 // reporting a terminal status has been accepted.
-func asyncWebhooks(ctx context.Context, env Env, prefix, agent string, call func(string, map[string]any, evidence.Purpose) evidence.Call) {
+func asyncWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall, waits *[]func()) {
 	if !contains(env.Listed, "get_products") {
 		return
 	}
@@ -157,30 +168,124 @@ func asyncWebhooks(ctx context.Context, env Env, prefix, agent string, call func
 			continue
 		}
 		op := "adcp-conform-" + env.Nonce + "-" + prefix[:3] + "-async-" + scheme
-		var e webhook.Expectation
-		if scheme == webhook.SchemeHMAC {
-			e.Secret = newSecret()
-		} else {
-			e.Keys, e.KeysError = sellerKeys(ctx, env, prefix, agent)
-		}
+		e := expectation(scheme, keys)
 		env.Config.Webhook.Expect(op, e)
-		args := hookArgs(env, op, e.Secret, AsyncBrief)
-		c := call(id, args, evidence.PurposeHookAsync)
-		c.Arguments, _ = redactedArgs(args)
-		c.Credential = "configured"
-		env.Add(c)
+		registered(ctx, env, id, "get_products", op, scheme, evidence.PurposeHookAsync, hookArgs(env, op, e.Secret, AsyncBrief), call, waits)
+	}
+}
 
-		note := WebhookDeliveries{OperationID: op, Scheme: scheme}
-		note.FirstStatus, note.TaskID = firstStatus(c)
-		var got []webhook.Delivery
-		if slices.Contains([]string{"submitted", "working", "input-required"}, note.FirstStatus) {
-			wait := env.webhookWait()
-			note.WaitMS = wait.Milliseconds()
-			got = env.Config.Webhook.WaitFor(ctx, op, settled, wait)
-		} else {
-			got = env.Config.Webhook.Deliveries(op)
+// keysFunc returns the seller's webhook-signing keys, or why there are
+// none.
+type keysFunc func() ([]webhook.JWK, string)
+
+// sellerKeysOnce fetches the seller's keys (sellerKeys) the first time a
+// probe needs them, once per transport: the fetches are recorded once.
+func sellerKeysOnce(ctx context.Context, env Env, prefix, agent string) keysFunc {
+	return sync.OnceValues(func() ([]webhook.JWK, string) { return sellerKeys(ctx, env, prefix, agent) })
+}
+
+// expectation is what the receiver verifies a registration's deliveries
+// with: a fresh HMAC secret, or the seller's keys for RFC 9421.
+func expectation(scheme string, keys keysFunc) webhook.Expectation {
+	var e webhook.Expectation
+	if scheme == webhook.SchemeHMAC {
+		e.Secret = newSecret()
+	} else {
+		e.Keys, e.KeysError = keys()
+	}
+	return e
+}
+
+// registered makes a call of tool that registers a webhook for op, and
+// adds to waits the step that records what the receiver saw for it: when
+// the first response is submitted or working (seed 001's trigger), until a
+// delivery reporting a terminal status is accepted; otherwise for the whole
+// wait, so a webhook that should not come is seen (HOOK-04) with its
+// retries. Each wait ends --webhook-wait after its own call, so the
+// registrations of a transport wait side by side. The note records the
+// first status and how long the harness waited.
+func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evidence.Purpose, args map[string]any, call hookCall, waits *[]func()) {
+	t := evidence.Transport(id[:3])
+	c := call(id, tool, args, p)
+	c.Arguments, _ = redactedArgs(args)
+	c.Credential = "configured"
+	env.Add(c)
+	note := WebhookDeliveries{OperationID: op, Scheme: scheme}
+	note.FirstStatus, note.TaskID = firstStatus(c)
+	wait := env.webhookWait()
+	deadline := time.Now().Add(wait)
+	*waits = append(*waits, func() {
+		done := func([]webhook.Delivery) bool { return false } // the whole wait
+		if slices.Contains(asyncFirst, note.FirstStatus) {
+			done = settled
 		}
-		env.Add(deliveriesCall(env, id, t, op, evidence.PurposeHookAsync, note, got))
+		note.WaitMS = wait.Milliseconds()
+		got := env.Config.Webhook.WaitFor(ctx, op, done, max(time.Until(deadline), 0))
+		d := deliveriesCall(env, id, t, op, p, note, got)
+		d.Tool = tool
+		env.Add(d)
+	})
+}
+
+// asyncFirst are the first statuses that make a webhook due (seed 001,
+// Webhook Trigger Rules: the initial response is working or submitted).
+var asyncFirst = []string{"submitted", "working"}
+
+// mediaBuyWebhooks are the mutating webhook probes: create_media_buy, the
+// operation sellers most often complete asynchronously, on a sandbox
+// account with a run-unique idempotency_key, registering a webhook —
+//
+//	<t>/hook/media_buy/async/hmac     po_number asking for asynchronous review, HMAC-SHA256
+//	<t>/hook/media_buy/async/rfc9421  the same, no authentication (RFC 9421 signatures)
+//	<t>/hook/media_buy/sync           a plain create, HMAC-SHA256
+//
+// Whatever each asks, the first response decides what is judged: submitted
+// or working owes webhooks (HOOK-01..03), a terminal answer owes none
+// (HOOK-04), and the harness waits accordingly. The "async" in the
+// po_number is a hint a seller may ignore (the reference seller honours
+// it, as it honours an async get_products brief). Without
+// --allow-mutations or a receiver each is recorded as not run.
+func mediaBuyWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, call hookCall, waits *[]func()) {
+	if !contains(env.Listed, "create_media_buy") {
+		return
+	}
+	t := evidence.Transport(prefix[:3])
+	run := fmt.Sprintf("%s-%08x", env.Nonce, mrand.Uint32())
+	probes := []struct {
+		id, scheme, po string
+		p              evidence.Purpose
+	}{
+		{"hook/media_buy/async/" + webhook.SchemeHMAC, webhook.SchemeHMAC, "async-review", evidence.PurposeHookAsync},
+		{"hook/media_buy/async/" + webhook.SchemeRFC9421, webhook.SchemeRFC9421, "async-review", evidence.PurposeHookAsync},
+		{"hook/media_buy/sync", webhook.SchemeHMAC, "sync", evidence.PurposeHookSync},
+	}
+	for _, pr := range probes {
+		id := prefix + pr.id
+		reason := ""
+		switch {
+		case !env.Config.AllowMutations:
+			reason = NotAllowed
+		case env.Config.Webhook == nil:
+			reason = NoReceiver
+		}
+		if reason != "" {
+			env.Add(evidence.Call{ProbeID: id, Transport: t, Kind: evidence.KindToolCall, Tool: "create_media_buy",
+				Purposes: []evidence.Purpose{pr.p}, NotRun: reason})
+			continue
+		}
+		slug := strings.ReplaceAll(pr.id, "/", "-")
+		op := "adcp-conform-" + run + "-" + prefix[:3] + "-" + slug
+		e := expectation(pr.scheme, keys)
+		env.Config.Webhook.Expect(op, e)
+		args := env.Config.Inputs.base("create_media_buy")
+		merge(args, map[string]any{"account": map[string]any{"sandbox": true}, "po_number": "adcp-conform-" + run + "-" + pr.po,
+			"idempotency_key": "adcp-conform-" + run + "-" + prefix[:3] + "-" + slug})
+		pnc := map[string]any{"url": env.Config.Webhook.URL(op), "operation_id": op}
+		if e.Secret != nil {
+			pnc["authentication"] = map[string]any{"schemes": []any{"HMAC-SHA256"}, "credentials": string(e.Secret)}
+		}
+		args["push_notification_config"] = pnc
+		registered(ctx, env, id, "create_media_buy", op, pr.scheme, pr.p, args, call, waits)
 	}
 }
 
@@ -213,12 +318,19 @@ func firstStatus(c evidence.Call) (status, taskID string) {
 	if out.Error != nil {
 		return "failed", ""
 	}
-	var b struct {
-		Status string `json:"status"`
-		TaskID string `json:"task_id"`
+	o, err := extract.ParseObject(out.Data)
+	if err != nil || o == nil {
+		return "", ""
 	}
-	_ = json.Unmarshal(out.Data, &b)
-	return b.Status, b.TaskID
+	str := func(key string) string {
+		v, ok := o.Get(key)
+		var s string
+		if !ok || json.Unmarshal(v, &s) != nil {
+			return ""
+		}
+		return s
+	}
+	return str("status"), str("task_id")
 }
 
 // deliveriesCall records what the receiver got for op as a webhook call:
