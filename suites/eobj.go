@@ -49,7 +49,8 @@ func eobjChecks() []Check {
 		{ID: "EOBJ-04", Transport: catalogue.MCP, Text: "states recovery as transient, correctable or terminal", Judge: judgeEOBJ04},
 		// Rule: EOBJ-05 · Spec: enums/error-code.json · Since: 0.1.0 ·
 		// Description: for a standard code, recovery SHOULD equal that code's registered
-		// recovery. Errors without a string recovery are left to EOBJ-10 and EOBJ-04.
+		// recovery. Judged on errors whose recovery is one of the three values: an absent
+		// recovery is EOBJ-10's, any other value EOBJ-04's (one defect, one rule).
 		{ID: "EOBJ-05", Transport: catalogue.MCP, Text: "gives a standard code its registered recovery", Judge: judgeEOBJ05},
 		// Rule: EOBJ-06 · Spec: seeds 002 (Seller-Specific Error Codes) · Since: 0.1.0 ·
 		// Description: code MUST be a standard code or a vendor code X_{VENDOR}_{CODE}.
@@ -181,7 +182,7 @@ func judgeEOBJ05(s *evidence.Store, _ Options) Verdict {
 		code, okCode := str(c.obj, "code")
 		rec, okRec := str(c.obj, "recovery")
 		want, standard := extract.CodeRecovery(code)
-		if !okCode || !okRec || !standard {
+		if !okCode || !okRec || !standard || !recoveries[rec] {
 			return false, nil
 		}
 		if rec != string(want) {
