@@ -124,9 +124,6 @@ func runJudgeTable(t *testing.T, rule string, on catalogue.Transport, cases []ju
 var judgeTablesPending = map[string]bool{
 	"ENV":    true,
 	"ERR":    true,
-	"EOBJ":   true,
-	"RETRY":  true,
-	"CTX":    true,
 	"TOL":    true,
 	"A2A":    true,
 	"CAP":    true,
