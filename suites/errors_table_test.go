@@ -294,6 +294,10 @@ func TestERR05Table(t *testing.T) {
 			mcpResult("mcp/get_products/valid", "get_products", `{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoRateLimited+`}`)+`}],"isError":false}`)},
 			want: Fail, ptr: "/result/content/0/text#/adcp_error"},
 		{name: "no calls skip", want: Skip, msg: noSuccess},
+		// Judged on every response: any call's harness failure counts.
+		{name: "a harness failure is an error", calls: []evidence.Call{
+			harnessFailed("mcp/get_products/valid", evidence.MCP, evidence.KindToolCall, "connection reset")},
+			want: HarnessError, msg: "connection reset"},
 	})
 	runJudgeTable(t, "ERR-05", catalogue.A2A, []judgeCase{
 		{name: "a completed task with its body passes", calls: []evidence.Call{eoSuccess(catalogue.A2A, "a2a/get_products/valid", eoProducts)}, want: Pass},
@@ -318,6 +322,9 @@ func TestERR05Table(t *testing.T) {
 			a2aResult("a2a/get_products/valid", "get_products", `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a1","parts":[{"data":{"adcp_error":`+eoRateLimited+`}},{"data":`+eoProducts+`}]}]}}`)},
 			want: Fail, ptr: "/result/task/artifacts/0/parts/0/data/adcp_error"},
 		{name: "no calls skip", want: Skip, msg: noSuccess},
+		{name: "a harness failure is an error", calls: []evidence.Call{
+			harnessFailed("a2a/get_products/valid", evidence.A2A, evidence.KindToolCall, "connection reset")},
+			want: HarnessError, msg: "connection reset"},
 	})
 }
 
@@ -358,6 +365,9 @@ func TestERR08Table(t *testing.T) {
 			want: Fail, ptr: "/result/structuredContent/adcp_error"},
 		{name: "no rejection skips", calls: []evidence.Call{mcpBody("mcp/get_products/valid", "get_products", eoProducts, false)},
 			want: Skip, msg: "no business rejection observed"},
+		{name: "a harness failure is an error", calls: []evidence.Call{
+			harnessFailed("mcp/get_products/valid", evidence.MCP, evidence.KindToolCall, "connection reset")},
+			want: HarnessError},
 	})
 	runJudgeTable(t, "ERR-08", catalogue.A2A, []judgeCase{
 		// SPEC-DIGEST §4.38: business rejection → A2A completed + DataPart status "rejected".
@@ -373,5 +383,8 @@ func TestERR08Table(t *testing.T) {
 			want: Fail, ptr: "/result/artifacts/0/parts/0/data/adcp_error"},
 		{name: "no rejection skips", calls: []evidence.Call{eoSuccess(catalogue.A2A, "a2a/get_products/valid", eoProducts)},
 			want: Skip, msg: "no business rejection observed"},
+		{name: "a harness failure is an error", calls: []evidence.Call{
+			harnessFailed("a2a/get_products/valid", evidence.A2A, evidence.KindToolCall, "connection reset")},
+			want: HarnessError},
 	})
 }
