@@ -205,14 +205,19 @@ func judgeEOBJ06(s *evidence.Store, _ Options) Verdict {
 	})
 }
 
-// leakPatterns are the internals an error string must not reveal.
+// leakPatterns are the internals an error string must not reveal. They
+// are written not to match ordinary prose a seller may send: "Select a
+// product from the list", "Update the campaign set-up", "starts at noon
+// (UTC+2:00)" are not SQL or stack traces (a lower-case select/update/
+// insert/delete needs identifiers and SQL punctuation around it; a stack
+// frame names a file with an extension and a line).
 var leakPatterns = []struct {
 	what string
 	re   *regexp.Regexp
 }{
-	{"a stack trace", regexp.MustCompile(`(?i)(\bat [\w.$<>]+\s*\([^)]*:\d+(:\d+)?\)|Traceback \(most recent call last\)|goroutine \d+ \[|Exception in thread|\.(go|js|ts|py|java|rb|php|cs):\d+)`)},
+	{"a stack trace", regexp.MustCompile(`(?i)(\bat [\w.$<>]+\s*\([^)]*\.\w+:\d+(:\d+)?\)|Traceback \(most recent call last\)|goroutine \d+ \[|Exception in thread|\.(go|js|ts|py|java|rb|php|cs):\d+)`)},
 	{"a file path", regexp.MustCompile(`(?i)((^|[\s("'=:])/(srv|home|usr|var|opt|app|etc|root|tmp|Users|workspace)/[\w.-]+|\b[A-Z]:\\[\w.-]+\\)`)},
-	{"an SQL fragment", regexp.MustCompile(`(?i)(\bselect\b[^.]{1,80}\bfrom\b|\binsert into\b|\bupdate\b\s+\w+\s+\bset\b|\bdelete from\b|\bpq: |\bORA-\d{5}\b|\bSQLSTATE\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist)`)},
+	{"an SQL fragment", regexp.MustCompile(`\bSELECT\s[^.]{1,80}?\sFROM\s|(?i:\bselect\s+\*\s+from\b|\bselect\s+[\w."]+(\s*,\s*[\w."]+)*\s+from\s+[\w."]+\s+where\b|\binsert\s+into\s+[\w."]+\s*(\(|values\b)|\bupdate\s+[\w."]+\s+set\s+[\w."]+\s*=|\bdelete\s+from\s+[\w."]+(\s+where\b|\s*;)|\bpq: |\bORA-\d{5}\b|\bSQLSTATE\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist)`)},
 	{"an internal hostname", regexp.MustCompile(`(?i)\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(internal|local|localdomain|corp|lan|intranet|svc\.cluster\.local)\b`)},
 }
 
@@ -234,8 +239,8 @@ func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 				fs = append(fs, finding{"", "the reply carrying an error echoes the caller's credential"})
 			}
 			for _, c := range cs {
-				walkStrings(c.ptr, c.raw, func(p, _, v string) {
-					if w := leak(v, agentHost); w != "" {
+				walkStrings(c.ptr, c.raw, func(p, key, v string) {
+					if w := leak(v, agentHost, strings.HasSuffix(key, "version")); w != "" {
 						fs = append(fs, finding{p, "reveals " + w})
 					}
 				})
@@ -250,7 +255,9 @@ func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 const leakScanBytes = 64 << 10
 
 // leak names the internal detail s (its first leakScanBytes) reveals, or "".
-func leak(s, agentHost string) string {
+// A version's value (a key ending in "version": build_version "10.0.3.1") is
+// not read for IP addresses.
+func leak(s, agentHost string, version bool) string {
 	if len(s) > leakScanBytes {
 		s = s[:leakScanBytes]
 	}
@@ -258,6 +265,9 @@ func leak(s, agentHost string) string {
 		if l.re.MatchString(s) {
 			return l.what
 		}
+	}
+	if version {
+		return ""
 	}
 	for _, m := range ipLike.FindAllString(s, -1) {
 		if m == agentHost {

@@ -221,6 +221,11 @@ func TestEOBJ07Table(t *testing.T) {
 			{name: "a generic message passes", calls: []evidence.Call{eoErr(tr, withMsg("An internal error occurred"))}, want: Pass},
 			{name: "the agent's own host passes", calls: []evidence.Call{eoErr(tr, withMsg("See https://seller.example.com/status"))}, want: Pass},
 			{name: "a public address passes", calls: []evidence.Call{eoErr(tr, withMsg("Resolver 8.8.8.8 is unreachable"))}, want: Pass},
+			// Ordinary prose is not SQL or a stack frame; a four-part build version is not an IP.
+			{name: "prose with SQL words passes", calls: []evidence.Call{eoErr(tr, `{"code":"PRODUCT_NOT_FOUND","message":"Unknown product.","recovery":"correctable","suggestion":"Select a product from the list get_products returns; update the campaign set-up."}`)}, want: Pass},
+			{name: "a time in parentheses passes", calls: []evidence.Call{eoErr(tr, withMsg("Flights start at noon (UTC+2:00)."))}, want: Pass},
+			{name: "a four-part build version passes", calls: []evidence.Call{eoErr(tr, `{"code":"VERSION_UNSUPPORTED","message":"m","recovery":"correctable","details":{"supported_versions":["3.1"],"build_version":"10.0.3.1"}}`)}, want: Pass},
+			{name: "an SQL query fails", calls: []evidence.Call{eoErr(tr, withMsg("query failed: SELECT id FROM media_buys WHERE id = $1"))}, want: Fail, ptr: p, msg: "SQL"},
 			{name: "a stack trace fails", calls: []evidence.Call{eoErr(tr, withMsg("boom at Object.handler (server.js:12:5)"))}, want: Fail, ptr: p, msg: "stack trace"},
 			{name: "a file path fails", calls: []evidence.Call{eoErr(tr, withMsg("failed to open /srv/seller/config.yaml"))}, want: Fail, ptr: p, msg: "file path"},
 			{name: "an SQL fragment fails", calls: []evidence.Call{eoErr(tr, withMsg(`pq: relation "media_buys" does not exist`))}, want: Fail, ptr: p, msg: "SQL"},
