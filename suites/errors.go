@@ -29,10 +29,10 @@ func errChecks() []Check {
 		// "99.0" or adcp_major_version 99 → VERSION_UNSUPPORTED; an unknown id on the
 		// task-status tool → REFERENCE_NOT_FOUND) answered with a success fails; a lenient probe
 		// (a wrong-typed argument a seller may coerce, an unknown id a list tool may answer with
-		// an empty list) answered with a success is recorded, not judged. A reply carrying only
-		// an adcp_error (no success body a client extracts) without isError fails on any call; a
-		// success body carrying a stray adcp_error besides is ERR-05's, except on a mandatory
-		// probe. A JSON-RPC error without data.adcp_error is judged only on the error probes
+		// an empty list) answered with a success is recorded, not judged. An error body without
+		// isError (an adcp_error with no success body a client extracts, or beside status
+		// "failed") fails on any call; a success body carrying a stray adcp_error besides is
+		// ERR-05's (one defect, one rule), except on a mandatory probe. A JSON-RPC error without data.adcp_error is judged only on the error probes
 		// (where the harness knows the cause is an application error); -32602 (invalid params)
 		// to the wrong-typed-argument probe is accepted, since MCP up to 2025-06-18 lists
 		// invalid arguments among protocol errors and the error-compliance storyboard exempts
@@ -127,8 +127,12 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 				inResult = append(inResult, c)
 			}
 		}
+		// An error body: nothing else a client extracts, or a body whose
+		// status says it failed (not a success with a stray adcp_error).
+		st, _ := str(r.data, "status")
+		errorBody := r.data == nil || st == "failed"
 		switch {
-		case len(inResult) > 0 && (r.data == nil || mandatoryErrorProbe(r.call)):
+		case len(inResult) > 0 && (errorBody || mandatoryErrorProbe(r.call)):
 			return true, []finding{{inResult[0].ptr, "is returned without isError: true"}}
 		case mandatoryErrorProbe(r.call):
 			what := "is absent"

@@ -136,6 +136,9 @@ func TestERR01Table(t *testing.T) {
 			mcpResult("mcp/get_products/valid", "get_products",
 				`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoRateLimited+`}`)+`}]}`)},
 			want: Fail, ptr: "/result/content/0/text#/adcp_error"},
+		{name: "a failed body without isError fails on any call", calls: []evidence.Call{
+			mcpBody("mcp/get_products/valid", "get_products", `{"status":"failed","adcp_error":`+eoRateLimited+`,"context":{"k":1}}`, false)},
+			want: Fail, ptr: "/result/structuredContent/adcp_error"},
 		// A success body carrying a stray adcp_error is ERR-05's (one defect, one rule).
 		{name: "a success body with a stray adcp_error on a valid call is not judged", calls: []evidence.Call{
 			mcpBody("mcp/get_products/valid", "get_products", `{"status":"completed","products":[],"adcp_error":`+eoRateLimited+`}`, false)},
