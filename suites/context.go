@@ -11,9 +11,18 @@ func ctxChecks() []Check {
 		// Description: the request's context object MUST be echoed unchanged (JSON-equal: no
 		// added, removed or retyped keys) at the root of a success response.
 		{ID: "CTX-01", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on success", Judge: judgeCTX01},
-		// Rule: CTX-02 · Spec: §4.43 · Since: 0.1.0 ·
-		// Description: the same echo MUST happen on an error response. Judged on isError
-		// results whose error body a client can read; a JSON-RPC error has no body to echo in.
+		// Rule: CTX-02 · Spec: §4.43; L2/context-sessions · Since: 0.1.0 ·
+		// Description: the same echo MUST happen on an error response.
+		// Policy: judged on what a client reads: the error replies (MCP isError results; A2A
+		// tasks carrying adcp_error, which the client detection reads whatever the state, or
+		// in state failed/rejected) to the calls that sent a context (the context probes and
+		// the error probes). The body judged is the one holding the adcp_error the detection
+		// order extracts first (structuredContent, else the first JSON text item; the DataPart
+		// on A2A); when it has no context, a structuredContent (MCP) or extracted body (A2A)
+		// echoing it also meets the rule, so an error whose context sits only in the text
+		// fallback beside an empty structuredContent passes. A body carrying a context that
+		// differs fails. A JSON-RPC error has no body to echo in and is not judged (MCP
+		// transport-level errors are exempt, error-compliance storyboard).
 		{ID: "CTX-02", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on error", Judge: judgeCTX02},
 		// Rule: CTX-03 · Spec: §4.44 · Since: 0.1.0 ·
 		// Description: no context MUST be synthesized when the request had none.
@@ -44,17 +53,45 @@ func judgeCTX01(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeCTX02(s *evidence.Store, _ Options) Verdict {
-	return eachReply("CTX-02", toolCalls(s, evidence.WithPurpose(evidence.PurposeContext)), errorProbe,
+	sent := func(c evidence.Call) bool {
+		return c.Context != nil && (c.Has(evidence.PurposeContext) || errorProbe(c))
+	}
+	return eachReply("CTX-02", toolCalls(s, sent), errorProbe,
 		"no error result to a call with context observed", func(r *reply) (bool, []finding) {
-			if r.result == nil || !r.isError {
+			if r.result == nil {
 				return false, nil
 			}
 			rt, ok := r.errorRoot()
+			switch {
+			case r.a2a == nil && !r.isError:
+				return false, nil // a client reads no error without isError
+			case r.a2a != nil && !r.isError && !hasResultCandidate(r):
+				return false, nil
+			}
 			if !ok {
 				return false, nil // no readable error body: ERR-02's
 			}
-			return true, echoed(r.call, rt)
+			fs := echoed(r.call, rt)
+			if _, has := rt.obj.Get("context"); !has {
+				for _, alt := range []root{{"/result/structuredContent", r.sc}, {r.dataPtr, r.data}} {
+					if alt.obj != nil && alt.ptr != rt.ptr && echoed(r.call, alt) == nil {
+						return true, nil
+					}
+				}
+			}
+			return true, fs
 		})
+}
+
+// hasResultCandidate reports whether the reply carries an adcp_error in its
+// result (not in a JSON-RPC error).
+func hasResultCandidate(r *reply) bool {
+	for _, c := range r.candidates() {
+		if !c.jsonrpc {
+			return true
+		}
+	}
+	return false
 }
 
 func judgeCTX03(s *evidence.Store, _ Options) Verdict {
@@ -65,10 +102,20 @@ func judgeCTX03(s *evidence.Store, _ Options) Verdict {
 			if r.success() && r.data != nil {
 				rts = append([]root{{r.dataPtr, r.data}}, rts...)
 			}
+			for _, c := range r.candidates() {
+				if !c.jsonrpc {
+					rts = append(rts, c.root)
+				}
+			}
 			if len(rts) == 0 {
 				return false, nil
 			}
+			seen := map[string]bool{}
 			for _, rt := range rts {
+				if seen[rt.ptr] {
+					continue
+				}
+				seen[rt.ptr] = true
 				if _, ok := rt.obj.Get("context"); ok {
 					return true, []finding{{ptr(rt.ptr, "context"), "is present although the request had no context"}}
 				}

@@ -30,18 +30,27 @@ func eobjChecks() []Check {
 		// Description: code MUST be a non-empty string of at most 64 characters (UTF-16
 		// units, as the seed's .length counts) and message MUST be a string.
 		{ID: "EOBJ-01", Transport: catalogue.MCP, Text: "types code as a short non-empty string and message as a string", Judge: judgeEOBJ01},
-		// Rule: EOBJ-02 · Spec: seeds 002 · Since: 0.1.0 ·
-		// Description: the serialized error MUST be at most 4096 bytes (JSON.stringify, UTF-8).
+		// Rule: EOBJ-02 · Spec: seeds 002 (validate, Client Library Requirements #3) · Since: 0.1.0 ·
+		// Description: the serialized error MUST be at most 4096 bytes.
+		// Policy: the seed's prose says "4096 bytes", its validate() counts
+		// JSON.stringify(error).length, UTF-16 code units; they differ only for non-ASCII
+		// text, where bytes is the stricter reading. As for seed 000's 1 MB text limit, the
+		// project counts the reference code's unit (extract.MaxErrorLength): an error a
+		// reference client keeps is never failed, and ERR-02 (which reads through the same
+		// validate()) and this rule never disagree.
 		{ID: "EOBJ-02", Transport: catalogue.MCP, Text: "keeps the serialized error within 4096 bytes", Judge: judgeEOBJ02},
 		// Rule: EOBJ-03 · Spec: seeds 002 (Size Guidance) · Since: 0.1.0 ·
 		// Description: details, when present, SHOULD serialize to under 500 bytes of UTF-8.
 		{ID: "EOBJ-03", Transport: catalogue.MCP, Text: "keeps details under 500 serialized bytes", Judge: judgeEOBJ03},
-		// Rule: EOBJ-04 · Spec: L3/error-handling; §4.20 · Since: 0.1.0 ·
-		// Description: recovery MUST be present and one of transient, correctable, terminal.
+		// Rule: EOBJ-04 · Spec: L3/error-handling; core/error.json; §4.20 · Since: 0.1.0 ·
+		// Description: recovery, when present, MUST be one of transient, correctable,
+		// terminal. Its presence is EOBJ-10's (a SHOULD): an error without recovery is
+		// examined and meets this rule. A falsy recovery (null, "") is present, and no value.
 		{ID: "EOBJ-04", Transport: catalogue.MCP, Text: "states recovery as transient, correctable or terminal", Judge: judgeEOBJ04},
 		// Rule: EOBJ-05 · Spec: enums/error-code.json · Since: 0.1.0 ·
 		// Description: for a standard code, recovery SHOULD equal that code's registered
-		// recovery. Errors without a string recovery are left to EOBJ-04.
+		// recovery. Judged on errors whose recovery is one of the three values: an absent
+		// recovery is EOBJ-10's, any other value EOBJ-04's (one defect, one rule).
 		{ID: "EOBJ-05", Transport: catalogue.MCP, Text: "gives a standard code its registered recovery", Judge: judgeEOBJ05},
 		// Rule: EOBJ-06 · Spec: seeds 002 (Seller-Specific Error Codes) · Since: 0.1.0 ·
 		// Description: code MUST be a standard code or a vendor code X_{VENDOR}_{CODE}.
@@ -60,6 +69,11 @@ func eobjChecks() []Check {
 		// Description: the same error carried on two paths of one response MUST NOT disagree
 		// on code or recovery. Judged on replies carrying adcp_error on two or more paths.
 		{ID: "EOBJ-09", Transport: catalogue.MCP, Text: "never disagrees with itself across the paths of one response", Judge: judgeEOBJ09},
+		// Rule: EOBJ-10 · Spec: core/error.json (recovery description); L3/error-handling · Since: 0.2.0 ·
+		// Description: recovery SHOULD be present on every error (3.1 onward). The schema
+		// does not require it and seed 002's clients fall back to the code's class when it is
+		// absent, so its absence is a warning; its value is EOBJ-04's.
+		{ID: "EOBJ-10", Transport: catalogue.MCP, Text: "states recovery on every error", Judge: judgeEOBJ10},
 	}
 }
 
@@ -116,8 +130,8 @@ func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
 
 func judgeEOBJ02(s *evidence.Store, _ Options) Verdict {
 	return eachError("EOBJ-02", s, func(_ *reply, c candidate) []finding {
-		if n := stringifyLen(c.raw); n > extract.MaxErrorBytes {
-			return []finding{{c.ptr, "serializes to " + strconv.Itoa(n) + " bytes, over 4096"}}
+		if n := stringifyUnits(c.raw); n > extract.MaxErrorLength {
+			return []finding{{c.ptr, "serializes to " + strconv.Itoa(n) + " UTF-16 code units, over 4096"}}
 		}
 		return nil
 	})
@@ -144,11 +158,20 @@ func judgeEOBJ04(s *evidence.Store, _ Options) Verdict {
 		rec, isStr := str(c.obj, "recovery")
 		switch {
 		case !ok:
-			return []finding{{c.ptr + "/recovery", "is absent"}}
+			return nil // EOBJ-10's
 		case !isStr:
 			return []finding{{c.ptr + "/recovery", "is " + kindName(v) + ", not a string"}}
 		case !recoveries[rec]:
 			return []finding{{c.ptr + "/recovery", quote(rec) + " is not transient, correctable or terminal"}}
+		}
+		return nil
+	})
+}
+
+func judgeEOBJ10(s *evidence.Store, _ Options) Verdict {
+	return eachError("EOBJ-10", s, func(_ *reply, c candidate) []finding {
+		if _, ok := c.obj.Get("recovery"); !ok {
+			return []finding{{c.ptr + "/recovery", "is absent"}}
 		}
 		return nil
 	})
@@ -159,7 +182,7 @@ func judgeEOBJ05(s *evidence.Store, _ Options) Verdict {
 		code, okCode := str(c.obj, "code")
 		rec, okRec := str(c.obj, "recovery")
 		want, standard := extract.CodeRecovery(code)
-		if !okCode || !okRec || !standard {
+		if !okCode || !okRec || !standard || !recoveries[rec] {
 			return false, nil
 		}
 		if rec != string(want) {
@@ -182,14 +205,19 @@ func judgeEOBJ06(s *evidence.Store, _ Options) Verdict {
 	})
 }
 
-// leakPatterns are the internals an error string must not reveal.
+// leakPatterns are the internals an error string must not reveal. They
+// are written not to match ordinary prose a seller may send: "Select a
+// product from the list", "Update the campaign set-up", "starts at noon
+// (UTC+2:00)" are not SQL or stack traces (a lower-case select/update/
+// insert/delete needs identifiers and SQL punctuation around it; a stack
+// frame names a file with an extension and a line).
 var leakPatterns = []struct {
 	what string
 	re   *regexp.Regexp
 }{
-	{"a stack trace", regexp.MustCompile(`(?i)(\bat [\w.$<>]+\s*\([^)]*:\d+(:\d+)?\)|Traceback \(most recent call last\)|goroutine \d+ \[|Exception in thread|\.(go|js|ts|py|java|rb|php|cs):\d+)`)},
+	{"a stack trace", regexp.MustCompile(`(?i)(\bat [\w.$<>]+\s*\([^)]*\.\w+:\d+(:\d+)?\)|Traceback \(most recent call last\)|goroutine \d+ \[|Exception in thread|\.(go|js|ts|py|java|rb|php|cs):\d+)`)},
 	{"a file path", regexp.MustCompile(`(?i)((^|[\s("'=:])/(srv|home|usr|var|opt|app|etc|root|tmp|Users|workspace)/[\w.-]+|\b[A-Z]:\\[\w.-]+\\)`)},
-	{"an SQL fragment", regexp.MustCompile(`(?i)(\bselect\b[^.]{1,80}\bfrom\b|\binsert into\b|\bupdate\b\s+\w+\s+\bset\b|\bdelete from\b|\bpq: |\bORA-\d{5}\b|\bSQLSTATE\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist)`)},
+	{"an SQL fragment", regexp.MustCompile(`\bSELECT\s[^.]{1,80}?\sFROM\s|(?i:\bselect\s+\*\s+from\b|\bselect\s+[\w."]+(\s*,\s*[\w."]+)*\s+from\s+[\w."]+\s+where\b|\binsert\s+into\s+[\w."]+\s*(\(|values\b)|\bupdate\s+[\w."]+\s+set\s+[\w."]+\s*=|\bdelete\s+from\s+[\w."]+(\s+where\b|\s*;)|\bpq: |\bORA-\d{5}\b|\bSQLSTATE\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist)`)},
 	{"an internal hostname", regexp.MustCompile(`(?i)\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(internal|local|localdomain|corp|lan|intranet|svc\.cluster\.local)\b`)},
 }
 
@@ -211,8 +239,8 @@ func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 				fs = append(fs, finding{"", "the reply carrying an error echoes the caller's credential"})
 			}
 			for _, c := range cs {
-				walkStrings(c.ptr, c.raw, func(p, _, v string) {
-					if w := leak(v, agentHost); w != "" {
+				walkStrings(c.ptr, c.raw, func(p, key, v string) {
+					if w := leak(v, agentHost, strings.HasSuffix(key, "version")); w != "" {
 						fs = append(fs, finding{p, "reveals " + w})
 					}
 				})
@@ -227,7 +255,9 @@ func judgeEOBJ07(s *evidence.Store, _ Options) Verdict {
 const leakScanBytes = 64 << 10
 
 // leak names the internal detail s (its first leakScanBytes) reveals, or "".
-func leak(s, agentHost string) string {
+// A version's value (a key ending in "version": build_version "10.0.3.1") is
+// not read for IP addresses.
+func leak(s, agentHost string, version bool) string {
 	if len(s) > leakScanBytes {
 		s = s[:leakScanBytes]
 	}
@@ -235,6 +265,9 @@ func leak(s, agentHost string) string {
 		if l.re.MatchString(s) {
 			return l.what
 		}
+	}
+	if version {
+		return ""
 	}
 	for _, m := range ipLike.FindAllString(s, -1) {
 		if m == agentHost {
@@ -388,10 +421,20 @@ func utf16Len(s string) int {
 	return n
 }
 
-// stringifyLen is the serialized size seed 002's limits use; a value that
-// is not JSON counts its raw bytes.
+// stringifyLen is the serialized size in UTF-8 bytes (seed 002's details
+// guidance); a value that is not JSON counts its raw bytes.
 func stringifyLen(raw []byte) int {
 	n, err := extract.StringifyLen(raw)
+	if err != nil {
+		return len(raw)
+	}
+	return n
+}
+
+// stringifyUnits is JSON.stringify(value).length in UTF-16 code units
+// (seed 002's validate()); a value that is not JSON counts its raw bytes.
+func stringifyUnits(raw []byte) int {
+	n, err := extract.StringifyUnits(raw)
 	if err != nil {
 		return len(raw)
 	}

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -23,14 +24,21 @@ func errChecks() []Check {
 		// Rule: ERR-01 · Spec: seeds 002 (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
 		// Description: an application error MUST come back as a tool result with isError: true,
 		// not as a success result and not as a JSON-RPC error.
-		// Policy: judged on every reply carrying an error signal; an error probe answered with a
-		// success is recorded, not failed. A JSON-RPC error without data.adcp_error is judged
-		// only on the error probes (where the harness knows the cause is an application error);
-		// -32602 (invalid params) to the wrong-typed-argument probe is accepted, since MCP up to
-		// 2025-06-18 lists invalid arguments among protocol errors and the error-compliance
-		// storyboard exempts malformed requests. A JSON-RPC error carrying an
-		// infrastructure AdCP code (RATE_LIMITED, AUTH_*, SERVICE_UNAVAILABLE) is left to
-		// ERR-06, which judges its JSON-RPC code.
+		// Policy: judged on the error probes and on every reply that carries an error in a
+		// form a client reads as one. A probe whose error the spec makes mandatory (adcp_version
+		// "99.0" or adcp_major_version 99 → VERSION_UNSUPPORTED; an unknown id on the
+		// task-status tool → REFERENCE_NOT_FOUND) answered with a success fails; a lenient probe
+		// (a wrong-typed argument a seller may coerce, an unknown id a list tool may answer with
+		// an empty list) answered with a success is recorded, not judged. An error body without
+		// isError (an adcp_error with no success body a client extracts, or beside status
+		// "failed") fails on any call; a success body carrying a stray adcp_error besides is
+		// ERR-05's (one defect, one rule), except on a mandatory probe. A JSON-RPC error without data.adcp_error is judged only on the error probes
+		// (where the harness knows the cause is an application error); -32602 (invalid params)
+		// to the wrong-typed-argument probe is accepted, since MCP up to 2025-06-18 lists
+		// invalid arguments among protocol errors and the error-compliance storyboard exempts
+		// malformed requests. A JSON-RPC error carrying an infrastructure AdCP code
+		// (RATE_LIMITED, AUTH_*, SERVICE_UNAVAILABLE) is a rejection before dispatch, not the
+		// application error the probe asked for: not judged here (ERR-06 judges its code).
 		{ID: "ERR-01", Transport: catalogue.MCP, Text: "returns application errors as tool results flagged isError", Judge: judgeERR01},
 		// Rule: ERR-02 · Spec: seeds 002 (Client Detection Order) · Since: 0.1.0 ·
 		// Description: an isError: true result MUST carry an AdCP error the detection order
@@ -75,6 +83,14 @@ func errChecks() []Check {
 	}
 }
 
+// mandatoryError names the error a mandatory error probe expects.
+func mandatoryError(c evidence.Call) string {
+	if c.Has(evidence.PurposeErrorUnknownTask) {
+		return "REFERENCE_NOT_FOUND"
+	}
+	return "VERSION_UNSUPPORTED"
+}
+
 func judgeERR01(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ERR-01", toolCalls(s), errorProbe, noErrorReply, func(r *reply) (bool, []finding) {
 		if r.rpcErr != nil {
@@ -84,7 +100,7 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 					continue
 				}
 				if infraCodes[codeOf(c)] {
-					return true, nil // an infrastructure rejection: its code is ERR-06's
+					return false, nil // an infrastructure rejection: its code is ERR-06's
 				}
 				return true, []finding{{"/error", "carries application error " + quote(codeOf(c)) + " as a JSON-RPC error"}}
 			}
@@ -94,7 +110,7 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 			if code == -32602 && r.call.Has(evidence.PurposeErrorWrongType) {
 				return true, nil
 			}
-			return true, []finding{{"/error/code", strconv.FormatInt(code, 10) + " answers an application error as a JSON-RPC error"}}
+			return true, []finding{{"/error/code", rpcCodeText(r) + " answers an application error as a JSON-RPC error"}}
 		}
 		if r.result == nil {
 			return false, nil
@@ -105,8 +121,25 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 			}
 			return true, nil
 		}
-		if cs := r.candidates(); len(cs) > 0 {
-			return true, []finding{{cs[0].ptr, "is returned without isError: true"}}
+		var inResult []candidate
+		for _, c := range r.candidates() {
+			if !c.jsonrpc {
+				inResult = append(inResult, c)
+			}
+		}
+		// An error body: nothing else a client extracts, or a body whose
+		// status says it failed (not a success with a stray adcp_error).
+		st, _ := str(r.data, "status")
+		errorBody := r.data == nil || st == "failed"
+		switch {
+		case len(inResult) > 0 && (errorBody || mandatoryErrorProbe(r.call)):
+			return true, []finding{{inResult[0].ptr, "is returned without isError: true"}}
+		case mandatoryErrorProbe(r.call):
+			what := "is absent"
+			if r.isErrorRaw != nil {
+				what = "is " + wireText(r.isErrorRaw)
+			}
+			return true, []finding{{"/result/isError", what + ": the call must fail with " + mandatoryError(r.call) + ", and it succeeds"}}
 		}
 		return false, nil
 	})
@@ -124,10 +157,28 @@ func judgeERR02(s *evidence.Store, _ Options) Verdict {
 		case x.Error != nil:
 			return true, nil
 		case x.Rejected != nil:
-			return true, []finding{{"/result" + x.Rejected.Pointer, x.Rejected.Reason}}
+			return true, []finding{discarded(r, x)}
 		}
 		return true, []finding{{"/result", "carries no adcp_error in structuredContent or content[]"}}
 	})
+}
+
+// discarded locates the candidate the detection order read and validate()
+// discarded: inside a parsed text item the pointer steps in with "#"
+// (/result/content/0/text#/adcp_error/code), where extract can only name the
+// text member.
+func discarded(r *reply, x extract.ErrorExtraction) finding {
+	for _, c := range r.candidates() {
+		if c.jsonrpc {
+			continue
+		}
+		var verr *extract.ValidationError
+		if errors.As(extract.ValidateError(c.raw), &verr) {
+			return finding{c.ptr + verr.Pointer, verr.Reason}
+		}
+		break
+	}
+	return finding{"/result" + x.Rejected.Pointer, x.Rejected.Reason}
 }
 
 func judgeERR03(s *evidence.Store, _ Options) Verdict {
@@ -136,9 +187,12 @@ func judgeERR03(s *evidence.Store, _ Options) Verdict {
 			return false, nil
 		}
 		var scErr []byte
+		scWhat := "is absent"
 		if r.sc != nil {
 			if v, ok := r.sc.Get("adcp_error"); ok && kindOf(v) == extract.KindObject {
 				scErr = v
+			} else if ok {
+				scWhat = "is " + kindName(v) + ", not an error object"
 			}
 		}
 		var textErr []byte
@@ -149,7 +203,7 @@ func judgeERR03(s *evidence.Store, _ Options) Verdict {
 		}
 		var fs []finding
 		if scErr == nil {
-			fs = append(fs, finding{"/result/structuredContent/adcp_error", "is absent"})
+			fs = append(fs, finding{"/result/structuredContent/adcp_error", scWhat})
 		}
 		if textErr == nil {
 			fs = append(fs, finding{"/result/content/0/text", `is not the JSON {"adcp_error":{…}}`})
@@ -208,9 +262,13 @@ func judgeERR05(s *evidence.Store, _ Options) Verdict {
 		if !r.success() {
 			return false, nil
 		}
+		what := "appears on a result not flagged isError: true"
+		if r.a2a != nil {
+			what = "appears on a task in state " + quote(r.a2a.state) + ", not failed or rejected"
+		}
 		var fs []finding
 		for _, c := range r.candidates() {
-			fs = append(fs, finding{c.ptr, "appears on a result not flagged isError: true"})
+			fs = append(fs, finding{c.ptr, what})
 		}
 		return true, fs
 	})
@@ -253,7 +311,10 @@ func judgeERR08(s *evidence.Store, _ Options) Verdict {
 			return false, nil
 		}
 		var fs []finding
-		if r.isError {
+		switch {
+		case r.isError && r.a2a != nil:
+			fs = append(fs, finding{r.a2a.taskPtr + "/status/state", quote(r.a2a.state) + " carries a rejected body; a business rejection is completed"})
+		case r.isError:
 			fs = append(fs, finding{"/result/isError", "is set on a rejected body"})
 		}
 		for _, c := range r.candidates() {

@@ -467,6 +467,13 @@ func toolCalls(s *evidence.Store, filters ...evidence.Filter) []evidence.Call {
 // errorProbe reports whether a call was made to provoke an application
 // error.
 func errorProbe(c evidence.Call) bool {
-	return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID) ||
-		c.Has(evidence.PurposeErrorUnknownTask) || c.Has(evidence.PurposeErrorMajorVersion)
+	return mandatoryErrorProbe(c) || c.Has(evidence.PurposeErrorWrongType) || c.Has(evidence.PurposeErrorUnknownID)
+}
+
+// mandatoryErrorProbe reports whether a call provokes an error the spec
+// makes mandatory (ERR-01): a release or major version the seller cannot
+// serve (VERSION_UNSUPPORTED), an unknown id on the task-status tool
+// (REFERENCE_NOT_FOUND). A success answering it is a failure.
+func mandatoryErrorProbe(c evidence.Call) bool {
+	return c.Has(evidence.PurposeErrorVersion) || c.Has(evidence.PurposeErrorMajorVersion) || c.Has(evidence.PurposeErrorUnknownTask)
 }

@@ -69,10 +69,28 @@ func TestLeak(t *testing.T) {
 		"upstream 10.0.3.7 refused":                      "a private IP address",
 		"see https://127.0.0.1:8080/policies":            "",
 		"Rate limited, retry in 5s.":                     "",
+		// Prose a seller may send is not a leak.
+		"Select a product from the list returned by get_products.": "",
+		"Update the campaign set-up, then retry.":                  "",
+		"Delete from your plan the packages over budget.":          "",
+		"Flights start at noon (UTC+2:00).":                        "",
+		"Insert into the brief a budget.":                          "",
+		// The same words as SQL are.
+		"SELECT id, name FROM media_buys WHERE id = $1": "an SQL fragment",
+		"select * from media_buys":                      "an SQL fragment",
+		"select id from media_buys where id = 7":        "an SQL fragment",
+		`insert into media_buys (id) values (1)`:        "an SQL fragment",
+		"update media_buys set status = 'x'":            "an SQL fragment",
+		"delete from media_buys where id = 1":           "an SQL fragment",
+		"at Object.handler (server.js:12:5)":            "a stack trace",
+		"at com.seller.Db.find(Db.java:42)":             "a stack trace",
 	} {
-		if got := leak(in, "127.0.0.1"); got != want {
+		if got := leak(in, "127.0.0.1", false); got != want {
 			t.Errorf("leak(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if got := leak("10.0.3.1", "", true); got != "" {
+		t.Errorf("a four-part version read as an IP: %q", got)
 	}
 }
 

@@ -184,24 +184,22 @@ func (r *reply) roots() []root {
 	return out
 }
 
-// errorRoot returns the body an error result carries its envelope in:
-// structuredContent, else the text item holding adcp_error.
+// errorRoot returns the body an error reply carries its envelope in: the
+// object holding the adcp_error a client extracts first (seed 002's
+// detection order: structuredContent, then the first text item, on MCP;
+// every artifact's DataParts, then status.message's, on A2A), else the body
+// carrying no adcp_error: structuredContent (MCP), the extracted body (A2A).
 func (r *reply) errorRoot() (root, bool) {
-	if r.a2a != nil {
-		if r.data != nil {
-			return root{r.dataPtr, r.data}, true
+	for _, c := range r.candidates() {
+		if !c.jsonrpc {
+			return c.root, true
 		}
-		return root{}, false
 	}
-	if r.sc != nil {
+	switch {
+	case r.a2a != nil && r.data != nil:
+		return root{r.dataPtr, r.data}, true
+	case r.a2a == nil && r.sc != nil:
 		return root{"/result/structuredContent", r.sc}, true
-	}
-	for _, t := range r.texts {
-		if t.obj != nil {
-			if v, ok := t.obj.Get("adcp_error"); ok && truthy(v) {
-				return root{t.ptr + "#", t.obj}, true
-			}
-		}
 	}
 	return root{}, false
 }
@@ -212,6 +210,9 @@ type candidate struct {
 	raw     json.RawMessage
 	obj     *extract.Object // nil when the value is not an object
 	jsonrpc bool            // found in error.data of a JSON-RPC error
+	// root is the object holding the adcp_error member (its pointer ends
+	// in "#" for a parsed text item).
+	root root
 }
 
 // errorSignal reports whether the reply carries an error in any form:
@@ -220,8 +221,14 @@ func (r *reply) errorSignal() bool {
 	return r.isError || r.rpcErr != nil || len(r.candidates()) > 0
 }
 
-// candidates returns every truthy adcp_error of the reply: in a JSON-RPC
-// error's data, in structuredContent and in each text item.
+// candidates returns every truthy adcp_error of the reply, in seed 002's
+// detection order, a superset of what the client detection (extract) reads:
+// a JSON-RPC error's data; on MCP structuredContent, then each text item
+// that parses to an object (read whatever isError says: ERR-05 judges the
+// ones a client would not read); on A2A the data of every DataPart of every
+// artifact, then of status.message (what extract.A2AError scans, whatever
+// the task state). Judges that read errors read them here, so a reply
+// extract reads as an error is never left unread by them.
 func (r *reply) candidates() []candidate {
 	r.candOnce.Do(func() { r.cands = r.findCandidates() })
 	return r.cands
@@ -229,15 +236,15 @@ func (r *reply) candidates() []candidate {
 
 func (r *reply) findCandidates() []candidate {
 	var out []candidate
-	add := func(ptr string, o *extract.Object, jsonrpc bool) {
-		if o == nil {
+	add := func(rt root, jsonrpc bool) {
+		if rt.obj == nil {
 			return
 		}
-		v, ok := o.Get("adcp_error")
+		v, ok := rt.obj.Get("adcp_error")
 		if !ok || !truthy(v) {
 			return
 		}
-		c := candidate{ptr: ptr + "/adcp_error", raw: v, jsonrpc: jsonrpc}
+		c := candidate{ptr: rt.ptr + "/adcp_error", raw: v, jsonrpc: jsonrpc, root: rt}
 		if kindOf(v) == extract.KindObject {
 			c.obj, _ = extract.ParseObject(v)
 		}
@@ -246,11 +253,20 @@ func (r *reply) findCandidates() []candidate {
 	if r.rpcErr != nil {
 		if d, ok := r.rpcErr.Get("data"); ok && kindOf(d) == extract.KindObject {
 			o, _ := extract.ParseObject(d)
-			add("/error/data", o, true)
+			add(root{"/error/data", o}, true)
 		}
 	}
+	if r.a2a != nil {
+		r.a2a.dataParts(func(p string, _ *extract.Object, data json.RawMessage) {
+			if kindOf(data) == extract.KindObject {
+				o, _ := extract.ParseObject(data)
+				add(root{p + "/data", o}, false)
+			}
+		})
+		return out
+	}
 	for _, rt := range r.roots() {
-		add(rt.ptr, rt.obj, false)
+		add(rt, false)
 	}
 	return out
 }

@@ -125,7 +125,7 @@ func BenchmarkValidateError(b *testing.B) {
 	}
 	benchInputs(b, inputs, func(in []byte) error {
 		err := ValidateError(in)
-		if len(in) > MaxErrorBytes && err == nil {
+		if len(in) > MaxErrorLength && err == nil {
 			b.Fatal("oversized error validated")
 		}
 		return nil

@@ -35,9 +35,11 @@
 //   - Text limit: TextLimit is 1 048 576 UTF-16 code units, exactly the
 //     reference code's `item.text.length`, counted on the raw string before
 //     it is decoded or parsed.
-//   - Error size: MaxErrorBytes is measured in UTF-8 bytes of the
-//     JSON.stringify form, as the prose says ("4096 bytes"); the reference
-//     code's .length would count UTF-16 units (the same for ASCII).
+//   - Error size: MaxErrorLength is measured as the reference code's
+//     JSON.stringify(error).length, in UTF-16 code units, the same unit as
+//     TextLimit; the prose's "4096 bytes" is the stricter reading for
+//     non-ASCII text (the same for ASCII), and a seller is never failed for
+//     an error a reference client keeps.
 //   - Code table: with recovery absent, the class comes from the standard
 //     error-code table (codes.go, 3.2.0-beta.5), of which seed 002's
 //     CODE_RECOVERY is an excerpt; the two agree on all 20 excerpted codes,

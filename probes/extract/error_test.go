@@ -8,7 +8,8 @@ import (
 )
 
 func TestValidateError(t *testing.T) {
-	// pad returns an error object whose JSON.stringify form is n bytes.
+	// pad returns an error object whose JSON.stringify form is n units
+	// (ASCII: as many bytes).
 	pad := func(n int) string {
 		base := `{"code":"X","p":""}`
 		return `{"code":"X","p":"` + strings.Repeat("a", n-len(base)) + `"}`
@@ -33,12 +34,17 @@ func TestValidateError(t *testing.T) {
 		{"code of 33 astral characters", `{"code":"` + strings.Repeat("😀", 33) + `"}`, "/code", "is 66 UTF-16 code units, over 64"},
 		{"code of escapes counts decoded units", `{"code":"` + strings.Repeat(`\u0041`, 64) + `"}`, "", ""},
 		{"whitespace is not counted", "{ \"code\" :\n \"X\" ," + strings.Repeat(" ", 5000) + "\"p\":1}", "", ""},
-		{"4096 bytes", pad(4096), "", ""},
-		{"4097 bytes", pad(4097), "", "serializes to 4097 bytes, over 4096"},
+		{"4096 units", pad(4096), "", ""},
+		{"4097 units", pad(4097), "", "serializes to 4097 UTF-16 code units, over 4096"},
 		{"repeated keys count once", `{"code":"X","p":"` + strings.Repeat("a", 4000) + `","p":1}`, "", ""},
-		{"non-ASCII counts UTF-8 bytes", `{"code":"X","p":"` + strings.Repeat("é", 2039) + `"}`, "", "serializes to 4097 bytes, over 4096"},
+		// The unit is JavaScript's .length, as the reference validate() counts
+		// (and as TextLimit does): 4096 units of é are 8173 bytes, and valid.
+		{"non-ASCII counts UTF-16 units, not bytes", `{"code":"X","p":"` + strings.Repeat("é", 2039) + `"}`, "", ""},
+		{"4096 units of non-ASCII", `{"code":"X","p":"` + strings.Repeat("é", 4077) + `"}`, "", ""},
+		{"4097 units of non-ASCII", `{"code":"X","p":"` + strings.Repeat("é", 4078) + `"}`, "", "serializes to 4097 UTF-16 code units, over 4096"},
+		{"an astral character is two units", `{"code":"X","p":"` + strings.Repeat("😀", 2039) + `"}`, "", "serializes to 4097 UTF-16 code units, over 4096"},
 		{"escapes are re-serialized", `{"code":"X","p":"` + strings.Repeat(`\u0041`, 4000) + `"}`, "", ""},
-		{"deep nesting does not fit", `{"code":"X","p":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}`, "", "serializes to 6017 bytes, over 4096"},
+		{"deep nesting does not fit", `{"code":"X","p":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}`, "", "serializes to 6017 UTF-16 code units, over 4096"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,6 +89,27 @@ func TestStringifyLen(t *testing.T) {
 	for _, c := range cases {
 		if got := stringifyLen(trimWS([]byte(c.in))); got != c.want {
 			t.Errorf("stringifyLen(%s) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+// TestStringifyUnits pins JSON.stringify(JSON.parse(x)).length (UTF-16
+// code units), the measure of validate()'s 4096 limit.
+func TestStringifyUnits(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int
+	}{
+		{`1e21`, 5}, {`"a\/b"`, 5}, {`"\u0000"`, 8}, {`"\ud83d\ude00"`, 4}, {`"😀"`, 4}, {`"\ud800"`, 8},
+		{`"é"`, 3}, {`"\u00e9"`, 3}, {`"\u2028"`, 3}, {`{"é":"日本"}`, 10}, {"\"\xff\"", 3},
+		{`{"a":"x","a":"é"}`, 9},
+	}
+	for _, c := range cases {
+		if got := stringifyUnits(trimWS([]byte(c.in))); got != c.want {
+			t.Errorf("stringifyUnits(%s) = %d, want %d", c.in, got, c.want)
+		}
+		if got, err := StringifyUnits([]byte(c.in)); err != nil || got != c.want {
+			t.Errorf("StringifyUnits(%s) = %d, %v, want %d", c.in, got, err, c.want)
 		}
 	}
 }

@@ -208,8 +208,11 @@ func FuzzValidateError(f *testing.F) {
 			t.Fatalf("unexpected error type %T", err)
 		}
 		if err == nil {
-			if n := stringifyLen(trimWS(in)); n > MaxErrorBytes {
-				t.Fatalf("validated error serializes to %d bytes", n)
+			if n := stringifyUnits(trimWS(in)); n > MaxErrorLength {
+				t.Fatalf("validated error serializes to %d UTF-16 code units", n)
+			}
+			if u, b := stringifyUnits(trimWS(in)), stringifyLen(trimWS(in)); u > b {
+				t.Fatalf("%d UTF-16 units exceed %d UTF-8 bytes", u, b)
 			}
 			e, _ := validateAdcpError(trimWS(in), "")
 			checkAction(t, Decide(*e))

@@ -1,0 +1,99 @@
+package suites
+
+import (
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+)
+
+// eoRetry is a RATE_LIMITED error whose retry_after is the JSON text ra
+// ("" leaves it out).
+func eoRetry(ra string) string {
+	if ra == "" {
+		return `{"code":"RATE_LIMITED","message":"Request rate exceeded","recovery":"transient"}`
+	}
+	return `{"code":"RATE_LIMITED","message":"Request rate exceeded","retry_after":` + ra + `,"recovery":"transient"}`
+}
+
+func TestRETRY01Table(t *testing.T) {
+	eoTables(t, "RETRY-01", func(tr catalogue.Transport) []judgeCase {
+		p := eoErrPtr(tr) + "/retry_after"
+		return append([]judgeCase{
+			{name: "5 passes", calls: []evidence.Call{eoErr(tr, eoRetry("5"))}, want: Pass},
+			{name: "the bounds 1 and 3600 pass", calls: []evidence.Call{eoErr(tr, eoRetry("1")), eoErr(tr, eoRetry("3600"))}, want: Pass},
+			// RULES RETRY-01: "when present"; schema core/error.json does not require it.
+			{name: "an absent retry_after passes", calls: []evidence.Call{eoErr(tr, eoRetry(""))}, want: Pass},
+			// A fraction inside the bounds is RETRY-02's.
+			{name: "2.5 passes", calls: []evidence.Call{eoErr(tr, eoRetry("2.5"))}, want: Pass},
+			// vector mcp-extreme-retry-after: 86400 is a seller violation.
+			{name: "86400 fails", calls: []evidence.Call{eoErr(tr, eoRetry("86400"))}, want: Fail, ptr: p, msg: "outside 1..3600"},
+			{name: "0 fails", calls: []evidence.Call{eoErr(tr, eoRetry("0"))}, want: Fail, ptr: p},
+			{name: "0.5 fails", calls: []evidence.Call{eoErr(tr, eoRetry("0.5"))}, want: Fail, ptr: p},
+			{name: "3600.5 fails", calls: []evidence.Call{eoErr(tr, eoRetry("3600.5"))}, want: Fail, ptr: p},
+			// seed 002: non-finite values are treated as absent by clients; a seller sending one breaks the bound.
+			{name: "an overflowing literal fails", calls: []evidence.Call{eoErr(tr, eoRetry("1e400"))}, want: Fail, ptr: p},
+			{name: "a string fails", calls: []evidence.Call{eoErr(tr, eoRetry(`"5"`))}, want: Fail, ptr: p, msg: "not a number"},
+			{name: "null fails", calls: []evidence.Call{eoErr(tr, eoRetry(`null`))}, want: Fail, ptr: p},
+			// RULES RETRY-01: JSON-RPC error.data.adcp_error included.
+			{name: "a JSON-RPC error's retry_after is judged", calls: []evidence.Call{
+				eoRPC(tr, `{"code":-32029,"message":"Rate limit exceeded","data":{"adcp_error":`+eoRetry("7200")+`}}`)},
+				want: Fail, ptr: "/error/data/adcp_error/retry_after"},
+			{name: "a retry_after read past the body fails", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), eoRetry("7200"))},
+				want: Fail, ptr: eoHiddenPtr(tr) + "/retry_after"},
+		}, eoCommon(tr, noErrorObject)...)
+	})
+}
+
+func TestRETRY02Table(t *testing.T) {
+	const none = "no retry_after observed"
+	eoTables(t, "RETRY-02", func(tr catalogue.Transport) []judgeCase {
+		p := eoErrPtr(tr) + "/retry_after"
+		return append([]judgeCase{
+			{name: "5 passes", calls: []evidence.Call{eoErr(tr, eoRetry("5"))}, want: Pass},
+			// Policy: a zero fraction is an integer, as in JSON Schema.
+			{name: "5.0 passes", calls: []evidence.Call{eoErr(tr, eoRetry("5.0"))}, want: Pass},
+			{name: "5e1 passes", calls: []evidence.Call{eoErr(tr, eoRetry("5e1"))}, want: Pass},
+			// A non-number is RETRY-01's.
+			{name: "a string is not judged a fraction", calls: []evidence.Call{eoErr(tr, eoRetry(`"2.5"`))}, want: Pass},
+			{name: "2.5 fails", calls: []evidence.Call{eoErr(tr, eoRetry("2.5"))}, want: Fail, ptr: p, msg: "not a whole number"},
+			{name: "a JSON-RPC error's fraction fails", calls: []evidence.Call{
+				eoRPC(tr, `{"code":-32029,"message":"Rate limit exceeded","data":{"adcp_error":`+eoRetry("1.5")+`}}`)},
+				want: Fail, ptr: "/error/data/adcp_error/retry_after"},
+			{name: "a fraction read past the body fails", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), eoRetry("0.25"))},
+				want: Fail, ptr: eoHiddenPtr(tr) + "/retry_after"},
+			{name: "an error without retry_after skips", calls: []evidence.Call{eoErr(tr, eoRetry(""))}, want: Skip, msg: none},
+		}, eoCommon(tr, none)...)
+	})
+}
+
+func TestRETRY03Table(t *testing.T) {
+	const (
+		noBurst   = "the rate-limit burst is opt-in"
+		noTrigger = "rate_limit_not_triggered"
+	)
+	eoTables(t, "RETRY-03", func(tr catalogue.Transport) []judgeCase {
+		burst := func(n, adcpErr string) evidence.Call {
+			return eoError(tr, eoProbe(tr, "rate_burst/"+n), adcpErr, "", evidence.PurposeRateBurst)
+		}
+		burstOK := eoSuccess(tr, eoProbe(tr, "rate_burst/1"), eoProducts, evidence.PurposeRateBurst)
+		return []judgeCase{
+			{name: "a RATE_LIMITED burst reply with retry_after passes", calls: []evidence.Call{burstOK, burst("31", eoRetry("5"))}, want: Pass},
+			// seed 002 Transport-Level Errors: the infrastructure form, -32029.
+			{name: "a JSON-RPC RATE_LIMITED with retry_after passes", calls: []evidence.Call{
+				eoRPC(tr, `{"code":-32029,"message":"Rate limit exceeded","data":{"adcp_error":`+eoRetry("10")+`}}`)}, want: Pass},
+			{name: "a RATE_LIMITED without retry_after fails", calls: []evidence.Call{burstOK, burst("31", eoRetry(""))},
+				want: Fail, ptr: eoErrPtr(tr) + "/retry_after"},
+			{name: "a RATE_LIMITED seen outside the burst is judged", calls: []evidence.Call{eoErr(tr, eoRetry(""))},
+				want: Fail, ptr: eoErrPtr(tr) + "/retry_after"},
+			{name: "a RATE_LIMITED read past the body is judged", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), eoRetry(""))},
+				want: Fail, ptr: eoHiddenPtr(tr) + "/retry_after"},
+			{name: "other codes without retry_after are not judged", calls: []evidence.Call{eoErr(tr, eoVersion)}, want: Skip, msg: noBurst},
+			{name: "no burst skips, saying it is opt-in", want: Skip, msg: noBurst},
+			{name: "a burst that saw no RATE_LIMITED skips", calls: []evidence.Call{burstOK}, want: Skip, msg: noTrigger},
+			{name: "a harness failure in the burst is an error", calls: []evidence.Call{
+				burstOK, harnessFailed(eoProbe(tr, "rate_burst/2"), eoEvT(tr), evidence.KindToolCall, "connection reset", evidence.PurposeRateBurst)},
+				want: HarnessError, msg: "connection reset"},
+		}
+	})
+}
