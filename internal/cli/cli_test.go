@@ -91,7 +91,7 @@ func TestRulesListsTheWholeCatalogue(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("rules --json is not JSON: %v", err)
 	}
-	if len(doc.Rules) != 77 || doc.Rules[0].ID != "ENV-01" {
+	if len(doc.Rules) != 79 || doc.Rules[0].ID != "ENV-01" {
 		t.Fatalf("rules --json listed %d rules starting with %+v", len(doc.Rules), doc.Rules[:1])
 	}
 	code, out, _ = run(t, nil, "", "rules")
