@@ -245,6 +245,17 @@ const MaxCardBytes = 1 << 20
 func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evidence.Purpose) evidence.Call {
 	call := evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindHTTPGet, Method: "GET", URL: url, Purposes: purposes}
 	tr := &wire.Transport{Base: cfg.Base, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	if !wire.SameOrigin(url, cfg.Endpoint) {
+		// A URL the seller named (a jwks_uri on a key host): the user's
+		// headers, which may carry credentials, go to the target's own
+		// origin only, and the seller cannot aim the harness at a private
+		// address it could not reach itself.
+		tr.Header = nil
+		if why := wire.CrossOriginRefusal(url, cfg.Endpoint); why != "" {
+			call.HarnessError, call.Started = why, time.Now()
+			return call
+		}
+	}
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)

@@ -167,3 +167,30 @@ func TestAResponseThatNeverComesAfterItsHeadersIsAHarnessError(t *testing.T) {
 		t.Fatal("a call that timed out counts as answered")
 	}
 }
+
+// A URL the seller names on another origin (a jwks_uri on a key host) is
+// fetched without the user's headers, which may carry credentials; an
+// http or private one is not fetched at all.
+func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
+	var got http.Header
+	keys := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	defer keys.Close()
+	cfg := mcp.Config{Endpoint: "https://127.0.0.1:1/mcp", Header: http.Header{"X-Api-Key": {"user-api-key-0123456789"}},
+		Base: keys.Client().Transport, Timeout: 2 * time.Second}
+	c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", keys.URL+"/jwks.json", evidence.PurposeHookKeys)
+	if c.HTTPStatus != 200 || got == nil {
+		t.Fatalf("the cross-origin fetch did not go: %+v", c)
+	}
+	if v := got.Get("X-Api-Key"); v != "" {
+		t.Errorf("the user's X-Api-Key went to another origin: %q", v)
+	}
+	public := cfg
+	public.Endpoint = "https://seller.example.com/mcp"
+	if c := mcp.Get(context.Background(), public, "mcp/hook/jwks", "https://10.1.2.3/jwks.json"); !strings.Contains(c.HarnessError, "not a public address") {
+		t.Errorf("a private address named by a public seller was fetched: %+v", c)
+	}
+}

@@ -366,7 +366,12 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 		env.Add(c)
 		return c
 	}
-	bc := record(mcp.Get(ctx, env.Config.MCP, prefix+"hook/brand_json", origin+"/.well-known/brand.json", evidence.PurposeHookKeys))
+	// The fetches are judged against the agent's own origin: the user's
+	// headers go there only, and a jwks_uri elsewhere must be https to a
+	// public host (mcp.Get).
+	cfg := env.Config.MCP
+	cfg.Endpoint = agent
+	bc := record(mcp.Get(ctx, cfg, prefix+"hook/brand_json", origin+"/.well-known/brand.json", evidence.PurposeHookKeys))
 	if bc.HTTPStatus == 200 && bc.Body != nil {
 		var brand struct {
 			Agents []struct {
@@ -384,7 +389,7 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 			}
 		}
 	}
-	jc := record(mcp.Get(ctx, env.Config.MCP, prefix+"hook/jwks", jwksURI, evidence.PurposeHookKeys))
+	jc := record(mcp.Get(ctx, cfg, prefix+"hook/jwks", jwksURI, evidence.PurposeHookKeys))
 	switch {
 	case jc.HarnessError != "":
 		return nil, "fetching " + jwksURI + ": " + wire.Sanitize(jc.HarnessError, 200)

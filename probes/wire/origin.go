@@ -1,0 +1,55 @@
+package wire
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// SameOrigin reports whether two URLs share scheme, host and port.
+func SameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
+}
+
+// CrossOriginRefusal says why the harness refuses a fetch of target, a URL
+// a seller named on another origin than agent's, or "" when it may go: it
+// must be https, and it must not name a loopback, private, link-local or
+// unspecified address unless the agent itself is on one (a seller on a
+// public host cannot use the harness to read the user's own network).
+// Names are not resolved: a public name that resolves to a private address
+// is a known limit (see the README's security section).
+func CrossOriginRefusal(target, agent string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return "refused a fetch the seller named: not an absolute URL"
+	}
+	if !strings.EqualFold(u.Scheme, "https") {
+		return "refused a fetch the seller named on another origin: " + Sanitize(u.Scheme, 20) + " is not https"
+	}
+	if internal(u.Hostname()) {
+		a, err := url.Parse(agent)
+		if err != nil || !internal(a.Hostname()) {
+			return "refused a fetch the seller named on another origin: " + Sanitize(u.Hostname(), 100) + " is not a public address"
+		}
+	}
+	return ""
+}
+
+// internal reports whether host is localhost or a literal loopback,
+// private, link-local or unspecified address.
+func internal(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()
+}
