@@ -163,18 +163,26 @@ func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 	if s.Scope() == evidence.A2A {
 		where = "/skills"
 	}
+	// Over A2A a skill without an exact "id", and get_adcp_capabilities
+	// missing from the card, are A2A-09's (one defect, one rule: A2A-09
+	// names both); CAP-02 judges the ids the card gives and the other
+	// required sales tools.
+	card := s.Scope() == evidence.A2A
 	return judgeList("CAP-02", s, func(tools []listedTool) []finding {
 		var fs []finding
 		names := map[string]bool{}
 		for _, lt := range tools {
 			names[lt.name] = true
+			if card && lt.name == "" {
+				continue
+			}
 			if !isTaskOf(opts.Schemas, lt.name) {
 				fs = append(fs, finding{lt.ptr, quote(lt.name) + " is not an AdCP task name"})
 			}
 		}
 		if media {
 			for _, want := range requiredSalesTools {
-				if !names[want] {
+				if !names[want] && !(card && want == "get_adcp_capabilities") {
 					fs = append(fs, finding{where, "lacks the required sales tool " + want})
 				}
 			}

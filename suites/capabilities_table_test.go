@@ -127,6 +127,12 @@ func TestCAP02Table(t *testing.T) {
 		{name: "card fetch harness failed", calls: []evidence.Call{harnessFailed("a2a/card", evidence.A2A, evidence.KindHTTPGet, "timeout")},
 			want: HarnessError, msg: "timeout"},
 		{name: "skills not a list", calls: []evidence.Call{cvCard(`"get_products"`)}, want: Fail, ptr: "/skills"},
+		// One defect, one rule: A2A-09 names a card without
+		// get_adcp_capabilities and a skill without an exact "id".
+		{name: "a media_buy card without get_adcp_capabilities is A2A-09's", calls: []evidence.Call{cvListing(catalogue.A2A, salesTools[1:]...), capsCall(catalogue.A2A, capsBody)},
+			want: Pass},
+		{name: "a skill whose id key is spelled ID is A2A-09's", calls: []evidence.Call{cvCard(`[{"id":"get_adcp_capabilities"},{"ID":"get_products"}]`)},
+			want: Pass},
 	})
 }
 
