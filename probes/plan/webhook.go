@@ -342,8 +342,12 @@ func deliveriesCall(env Env, id string, t evidence.Transport, op string, p evide
 	note.Deliveries = []DeliveryNote{}
 	for _, d := range got {
 		w.Exchanges = append(w.Exchanges, wire.Exchange{Method: "POST", URL: w.URL, RequestHeaders: d.Header,
-			RequestBody: wire.Bytes(wire.RedactJSON(d.Body)), RequestBodySize: int64(len(d.Body)), RequestTruncated: d.Truncated,
+			RequestBody: wire.Bytes(redactDelivery(env, d.Body)), RequestBodySize: int64(max(len(d.Body), d.BodyBytes)), RequestTruncated: d.Truncated,
 			Status: d.Status, Started: d.At, Finished: true, Complete: true})
+		if d.Dropped {
+			w.Exchanges[len(w.Exchanges)-1].Dropped = &wire.Dropped{BodyBytes: d.BodyBytes, BodySHA256: d.BodySHA256}
+			w.HarnessError = fmt.Sprintf("the webhook receiver's total (%d bytes) was spent: a delivery keeps its size and SHA-256 only", webhook.MaxKeptBytes)
+		}
 		note.Deliveries = append(note.Deliveries, DeliveryNote{Status: d.Status, Truncated: d.Truncated, SignatureError: wire.Sanitize(d.SignatureError, 300)})
 	}
 	w.Body, _ = json.Marshal(note)
@@ -401,4 +405,11 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 		return nil, jwksURI + ": " + err.Error()
 	}
 	return keys, ""
+}
+
+// redactDelivery redacts a webhook body like a reply: credential-named keys
+// and the run's own secrets, which a seller may echo in what it posts.
+func redactDelivery(env Env, body []byte) []byte {
+	out, _ := wire.NewRedactor(env.Config.Secrets(), nil).Body(body, false)
+	return out
 }

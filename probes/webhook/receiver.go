@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +21,15 @@ const MaxDeliveryBytes = 1 << 20
 // exhaust the harness by posting.
 const maxDeliveries = 1000
 
+// MaxKeptBytes bounds the delivery bodies and headers the receiver keeps in
+// all; beyond it a delivery keeps its size and SHA-256 only (Dropped), so
+// a thousand deliveries of a megabyte each cost kilobytes.
+const MaxKeptBytes = 16 << 20
+
+// maxHeaderBytes bounds the request headers the receiver reads (Go's
+// server default is 1 MB).
+const maxHeaderBytes = 64 << 10
+
 // Delivery is one webhook a seller posted.
 type Delivery struct {
 	Operation string      `json:"operation"`
@@ -27,6 +38,11 @@ type Delivery struct {
 	// Truncated says the body was longer than MaxDeliveryBytes (and was
 	// answered 413).
 	Truncated bool `json:"truncated,omitempty"`
+	// Dropped is set when the receiver's total (MaxKeptBytes) was spent:
+	// Body is then nil and BodyBytes and BodySHA256 say what it was.
+	Dropped    bool   `json:"dropped,omitempty"`
+	BodyBytes  int    `json:"body_bytes,omitempty"`
+	BodySHA256 string `json:"body_sha256,omitempty"`
 	// Status is what the receiver answered.
 	Status int       `json:"status"`
 	At     time.Time `json:"at"`
@@ -66,6 +82,7 @@ type Receiver struct {
 	mu     sync.Mutex
 	got    []Delivery
 	count  map[string]int
+	kept   int // bytes of bodies and headers kept (MaxKeptBytes)
 	expect map[string]Expectation
 	nonces NonceCache
 	notify chan struct{}
@@ -85,7 +102,7 @@ func Listen(addr, public string) (*Receiver, error) {
 	r := &Receiver{public: strings.TrimRight(public, "/"), count: map[string]int{}, expect: map[string]Expectation{}, notify: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/{op}", r.receive)
-	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second}
+	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r, nil
 }
@@ -121,8 +138,21 @@ func (r *Receiver) receive(w http.ResponseWriter, req *http.Request) {
 		}
 		d.Scheme, d.SignatureError = r.verify(e, Request{Method: req.Method, URL: target, Header: req.Header, Body: body}, now)
 	}
-	d.Header = wire.RedactHeader(req.Header.Clone())
+	d.Header, _ = wire.BoundHeaders(wire.RedactHeader(req.Header.Clone()))
+	size := len(d.Body)
+	for name, vals := range d.Header {
+		for _, v := range vals {
+			size += len(name) + len(v)
+		}
+	}
 	r.mu.Lock()
+	if r.kept+size > MaxKeptBytes {
+		sum := sha256.Sum256(d.Body)
+		d.Dropped, d.BodyBytes, d.BodySHA256, d.Body = true, len(d.Body), hex.EncodeToString(sum[:]), nil
+		d.Header = http.Header{"Content-Type": d.Header.Values("Content-Type")}
+	} else {
+		r.kept += size
+	}
 	r.count[op]++
 	status := http.StatusOK
 	switch {

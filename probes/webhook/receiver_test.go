@@ -64,3 +64,47 @@ func TestReceiverAnswers503OnceVerifiesAndBoundsBodies(t *testing.T) {
 		t.Errorf("no keys: %+v", d)
 	}
 }
+
+// A seller posting many large deliveries with large headers cannot make
+// the receiver hold them all: beyond MaxKeptBytes a delivery keeps its size
+// and SHA-256, and headers over 64 KiB are refused before the body is read.
+func TestTheReceiverBoundsWhatItKeeps(t *testing.T) {
+	r, err := Listen("127.0.0.1:0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	body := bytes.Repeat([]byte("x"), MaxDeliveryBytes-10)
+	n := MaxKeptBytes/len(body) + 4
+	for range n {
+		resp, err := http.Post(r.URL("op"), "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	got := r.Deliveries("op")
+	kept, dropped := 0, 0
+	for _, d := range got {
+		kept += len(d.Body)
+		if d.Dropped {
+			dropped++
+			if d.BodyBytes != len(body) || len(d.BodySHA256) != 64 {
+				t.Errorf("a dropped delivery says %d bytes, sha %q", d.BodyBytes, d.BodySHA256)
+			}
+		}
+	}
+	if len(got) != n || dropped == 0 || kept > MaxKeptBytes {
+		t.Errorf("%d deliveries, %d dropped, %d bytes kept (max %d)", len(got), dropped, kept, MaxKeptBytes)
+	}
+	req, _ := http.NewRequest(http.MethodPost, r.URL("op2"), strings.NewReader("{}"))
+	req.Header.Set("X-Pad", strings.Repeat("h", 200<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge || len(r.Deliveries("op2")) != 0 {
+		t.Errorf("200 KiB of headers: HTTP %d, %d deliveries kept", resp.StatusCode, len(r.Deliveries("op2")))
+	}
+}

@@ -62,9 +62,9 @@ func (b *Budget) refuse() {
 	}
 }
 
-// boundHeaders cuts each value at MaxStoredHeaderValue and the whole at
+// BoundHeaders cuts each value at MaxStoredHeaderValue and the whole at
 // MaxStoredHeaderBytes, and says how many bytes it kept.
-func boundHeaders(h http.Header) (http.Header, int) {
+func BoundHeaders(h http.Header) (http.Header, int) {
 	out := make(http.Header, len(h))
 	n := 0
 	for name, vals := range h {

@@ -67,7 +67,7 @@ func (r *record) setFirstByte(t time.Time) {
 
 func (r *record) setResponse(resp *http.Response, sse bool, encoding string) {
 	h, hits := r.red.Header(resp.Header)
-	h, size := boundHeaders(h)
+	h, size := BoundHeaders(h)
 	dropped := !r.budget.take(size)
 	if dropped {
 		// Only the headers the report shows, and HSTS (TLS-02), stay.
