@@ -1,0 +1,198 @@
+package extract
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Valid reports whether raw is exactly one JSON text under the grammar of
+// JavaScript's JSON.parse (see json.go), at any depth of nesting. Invalid
+// UTF-8 inside strings does not make it invalid (a client decoding the bytes
+// reads U+FFFD there); CheckText says whether the text is also UTF-8.
+// encoding/json's Valid refuses documents nested deeper than 10 000 levels;
+// this one reads them, so no reply is left unread for its depth alone.
+func Valid(raw []byte) bool {
+	_, err := validateJSON(raw)
+	return err == nil
+}
+
+// CheckText returns nil when raw is one well-formed JSON text encoded in
+// UTF-8 (RFC 8259 §2 and §8.1), whatever its depth; else an error saying
+// what is wrong and at which byte.
+func CheckText(raw []byte) error {
+	if len(bytes.TrimLeft(raw, " \t\r\n")) == 0 {
+		return &InputError{Msg: "is empty"}
+	}
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		return &InputError{Msg: "begins with a byte order mark (RFC 8259 §8.1)"}
+	}
+	if !utf8.Valid(raw) {
+		return &InputError{Msg: "is not UTF-8: invalid byte at byte " + strconv.Itoa(invalidUTF8At(raw))}
+	}
+	if _, err := validateJSON(raw); err != nil {
+		return &InputError{Msg: "is not JSON: " + err.Error()}
+	}
+	return nil
+}
+
+// invalidUTF8At returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence, or -1.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// EachElement calls fn with the index and exact raw bytes of every element
+// of the JSON array raw, in order, stopping when fn returns false. It
+// returns false, without calling fn, when raw is not one valid JSON array.
+func EachElement(raw []byte, fn func(i int, v []byte) bool) bool {
+	if !Valid(raw) {
+		return false
+	}
+	v := trimWS(raw)
+	if kindOf(v) != KindArray {
+		return false
+	}
+	eachElement(v, fn)
+	return true
+}
+
+// Location is where a value is during Walk: the reference tokens from the
+// walk's base down to it.
+type Location struct {
+	base   string
+	tokens []string
+}
+
+// Depth is the number of reference tokens below the base.
+func (p *Location) Depth() int { return len(p.tokens) }
+
+// Pointer returns the RFC 6901 pointer of the value. A pointer longer than
+// max bytes (max > 0) keeps its base, its first and its last tokens with
+// "/…" between them, so a value 100 000 levels deep costs a bounded string.
+func (p *Location) Pointer(max int) string {
+	full := len(p.base)
+	for _, t := range p.tokens {
+		full += 1 + len(t)
+	}
+	if max <= 0 || full <= max {
+		return pointer(p.base, p.tokens...)
+	}
+	var head, tail []string
+	n := len(p.base) + 2
+	for i, j := 0, len(p.tokens)-1; i <= j; {
+		if len(tail) <= len(head) {
+			if n+1+len(p.tokens[j]) > max {
+				break
+			}
+			n += 1 + len(p.tokens[j])
+			tail = append(tail, p.tokens[j])
+			j--
+		} else {
+			if n+1+len(p.tokens[i]) > max {
+				break
+			}
+			n += 1 + len(p.tokens[i])
+			head = append(head, p.tokens[i])
+			i++
+		}
+	}
+	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
+		tail[i], tail[j] = tail[j], tail[i]
+	}
+	return pointer(pointer(p.base, head...)+"/…", tail...)
+}
+
+// Walk calls fn for every scalar value (string, number, boolean, null)
+// inside the JSON text raw, in document order, with its location below
+// base, the key of the member holding it (for an array element, the key of
+// the nearest member above it; "" at the root) and its exact raw bytes.
+// Every member is walked, a repeated key's earlier values included. It
+// reads the text in one pass without recursion, so any depth is walked in
+// time linear in its size. It returns false, without calling fn, when raw
+// is not one valid JSON text.
+func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) bool {
+	if !Valid(raw) {
+		return false
+	}
+	type frame struct {
+		obj bool
+		n   int    // the index of the current element (arrays)
+		key string // the key in effect outside this container
+	}
+	d := raw
+	at := &Location{base: base}
+	var stack []frame
+	key := ""
+	readKey := func(i int) int {
+		end := skipString(d, i)
+		key, _ = decodeString(d[i:end])
+		i = skipWS(d, end)
+		return skipWS(d, i+1) // ':'
+	}
+	i := skipWS(d, 0)
+	for {
+		// A value starts at d[i].
+		switch c := d[i]; c {
+		case '{', '[':
+			j := skipWS(d, i+1)
+			if d[j] == '}' || d[j] == ']' {
+				i = j + 1 // an empty container holds no scalar
+				break
+			}
+			stack = append(stack, frame{obj: c == '{', key: key})
+			if c == '{' {
+				i = readKey(j)
+				at.tokens = append(at.tokens, key)
+			} else {
+				i = j
+				at.tokens = append(at.tokens, "0")
+			}
+			continue
+		default:
+			end := skipValue(d, i)
+			fn(at, key, d[i:end])
+			i = end
+		}
+		// After a value: the next member or element, or close containers.
+		for {
+			i = skipWS(d, i)
+			if len(stack) == 0 {
+				return true
+			}
+			top := &stack[len(stack)-1]
+			if d[i] == ',' {
+				i = skipWS(d, i+1)
+				if top.obj {
+					i = readKey(i)
+					at.tokens[len(at.tokens)-1] = key
+				} else {
+					top.n++
+					at.tokens[len(at.tokens)-1] = strconv.Itoa(top.n)
+				}
+				break
+			}
+			at.tokens = at.tokens[:len(at.tokens)-1]
+			key = top.key
+			stack = stack[:len(stack)-1]
+			i++
+		}
+	}
+}
+
+// StringValue returns the decoded value of a JSON string token (invalid
+// UTF-8 and lone surrogate escapes read as U+FFFD), and whether raw is one.
+func StringValue(raw []byte) (string, bool) {
+	v := trimWS(raw)
+	if kindOf(v) != KindString || !Valid(v) {
+		return "", false
+	}
+	return stringValue(v)
+}

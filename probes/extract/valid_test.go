@@ -1,0 +1,114 @@
+package extract
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCheckText(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	for _, tc := range []struct {
+		name, in string
+		want     string // "" for well-formed
+	}{
+		{"object", `{"a":[1,"x",null]}`, ""},
+		{"10 001 levels", deep, ""},
+		{"100 000 levels", strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000), ""},
+		{"utf-8 text", `{"a":"é"}`, ""},
+		{"lone surrogate escape", `{"a":"\ud800"}`, ""},
+		{"empty", "  ", "is empty"},
+		{"bom", "\xef\xbb\xbf{}", "byte order mark"},
+		{"latin-1 byte in a string", "{\"a\":\"caf\xe9\"}", "is not UTF-8: invalid byte at byte 9"},
+		{"truncated", `{"a":[1,2`, "is not JSON: unexpected end of input"},
+		{"trailing data", `{} {}`, "is not JSON: unexpected data"},
+		{"unclosed deep", strings.Repeat("[", 10001), "is not JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckText([]byte(tc.in))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("CheckText: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("CheckText: %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if json.Valid([]byte(deep)) {
+		t.Log("encoding/json now reads 10 001 levels")
+	}
+}
+
+// walkDecoded is the walk an encoding/json decode gives, for comparison.
+func walkDecoded(p, key string, v any, out *[]string) {
+	switch t := v.(type) {
+	case []any:
+		for i, e := range t {
+			walkDecoded(p+"/"+strconv.Itoa(i), key, e, out)
+		}
+	case map[string]any:
+		for k, e := range t {
+			walkDecoded(pointer(p, k), k, e, out)
+		}
+	default:
+		b, _ := json.Marshal(t)
+		*out = append(*out, p+" "+key+" "+string(b))
+	}
+}
+
+func TestWalk(t *testing.T) {
+	for _, doc := range []string{
+		`"s"`, `1`, `{}`, `[]`, `{"a":{}}`, `[[],[[]],{}]`,
+		`{"a":1,"b":[true,null,{"c":"x","d":[]}],"e~/f":"y"}`,
+		` [ 1 , [ 2 , { "k" : [ "v" , 3 ] } ] , 4 ] `,
+		`{"a":{"b":{"c":[{"d":"e"},{}]}},"f":[[["g"]]]}`,
+	} {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		walkDecoded("/r", "", v, &want)
+		if !Walk("/r", []byte(doc), func(at *Location, key string, raw []byte) {
+			var x any
+			d := json.NewDecoder(strings.NewReader(string(raw)))
+			d.UseNumber()
+			_ = d.Decode(&x)
+			b, _ := json.Marshal(x)
+			got = append(got, at.Pointer(0)+" "+key+" "+string(b))
+		}) {
+			t.Fatalf("Walk refused %s", doc)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", doc, got, want)
+		}
+	}
+	if Walk("", []byte(`{"a":`), func(*Location, string, []byte) { t.Error("called on invalid JSON") }) {
+		t.Error("Walk accepted invalid JSON")
+	}
+}
+
+func TestWalkDeep(t *testing.T) {
+	const n = 100000
+	doc := strings.Repeat(`{"a":[`, n) + `"leak"` + strings.Repeat("]}", n)
+	seen := 0
+	Walk("", []byte(doc), func(at *Location, key string, v []byte) {
+		seen++
+		if at.Depth() != 2*n || key != "a" || string(v) != `"leak"` {
+			t.Errorf("depth %d key %q value %s", at.Depth(), key, v)
+		}
+		p := at.Pointer(64)
+		if len(p) > 64+len("…") || !strings.HasPrefix(p, "/a/0") || !strings.HasSuffix(p, "/a/0") || !strings.Contains(p, "/…/") {
+			t.Errorf("pointer %q", p)
+		}
+	})
+	if seen != 1 {
+		t.Fatalf("walked %d values", seen)
+	}
+}
