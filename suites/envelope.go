@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -257,11 +256,11 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{"/result/structuredContent", "is " + kindName(r.scRaw) + ", not an object"})
 		}
 		v, ok := r.result.Get("content")
-		var items []json.RawMessage
+		var items [][]byte
 		switch {
 		case !ok:
 			fs = append(fs, finding{"/result/content", "is absent"})
-		case kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil:
+		case !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }):
 			fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
 		}
 		for i, it := range items {

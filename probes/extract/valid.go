@@ -2,6 +2,9 @@ package extract
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"sort"
 	"strconv"
 	"unicode/utf8"
 )
@@ -70,6 +73,13 @@ type Location struct {
 	base   string
 	tokens []string
 }
+
+// Base is the pointer the walk started from.
+func (p *Location) Base() string { return p.base }
+
+// Tokens are the reference tokens below the base, unescaped. The slice is
+// the walk's own: it changes as the walk goes on.
+func (p *Location) Tokens() []string { return p.tokens }
 
 // Depth is the number of reference tokens below the base.
 func (p *Location) Depth() int { return len(p.tokens) }
@@ -195,4 +205,137 @@ func StringValue(raw []byte) (string, bool) {
 		return "", false
 	}
 	return stringValue(v)
+}
+
+// Fingerprint returns a digest of the JSON value raw that two texts share
+// exactly when they hold the same value as a JSON.parse reads it: objects
+// compared by key whatever the order (a repeated key's last value counts),
+// arrays in order, strings by decoded value, numbers by their float64
+// value (a literal too large for one, by its text). It reads the text in
+// one pass without recursion, in time linear in its size, so values of any
+// depth compare. ok is false when raw is not one valid JSON text.
+func Fingerprint(raw []byte) (sum [32]byte, ok bool) {
+	if !Valid(raw) {
+		return sum, false
+	}
+	type member struct {
+		key string
+		sum [32]byte
+	}
+	type frame struct {
+		obj     bool
+		key     string // this container's key in its parent object
+		members []member
+	}
+	d := raw
+	var stack []frame
+	key := ""
+	h := sha256.New()
+	digest := func(tag byte, parts ...[]byte) [32]byte {
+		h.Reset()
+		h.Write([]byte{tag})
+		for _, p := range parts {
+			var n [8]byte
+			binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+			h.Write(n[:])
+			h.Write(p)
+		}
+		var s [32]byte
+		h.Sum(s[:0])
+		return s
+	}
+	scalar := func(v []byte) [32]byte {
+		switch kindOf(v) {
+		case KindString:
+			s, _ := decodeString(v)
+			return digest('s', []byte(s))
+		case KindNumber:
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				return digest('N', v)
+			}
+			if f == 0 {
+				f = 0 // -0 equals 0
+			}
+			return digest('n', []byte(strconv.FormatFloat(f, 'g', -1, 64)))
+		}
+		return digest('l', v) // true, false, null
+	}
+	closeFrame := func(f frame) [32]byte {
+		if !f.obj {
+			parts := make([][]byte, len(f.members))
+			for i := range f.members {
+				parts[i] = f.members[i].sum[:]
+			}
+			return digest('[', parts...)
+		}
+		last := map[string][32]byte{}
+		for _, m := range f.members {
+			last[m.key] = m.sum
+		}
+		keys := make([]string, 0, len(last))
+		for k := range last {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([][]byte, 0, 2*len(keys))
+		for _, k := range keys {
+			s := last[k]
+			parts = append(parts, []byte(k), s[:])
+		}
+		return digest('{', parts...)
+	}
+	readKey := func(i int) int {
+		end := skipString(d, i)
+		key, _ = decodeString(d[i:end])
+		i = skipWS(d, end)
+		return skipWS(d, i+1)
+	}
+	i := skipWS(d, 0)
+	var v [32]byte
+	for {
+		switch c := d[i]; c {
+		case '{', '[':
+			stack = append(stack, frame{obj: c == '{', key: key})
+			j := skipWS(d, i+1)
+			if d[j] == '}' || d[j] == ']' {
+				i = j + 1
+				f := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				v = closeFrame(f)
+				key = f.key
+				break
+			}
+			if c == '{' {
+				i = readKey(j)
+			} else {
+				i = j
+			}
+			continue
+		default:
+			end := skipValue(d, i)
+			v = scalar(d[i:end])
+			i = end
+		}
+		for {
+			i = skipWS(d, i)
+			if len(stack) == 0 {
+				return v, true
+			}
+			top := &stack[len(stack)-1]
+			top.members = append(top.members, member{key, v})
+			if d[i] == ',' {
+				i = skipWS(d, i+1)
+				if top.obj {
+					i = readKey(i)
+				}
+				break
+			}
+			f := *top
+			stack = stack[:len(stack)-1]
+			v = closeFrame(f)
+			key = f.key
+			i++
+		}
+	}
 }

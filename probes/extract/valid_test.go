@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,5 +111,55 @@ func TestWalkDeep(t *testing.T) {
 	})
 	if seen != 1 {
 		t.Fatalf("walked %d values", seen)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	same := func(a, b string) bool {
+		x, okx := Fingerprint([]byte(a))
+		y, oky := Fingerprint([]byte(b))
+		return okx && oky && x == y
+	}
+	for _, tc := range []struct {
+		a, b string
+		eq   bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, true},
+		{`{"a":1}`, `{"a":1.0}`, true},
+		{`{"a":1e2}`, `{"a":100}`, true},
+		{`{"a":-0}`, `{"a":0}`, true},
+		{`{"a":"\u00e9"}`, `{"a":"é"}`, true},
+		{`{"a":1,"a":2}`, `{"a":2}`, true},
+		{`{"a":[{}, []]}`, `{"a":[{},[]]}`, true},
+		{`{"a":{"b":{}}}`, `{"a":{"b":{}},"c":1}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`{"a":"1"}`, `{"a":1}`, false},
+		{`{"a":null}`, `{}`, false},
+		{`{"a":[]}`, `{"a":{}}`, false},
+		{`{"a":{"b":1}}`, `{"a":{"b":1},"b":1}`, false},
+		{`[[1],2]`, `[[1,2]]`, false},
+		{`{"ab":"c"}`, `{"a":"bc"}`, false},
+		{`{"a":true}`, `{"a":"true"}`, false},
+	} {
+		if got := same(tc.a, tc.b); got != tc.eq {
+			t.Errorf("%s vs %s: equal %v, want %v", tc.a, tc.b, got, tc.eq)
+		}
+		var x, y any
+		if json.Unmarshal([]byte(tc.a), &x) == nil && json.Unmarshal([]byte(tc.b), &y) == nil {
+			if reflect.DeepEqual(x, y) != tc.eq {
+				t.Errorf("%s vs %s: the table disagrees with encoding/json", tc.a, tc.b)
+			}
+		}
+	}
+	deep := strings.Repeat(`{"a":[`, 20000) + "1" + strings.Repeat("]}", 20000)
+	deep2 := strings.Repeat(`{ "a" : [ `, 20000) + "1.0" + strings.Repeat(" ] }", 20000)
+	if !same(deep, deep2) {
+		t.Error("two equal documents 40 000 levels deep differ")
+	}
+	if same(deep, strings.Replace(deep2, "1.0", "2", 1)) {
+		t.Error("two different deep documents are equal")
+	}
+	if _, ok := Fingerprint([]byte(`{"a":`)); ok {
+		t.Error("Fingerprint accepted invalid JSON")
 	}
 }
