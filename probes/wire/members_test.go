@@ -97,3 +97,12 @@ func TestDeepReplyIsRead(t *testing.T) {
 		t.Fatalf("SplitResponse of a cut reply: %v", err)
 	}
 }
+
+// A repeated member's last value counts, as JSON.parse reads it: the reply
+// is split, not dropped.
+func TestSplitResponseRepeatedMember(t *testing.T) {
+	result, _, id, err := SplitResponse([]byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1},"result":{"b":2}}`))
+	if err != nil || string(result) != `{"b":2}` || string(id) != "1" {
+		t.Fatalf("SplitResponse: %s, id %s, %v", result, id, err)
+	}
+}
