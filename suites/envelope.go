@@ -43,7 +43,10 @@ func envChecks() []Check {
 		// task-status value.
 		// Policy: on error results status is judged only when present: seed 002's canonical
 		// error result carries adcp_error alone, and seed 001 tells receivers to read such
-		// envelopes by adcp_error.
+		// envelopes by adcp_error. On A2A, the progress data of an interim state (working,
+		// submitted, input-required, auth-required: status.message.parts) is judged only when
+		// it carries status: L0/a2a-response-format's own interim example is
+		// {"percentage":45,"current_step":…}, and the A2A state is the task's status.state.
 		{ID: "ENV-03", Transport: catalogue.MCP, Text: "puts a task-status value in status at the root", Judge: judgeENV03},
 		// Rule: ENV-04 · Spec: L3/task-lifecycle; core/protocol-envelope.json (not.anyOf) · Since: 0.1.0 ·
 		// Description: task_status and response_status MUST NOT appear at the root.
@@ -69,7 +72,7 @@ func envChecks() []Check {
 		// precision.
 		// Policy: the pattern is core/version-envelope.json's (the normative one); error
 		// results are judged only when they carry adcp_version, since seed 002's canonical
-		// error result has none.
+		// error result has none; A2A interim progress data likewise (see ENV-03).
 		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
 		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
 		// Description: the tool result MUST be a valid CallToolResult: content an array of
@@ -144,7 +147,7 @@ func judgeENV03(s *evidence.Store, _ Options) Verdict {
 			return nil
 		}
 		if r.success() && r.data != nil {
-			return true, check(root{r.dataPtr, r.data}, true)
+			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
 			if rt, ok := r.errorRoot(); ok {
@@ -280,7 +283,7 @@ func judgeENV08(s *evidence.Store, _ Options) Verdict {
 			return nil
 		}
 		if r.success() && r.data != nil {
-			return true, check(root{r.dataPtr, r.data}, true)
+			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
 			if rt, ok := r.errorRoot(); ok {
@@ -292,6 +295,13 @@ func judgeENV08(s *evidence.Store, _ Options) Verdict {
 		return false, nil
 	})
 }
+
+// a2aInterimStates are the A2A task states whose data is progress data in
+// status.message.parts (L0/a2a-response-format, "Interim A2A Responses").
+var a2aInterimStates = map[string]bool{"working": true, "submitted": true, "input-required": true, "auth-required": true}
+
+// a2aInterim reports whether r is an A2A task in an interim state.
+func a2aInterim(r *reply) bool { return r.a2a != nil && a2aInterimStates[r.a2a.norm] }
 
 // contentTypes are the MCP content block types (2025-06-18 and later).
 var contentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
