@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -338,4 +339,22 @@ func Fingerprint(raw []byte) (sum [32]byte, ok bool) {
 			i++
 		}
 	}
+}
+
+// Truthy is JavaScript truthiness of the JSON value raw, as a client reads
+// a flag such as isError; false when raw is not one JSON value.
+func Truthy(raw []byte) bool {
+	v := trimWS(raw)
+	return Valid(v) && truthy(v)
+}
+
+// Field returns the value of the exact-case key of the JSON object raw
+// (the last when the key repeats, as JSON.parse reads it); ok is false when
+// raw is not an object or lacks the key.
+func Field(raw []byte, key string) (json.RawMessage, bool) {
+	o, err := ParseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	return o.Get(key)
 }

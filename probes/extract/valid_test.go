@@ -163,3 +163,38 @@ func TestFingerprint(t *testing.T) {
 		t.Error("Fingerprint accepted invalid JSON")
 	}
 }
+
+func TestDecodeIsExactCase(t *testing.T) {
+	type inner struct {
+		Name string          `json:"name"`
+		Raw  json.RawMessage `json:"raw"`
+	}
+	var v struct {
+		IsError bool     `json:"isError"`
+		Status  string   `json:"status"`
+		Tools   []inner  `json:"tools"`
+		Ptr     *inner   `json:"ptr"`
+		N       int64    `json:"n"`
+		F       float64  `json:"f"`
+		Any     any      `json:"any"`
+		List    []string `json:"list"`
+	}
+	err := Decode([]byte(`{"isError":false,"IsError":true,"Status":"x","status":"a","status":"b","tools":[{"name":"t","NAME":"u","raw":{"k":1}}],"ptr":{"name":"p"},"n":7,"f":1.5,"any":"s","list":["a",1,"c"]}`), &v)
+	if err == nil || !strings.Contains(err.Error(), "/list/1") {
+		t.Errorf("Decode error %v, want the mismatch at /list/1", err)
+	}
+	if v.IsError || v.Status != "b" || len(v.Tools) != 1 || v.Tools[0].Name != "t" || string(v.Tools[0].Raw) != `{"k":1}` ||
+		v.Ptr == nil || v.Ptr.Name != "p" || v.N != 7 || v.F != 1.5 || v.Any != "s" || len(v.List) != 3 || v.List[2] != "c" {
+		t.Errorf("Decode = %+v", v)
+	}
+	var w struct {
+		A string `json:"a"`
+	}
+	if Decode([]byte(`{"a":`), &w) == nil {
+		t.Error("Decode accepted invalid JSON")
+	}
+	deep := `{"a":"x","b":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	if err := Decode([]byte(deep), &w); err != nil || w.A != "x" {
+		t.Errorf("Decode of a deep document: %v, %q", err, w.A)
+	}
+}

@@ -190,7 +190,7 @@ func settled(got []webhook.Delivery) bool {
 		var b struct {
 			Status string `json:"status"`
 		}
-		if d.Status == 200 && json.Unmarshal(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
+		if d.Status == 200 && extract.Decode(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
 			return true
 		}
 	}
@@ -217,7 +217,7 @@ func firstStatus(c evidence.Call) (status, taskID string) {
 		Status string `json:"status"`
 		TaskID string `json:"task_id"`
 	}
-	_ = json.Unmarshal(out.Data, &b)
+	_ = extract.Decode(out.Data, &b)
 	return b.Status, b.TaskID
 }
 
@@ -262,7 +262,7 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 				JWKSURI string `json:"jwks_uri"`
 			} `json:"agents"`
 		}
-		_ = json.Unmarshal(bc.Body, &brand)
+		_ = extract.Decode(bc.Body, &brand)
 		for _, a := range brand.Agents {
 			if a.JWKSURI != "" && strings.TrimRight(a.URL, "/") == strings.TrimRight(agent, "/") {
 				if ref, err := u.Parse(a.JWKSURI); err == nil {
