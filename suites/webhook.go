@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
@@ -125,7 +126,7 @@ func judgeHOOK01(s *evidence.Store, _ Options) Verdict {
 			var b struct {
 				TaskID string `json:"task_id"`
 			}
-			if _ = json.Unmarshal(x.RequestBody, &b); h.note.TaskID != "" && b.TaskID != h.note.TaskID {
+			if _ = extract.Decode(x.RequestBody, &b); h.note.TaskID != "" && b.TaskID != h.note.TaskID {
 				fs = append(fs, finding{"/task_id", at + " task_id " + quote(b.TaskID) + ", the first response's " + quote(h.note.TaskID)})
 			}
 		}
@@ -204,7 +205,7 @@ func event(body []byte) hookEvent {
 		Status string `json:"status"`
 		TaskID string `json:"task_id"`
 	}
-	_ = json.Unmarshal(body, &b)
+	_ = extract.Decode(body, &b)
 	var v any
 	_ = json.Unmarshal(body, &v)
 	c, _ := json.Marshal(v)
