@@ -91,7 +91,8 @@ func envChecks() []Check {
 		// (AUTH). An SSE event is judged when it is dispatched and of type "message" (the events a
 		// JSON-RPC client parses; the MCP SDKs ignore other types), its data as JSON and its raw
 		// block as UTF-8. A 2xx JSON body holding no response to the request fails (the reply is
-		// unreadable); a stream that ends without one does not (MCP lets a client resume it). A
+		// unreadable); a stream that ends without one does not (MCP lets a client resume it),
+		// unless it dispatched no message and gave no event id to resume from. A
 		// response with neither result nor error fails (JSON-RPC 2.0 §5). A body the harness cut at
 		// its size limit, or that the network broke off before the end, is a harness error: the
 		// seller is not failed for bytes the harness never read. Lone surrogate escapes are
@@ -429,12 +430,15 @@ func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
 			continue
 		}
 		if x.SSE || len(x.Events) > 0 {
+			dispatched, resumable := false, false
 			for _, ev := range x.Events {
 				i := event
 				event++
+				resumable = resumable || ev.HasID
 				if !ev.Dispatch || (ev.Type != "" && ev.Type != "message") {
 					continue
 				}
+				dispatched = true
 				seen = true
 				p := "/events/" + strconv.Itoa(i)
 				if !utf8.Valid(ev.Raw) {
@@ -444,6 +448,14 @@ func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
 				if err := extract.CheckText([]byte(ev.Data)); err != nil {
 					fs = append(fs, finding{p, "data " + err.Error()})
 				}
+			}
+			if _, request := wire.RequestID(x.RequestBody); request && !dispatched && !resumable && c.Message == nil &&
+				x.Status >= 200 && x.Status < 300 && x.Complete {
+				// Nothing a client can read, nor an event id to resume
+				// from: the reply is lost (a JSON body under
+				// text/event-stream, say).
+				seen = true
+				fs = append(fs, finding{"", "the text/event-stream body carries no message event and no event id to resume from"})
 			}
 			continue
 		}
