@@ -130,7 +130,8 @@ func (p *Location) Pointer(max int) string {
 // time linear in its size. It returns false, without calling fn, when raw
 // is not one valid JSON text.
 func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) bool {
-	if !Valid(raw) {
+	_, depth, err := validateDepth(raw)
+	if err != nil {
 		return false
 	}
 	type frame struct {
@@ -139,12 +140,19 @@ func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) 
 		key string // the key in effect outside this container
 	}
 	d := raw
-	at := &Location{base: base}
-	var stack []frame
+	at := &Location{base: base, tokens: make([]string, 0, depth)}
+	stack := make([]frame, 0, depth)
 	key := ""
+	var lastTok []byte // the token of the last key read, and lastKey its value
+	lastKey := ""
 	readKey := func(i int) int {
 		end := skipString(d, i)
-		key, _ = decodeString(d[i:end])
+		if tok := d[i:end]; bytes.Equal(tok, lastTok) {
+			key = lastKey // a deep document repeats its keys
+		} else {
+			key, _ = decodeString(tok)
+			lastTok, lastKey = tok, key
+		}
 		i = skipWS(d, end)
 		return skipWS(d, i+1) // ':'
 	}
