@@ -32,7 +32,7 @@ func TestWalkStringsAnyDepth(t *testing.T) {
 	}
 	var ptrs []string
 	walkStrings("/r", []byte(`{"b":["x",{"c~/d":"y"}],"a":"z","a":"w"}`), func(p, _, _ string) { ptrs = append(ptrs, p) })
-	want := []string{"/r/b/0", "/r/b/1/c~0~1d", "/r/a", "/r/a"}
+	want := []string{"/r/b/0", "/r/b/1/c~0~1d", "/r/a"} // the last "a" only, as JSON.parse keeps it
 	if len(ptrs) != len(want) {
 		t.Fatalf("pointers %q, want %q", ptrs, want)
 	}

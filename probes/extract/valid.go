@@ -125,10 +125,10 @@ func (p *Location) Pointer(max int) string {
 // inside the JSON text raw, in document order, with its location below
 // base, the key of the member holding it (for an array element, the key of
 // the nearest member above it; "" at the root) and its exact raw bytes.
-// Every member is walked, a repeated key's earlier values included. It
-// reads the text in one pass without recursion, so any depth is walked in
-// time linear in its size. It returns false, without calling fn, when raw
-// is not one valid JSON text.
+// A repeated key's earlier values are skipped: JSON.parse keeps the last,
+// so no client reads them. It reads the text without recursion, so any
+// depth is walked in time linear in its size. It returns false, without
+// calling fn, when raw is not one valid JSON text.
 func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) bool {
 	_, depth, err := validateDepth(raw)
 	if err != nil {
@@ -156,11 +156,14 @@ func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) 
 		i = skipWS(d, end)
 		return skipWS(d, i+1) // ':'
 	}
+	skip := shadowed(d, depth)
 	i := skipWS(d, 0)
 	for {
 		// A value starts at d[i].
-		switch c := d[i]; c {
-		case '{', '[':
+		switch c := d[i]; {
+		case skip[i]:
+			i = skipValue(d, i) // a repeated key's earlier value: no client reads it
+		case c == '{' || c == '[':
 			j := skipWS(d, i+1)
 			if d[j] == '}' || d[j] == ']' {
 				i = j + 1 // an empty container holds no scalar
@@ -214,6 +217,82 @@ func StringValue(raw []byte) (string, bool) {
 		return "", false
 	}
 	return stringValue(v)
+}
+
+// shadowed returns the offsets in the validated text d of the member values
+// that a later member of the same object with the same key hides, or nil
+// when no key repeats. depth sizes its stack.
+func shadowed(d []byte, depth int) map[int]bool {
+	type frame struct {
+		obj      bool
+		hasFirst bool
+		first    string
+		firstAt  int
+		keys     map[string]int // key → offset of its latest value, from the second distinct key on
+	}
+	var out map[int]bool
+	stack := make([]frame, 0, depth)
+	var lastTok []byte
+	lastKey := ""
+	member := func(i int) int { // reads `"key" :` at d[i], notes the value's offset
+		end := skipString(d, i)
+		key := lastKey
+		if tok := d[i:end]; !bytes.Equal(tok, lastTok) {
+			key, _ = decodeString(tok)
+			lastTok, lastKey = tok, key
+		}
+		i = skipWS(d, skipWS(d, end)+1)
+		f := &stack[len(stack)-1]
+		switch {
+		case !f.hasFirst:
+			f.hasFirst, f.first, f.firstAt = true, key, i
+			return i
+		case f.keys == nil:
+			f.keys = map[string]int{f.first: f.firstAt}
+		}
+		if prev, ok := f.keys[key]; ok {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[prev] = true
+		}
+		f.keys[key] = i
+		return i
+	}
+	i := skipWS(d, 0)
+	for {
+		switch c := d[i]; c {
+		case '{', '[':
+			j := skipWS(d, i+1)
+			if d[j] == '}' || d[j] == ']' {
+				i = j + 1
+				break
+			}
+			stack = append(stack, frame{obj: c == '{'})
+			i = j
+			if c == '{' {
+				i = member(j)
+			}
+			continue
+		default:
+			i = skipValue(d, i)
+		}
+		for {
+			i = skipWS(d, i)
+			if len(stack) == 0 {
+				return out
+			}
+			if d[i] == ',' {
+				i = skipWS(d, i+1)
+				if stack[len(stack)-1].obj {
+					i = member(i)
+				}
+				break
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		}
+	}
 }
 
 // Fingerprint returns a digest of the JSON value raw that two texts share

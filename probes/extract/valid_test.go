@@ -66,6 +66,8 @@ func TestWalk(t *testing.T) {
 		`{"a":1,"b":[true,null,{"c":"x","d":[]}],"e~/f":"y"}`,
 		` [ 1 , [ 2 , { "k" : [ "v" , 3 ] } ] , 4 ] `,
 		`{"a":{"b":{"c":[{"d":"e"},{}]}},"f":[[["g"]]]}`,
+		`{"a":{"u":"x"},"b":1,"a":{"v":"y","v":"z"},"c":[{"k":1,"k":{"deep":[2]}}],"a":[3,{"a":4,"b":5,"a":6}]}`,
+		`{"\u0061":1,"a":2}`,
 	} {
 		var v any
 		dec := json.NewDecoder(strings.NewReader(doc))
@@ -226,6 +228,9 @@ func FuzzWalkAndFingerprint(f *testing.F) {
 		if !ok || json.Unmarshal(b, &x) != nil {
 			return
 		}
+		if want := scalars(x); n != want {
+			t.Fatalf("Walk visited %d scalars of %s, encoding/json reads %d", n, b, want)
+		}
 		re, err := json.Marshal(x)
 		if err != nil {
 			return
@@ -240,3 +245,22 @@ func FuzzWalkAndFingerprint(f *testing.F) {
 
 // exponent finds a number written with an exponent.
 var exponent = regexp.MustCompile(`[0-9][eE]`)
+
+// scalars counts the scalar values of a decoded JSON value.
+func scalars(v any) int {
+	switch t := v.(type) {
+	case []any:
+		n := 0
+		for _, e := range t {
+			n += scalars(e)
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for _, e := range t {
+			n += scalars(e)
+		}
+		return n
+	}
+	return 1
+}
