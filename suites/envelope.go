@@ -1,13 +1,14 @@
 package suites
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -42,10 +43,15 @@ func envChecks() []Check {
 		// task-status value.
 		// Policy: on error results status is judged only when present: seed 002's canonical
 		// error result carries adcp_error alone, and seed 001 tells receivers to read such
-		// envelopes by adcp_error.
+		// envelopes by adcp_error. On A2A, the progress data of an interim state (working,
+		// submitted, input-required, auth-required: status.message.parts) is judged only when
+		// it carries status: L0/a2a-response-format's own interim example is
+		// {"percentage":45,"current_step":…}, and the A2A state is the task's status.state.
 		{ID: "ENV-03", Transport: catalogue.MCP, Text: "puts a task-status value in status at the root", Judge: judgeENV03},
 		// Rule: ENV-04 · Spec: L3/task-lifecycle; core/protocol-envelope.json (not.anyOf) · Since: 0.1.0 ·
 		// Description: task_status and response_status MUST NOT appear at the root.
+		// Policy: the root is the body a client reads (clientRoots): structuredContent, or
+		// without it the text item a client extracts.
 		{ID: "ENV-04", Transport: catalogue.MCP, Text: "never emits task_status or response_status at the root", Judge: judgeENV04},
 		// Rule: ENV-05 · Spec: seeds 000, 002; §4.6 · Since: 0.1.0 ·
 		// Description: a success result SHOULD carry structuredContent and a JSON text fallback
@@ -55,22 +61,43 @@ func envChecks() []Check {
 		// Rule: ENV-06 · Spec: core/protocol-envelope.json; §4.7 · Since: 0.1.0 ·
 		// Description: timestamp, when present, MUST be an RFC 3339 date-time; replayed, when
 		// present, MUST be a boolean.
+		// Policy: judged on the body a client reads (clientRoots), as ENV-04.
 		{ID: "ENV-06", Transport: catalogue.MCP, Text: "types timestamp as an RFC 3339 date-time and replayed as a boolean", Judge: judgeENV06},
 		// Rule: ENV-07 · Spec: verification/conformance (fixture-merged responses); §4.8 · Since: 0.1.0 ·
 		// Description: reserved _-prefixed marker keys such as _bridge MUST NOT appear at the root.
+		// Policy: judged on the body a client reads (clientRoots), as ENV-04.
 		{ID: "ENV-07", Transport: catalogue.MCP, Text: "emits no reserved underscore-prefixed keys at the root", Judge: judgeENV07},
 		// Rule: ENV-08 · Spec: reference/versioning; §4.46 · Since: 0.1.0 ·
 		// Description: adcp_version SHOULD be echoed at the root of every response, in release
 		// precision.
 		// Policy: the pattern is core/version-envelope.json's (the normative one); error
 		// results are judged only when they carry adcp_version, since seed 002's canonical
-		// error result has none.
+		// error result has none; A2A interim progress data likewise (see ENV-03).
 		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
 		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
 		// Description: the tool result MUST be a valid CallToolResult: content an array of
 		// items of a known type (a text item's text a string), isError a JSON boolean when
 		// present, structuredContent an object when present. Judged on the raw bytes.
 		{ID: "ENV-09", Transport: catalogue.MCP, Text: "returns a valid CallToolResult", Judge: judgeENV09},
+		// Rule: ENV-10 · Spec: RFC 8259 §2, §8.1; JSON-RPC 2.0 §5; MCP basic/transports (Streamable
+		// HTTP) · Since: 0.2.0 ·
+		// Description: every response body and SSE event data MUST be well-formed JSON in UTF-8;
+		// a reply the harness cannot read fails with the reason, and depth alone never makes a
+		// reply unreadable (the harness reads 100 000 levels, as JSON.parse does).
+		// Policy: judged on the raw bytes of every exchange of every JSON-RPC call (initialize,
+		// tools/list, tools/call, A2A messages, MCP Tasks); card fetches and webhook deliveries
+		// are other rules'. A body is judged when it answers a JSON-RPC request with an id with a
+		// 2xx status, or when its Content-Type says JSON; a 401 in text/plain is the HTTP layer's
+		// (AUTH). An SSE event is judged when it is dispatched and of type "message" (the events a
+		// JSON-RPC client parses; the MCP SDKs ignore other types), its data as JSON and its raw
+		// block as UTF-8. A 2xx JSON body holding no response to the request fails (the reply is
+		// unreadable); a stream that ends without one does not (MCP lets a client resume it),
+		// unless it dispatched no message and gave no event id to resume from. A
+		// response with neither result nor error fails (JSON-RPC 2.0 §5). A body the harness cut at
+		// its size limit, or that the network broke off before the end, is a harness error: the
+		// seller is not failed for bytes the harness never read. Lone surrogate escapes are
+		// well-formed (RFC 8259 §8.2 leaves their meaning open) and pass.
+		{ID: "ENV-10", Transport: catalogue.MCP, Text: "sends every reply as well-formed JSON in UTF-8", Judge: judgeENV10},
 	}
 }
 
@@ -121,7 +148,7 @@ func judgeENV03(s *evidence.Store, _ Options) Verdict {
 			return nil
 		}
 		if r.success() && r.data != nil {
-			return true, check(root{r.dataPtr, r.data}, true)
+			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
 			if rt, ok := r.errorRoot(); ok {
@@ -132,9 +159,41 @@ func judgeENV03(s *evidence.Store, _ Options) Verdict {
 	})
 }
 
+// clientRoots returns the body a client reads from a reply. On MCP:
+// structuredContent when it is an object (seed 000, step 2); without it,
+// the one text item a client extracts — on a success, the first that
+// parses to an object other than an adcp_error-only one (seed 000, step
+// 3); on an error result, the first whose adcp_error is truthy (seed 002).
+// A text fallback beside structuredContent is ENV-05's to compare, and
+// JSON text items after the extracted one are read by no client: the
+// envelope rules do not judge them. On A2A: the body the extraction
+// selects.
+func clientRoots(r *reply) []root {
+	if r.a2a != nil {
+		return r.roots()
+	}
+	if r.sc != nil {
+		return []root{{"/result/structuredContent", r.sc}}
+	}
+	for _, t := range r.texts {
+		if t.obj == nil {
+			continue
+		}
+		v, has := t.obj.Get("adcp_error")
+		if r.isError && (!has || !truthy(v)) {
+			continue
+		}
+		if !r.isError && has && t.obj.Len() == 1 {
+			continue
+		}
+		return []root{{t.ptr + "#", t.obj}}
+	}
+	return nil
+}
+
 func judgeENV04(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-04", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
-		rts := r.roots()
+		rts := clientRoots(r)
 		var fs []finding
 		for _, rt := range rts {
 			for _, k := range []string{"task_status", "response_status"} {
@@ -170,7 +229,7 @@ func judgeENV05(s *evidence.Store, _ Options) Verdict {
 
 func judgeENV06(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-06", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
-		rts := r.roots()
+		rts := clientRoots(r)
 		var fs []finding
 		for _, rt := range rts {
 			if v, ok := rt.obj.Get("timestamp"); ok {
@@ -190,7 +249,7 @@ func judgeENV06(s *evidence.Store, _ Options) Verdict {
 
 func judgeENV07(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-07", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
-		rts := r.roots()
+		rts := clientRoots(r)
 		var fs []finding
 		for _, rt := range rts {
 			seen := map[string]bool{}
@@ -225,7 +284,7 @@ func judgeENV08(s *evidence.Store, _ Options) Verdict {
 			return nil
 		}
 		if r.success() && r.data != nil {
-			return true, check(root{r.dataPtr, r.data}, true)
+			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
 			if rt, ok := r.errorRoot(); ok {
@@ -237,6 +296,13 @@ func judgeENV08(s *evidence.Store, _ Options) Verdict {
 		return false, nil
 	})
 }
+
+// a2aInterimStates are the A2A task states whose data is progress data in
+// status.message.parts (L0/a2a-response-format, "Interim A2A Responses").
+var a2aInterimStates = map[string]bool{"working": true, "submitted": true, "input-required": true, "auth-required": true}
+
+// a2aInterim reports whether r is an A2A task in an interim state.
+func a2aInterim(r *reply) bool { return r.a2a != nil && a2aInterimStates[r.a2a.norm] }
 
 // contentTypes are the MCP content block types (2025-06-18 and later).
 var contentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
@@ -257,11 +323,11 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{"/result/structuredContent", "is " + kindName(r.scRaw) + ", not an object"})
 		}
 		v, ok := r.result.Get("content")
-		var items []json.RawMessage
+		var items [][]byte
 		switch {
 		case !ok:
 			fs = append(fs, finding{"/result/content", "is absent"})
-		case kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil:
+		case !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }):
 			fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
 		}
 		for i, it := range items {
@@ -318,4 +384,135 @@ func daysIn(year, month int) int {
 		return 30
 	}
 	return 31
+}
+
+// rpcKinds are the calls that carry JSON-RPC messages (ENV-10).
+var rpcKinds = map[evidence.Kind]bool{
+	evidence.KindInitialize: true, evidence.KindToolsList: true, evidence.KindToolCall: true, evidence.KindTask: true,
+}
+
+func judgeENV10(s *evidence.Store, _ Options) Verdict {
+	t := newTally("ENV-10")
+	for _, c := range s.Calls(func(c evidence.Call) bool { return rpcKinds[c.Kind] }) {
+		if !t.account(c) {
+			continue
+		}
+		fs, harness, seen := readable(c)
+		switch {
+		case len(fs) > 0 || (seen && harness == ""):
+			t.judged(c, fs)
+		case harness != "":
+			c.HarnessError = harness
+			t.errored = append(t.errored, c)
+		}
+	}
+	return t.verdict("no JSON-RPC reply observed")
+}
+
+// readable is ENV-10 on one call: the findings, a harness error when a
+// reply could not be read through no fault of the seller, and whether any
+// reply was examined.
+func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
+	if len(c.Exchanges) == 0 && c.Message != nil {
+		// A call recorded without its exchanges: the message is all there is.
+		if err := extract.CheckText(c.Message); err != nil {
+			return []finding{{"", "the reply " + err.Error()}}, "", true
+		}
+		return rpcShape(c), "", true
+	}
+	event := 0
+	for _, x := range c.Exchanges {
+		if x.Status == 0 {
+			continue
+		}
+		if x.Truncated {
+			harness = "the reply was cut at the harness's size limit (" + wire.Sanitize(x.Error, 120) + ")"
+			continue
+		}
+		if x.SSE || len(x.Events) > 0 {
+			dispatched, resumable := false, false
+			for _, ev := range x.Events {
+				i := event
+				event++
+				resumable = resumable || ev.HasID
+				if !ev.Dispatch || (ev.Type != "" && ev.Type != "message") {
+					continue
+				}
+				dispatched = true
+				seen = true
+				p := "/events/" + strconv.Itoa(i)
+				if !utf8.Valid(ev.Raw) {
+					fs = append(fs, finding{p, "is not UTF-8"})
+					continue
+				}
+				if err := extract.CheckText([]byte(ev.Data)); err != nil {
+					fs = append(fs, finding{p, "data " + err.Error()})
+				}
+			}
+			if _, request := wire.RequestID(x.RequestBody); request && !dispatched && !resumable && c.Message == nil &&
+				x.Status >= 200 && x.Status < 300 && x.Complete {
+				// Nothing a client can read, nor an event id to resume
+				// from: the reply is lost (a JSON body under
+				// text/event-stream, say).
+				seen = true
+				fs = append(fs, finding{"", "the text/event-stream body carries no message event and no event id to resume from"})
+			}
+			continue
+		}
+		id, request := wire.RequestID(x.RequestBody)
+		ok2xx := x.Status >= 200 && x.Status < 300
+		if !(request && ok2xx) && !jsonContentType(x.ResponseHeaders.Get("Content-Type")) {
+			continue
+		}
+		if len(x.ResponseBody) == 0 && !ok2xx {
+			continue
+		}
+		seen = true
+		if err := extract.CheckText(x.ResponseBody); err != nil {
+			if !x.Complete && x.Error != "" {
+				harness = "the reply was broken off before its end (" + wire.Sanitize(x.Error, 120) + ")"
+				continue
+			}
+			fs = append(fs, finding{"", "the response body " + err.Error()})
+			continue
+		}
+		if request && ok2xx && c.Message == nil {
+			if m, found := wire.ResponseIn(x.ResponseBody, id); found {
+				if more := rpcShape(evidence.Call{Message: m}); len(more) > 0 {
+					fs = append(fs, more...)
+				} else {
+					harness = "the harness did not read the reply the body holds"
+				}
+			} else {
+				fs = append(fs, finding{"", "the response body holds no JSON-RPC response to the request (id " + wire.Sanitize(string(id), 32) + ")"})
+			}
+		}
+	}
+	if c.Message != nil {
+		fs = append(fs, rpcShape(c)...)
+	}
+	return fs, harness, seen
+}
+
+// rpcShape fails a JSON-RPC response with neither result nor error (JSON-RPC
+// 2.0 §5: exactly one of them is included); the judges would read nothing.
+func rpcShape(c evidence.Call) []finding {
+	if c.Result != nil || c.RPCError != nil {
+		return nil
+	}
+	if result, rpcErr, _, err := wire.SplitResponse(c.Message); err == nil && (result != nil || rpcErr != nil) {
+		return nil
+	}
+	if o, err := extract.ParseObject(c.Message); err != nil || o == nil {
+		return []finding{{"", "the reply is not a JSON object"}}
+	}
+	return []finding{{"", "the response holds neither result nor error"}}
+}
+
+// jsonContentType reports whether a Content-Type names JSON
+// (application/json or a +json type).
+func jsonContentType(ct string) bool {
+	mt, _, _ := strings.Cut(strings.ToLower(ct), ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,27 +123,25 @@ func parseReplyOnce(c evidence.Call) *reply {
 		}
 	}
 	if v, ok := r.result.Get("content"); ok {
-		var items []json.RawMessage
-		if kindOf(v) == extract.KindArray && json.Unmarshal(v, &items) == nil {
-			for i, it := range items {
-				o, err := extract.ParseObject(it)
-				if err != nil {
-					continue
-				}
-				if t, _ := str(o, "type"); t != "text" {
-					continue
-				}
-				text, ok := str(o, "text")
-				if !ok {
-					continue
-				}
-				ti := textItem{ptr: "/result/content/" + strconv.Itoa(i) + "/text", text: text}
-				if kindOf([]byte(text)) == extract.KindObject {
-					ti.obj, _ = extract.ParseObject([]byte(text))
-				}
-				r.texts = append(r.texts, ti)
+		extract.EachElement(v, func(i int, it []byte) bool {
+			o, err := extract.ParseObject(it)
+			if err != nil {
+				return true
 			}
-		}
+			if t, _ := str(o, "type"); t != "text" {
+				return true
+			}
+			text, ok := str(o, "text")
+			if !ok {
+				return true
+			}
+			ti := textItem{ptr: "/result/content/" + strconv.Itoa(i) + "/text", text: text}
+			if kindOf([]byte(text)) == extract.KindObject {
+				ti.obj, _ = extract.ParseObject([]byte(text))
+			}
+			r.texts = append(r.texts, ti)
+			return true
+		})
 	}
 	if x, err := extract.MCPSuccess(c.Result); err == nil && x.Data != nil {
 		if o, err := extract.ParseObject(x.Data); err == nil {
@@ -376,13 +372,13 @@ func number(raw []byte) (float64, bool) {
 }
 
 // jsonEqual reports whether two JSON texts hold the same value (objects
-// compared by key, numbers by value).
+// compared by key, numbers by value), at any depth of nesting: a client's
+// JSON.parse reads 100 000 levels, so equal replies deeper than
+// encoding/json's 10 000 are equal too.
 func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
+	x, okx := extract.Fingerprint(a)
+	y, oky := extract.Fingerprint(b)
+	return okx && oky && x == y
 }
 
 // ptr appends reference tokens to a JSON pointer, escaped per RFC 6901 and
@@ -402,35 +398,37 @@ func ptr(base string, tokens ...string) string {
 // terminal-safe.
 func quote(s string) string { return strconv.Quote(wire.Sanitize(s, 64)) }
 
+// maxWalkPointer bounds the pointer walkStrings gives a string: deeper
+// values keep the pointer's head and tail around "/…".
+const maxWalkPointer = 1024
+
 // walkStrings calls fn for every string value inside raw with its pointer
-// relative to base, depth first, object keys in sorted order (so findings
-// are stable). Values too deep for the decoder are not walked.
+// relative to base and the key of the member holding it, in document order
+// (so findings are stable). Every depth is walked: the walk reads the
+// project's own JSON view, not encoding/json, which stops at 10 000 levels
+// and would leave deeper strings unread by the URL and leak judges. A
+// repeated key's every value is walked, since each is in the bytes a
+// client receives.
 func walkStrings(base string, raw []byte, fn func(ptr, key, s string)) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return
-	}
-	walkValue(base, "", v, fn)
+	extract.Walk(base, raw, func(at *extract.Location, key string, v []byte) {
+		if s, ok := extract.StringValue(v); ok {
+			fn(walkPointer(at), key, s)
+		}
+	})
 }
 
-func walkValue(p, key string, v any, fn func(ptr, key, s string)) {
-	switch t := v.(type) {
-	case string:
-		fn(p, key, t)
-	case []any:
-		for i, e := range t {
-			walkValue(p+"/"+strconv.Itoa(i), key, e, fn)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walkValue(ptr(p, k), k, t[k], fn)
+// walkPointer is a walked value's pointer, built by ptr (tokens escaped and
+// made safe for a terminal); one longer than maxWalkPointer keeps its head
+// and tail around "/…".
+func walkPointer(at *extract.Location) string {
+	n := len(at.Base())
+	for _, t := range at.Tokens() {
+		if n += 1 + len(t); n > maxWalkPointer {
+			break
 		}
 	}
+	if n <= maxWalkPointer {
+		return ptr(at.Base(), at.Tokens()...)
+	}
+	return wire.Sanitize(at.Pointer(maxWalkPointer), maxWalkPointer+16)
 }

@@ -320,9 +320,11 @@ type document struct {
 	Calls  []Call `json:"calls"`
 }
 
-// MarshalJSON writes the store in probe-ID order.
+// MarshalJSON writes the store in probe-ID order. A raw member encoding/json
+// cannot embed (a reply nested deeper than 10 000 levels) is kept whole in
+// a wrapper (see pack).
 func (s *Store) MarshalJSON() ([]byte, error) {
-	return json.Marshal(document{Target: s.target, Calls: s.Calls()})
+	return json.Marshal(document{Target: s.target, Calls: packed(s.Calls())})
 }
 
 // UnmarshalJSON reads a store written by MarshalJSON.
@@ -331,6 +333,7 @@ func (s *Store) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return err
 	}
+	unpacked(d.Calls)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.target, s.calls = d.Target, d.Calls

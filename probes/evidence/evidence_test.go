@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +54,33 @@ func ids(calls []Call) string {
 		out += c.ProbeID
 	}
 	return out
+}
+
+// TestStoreKeepsDeepReplies: a reply nested deeper than encoding/json's
+// 10 000 levels (which the harness reads) is written to evidence.json and
+// read back byte for byte, as is a value shaped like the wrapper.
+func TestStoreKeepsDeepReplies(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	msg := `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"x":` + deep + `}}}`
+	result := `{"structuredContent":{"x":` + deep + `}}`
+	look := `{"adcp_conform_json_text":"x"}`
+	s := NewStore(Target{MCP: "http://x"})
+	s.Add(Call{ProbeID: "mcp/deep", Transport: MCP, Kind: KindToolCall, Message: json.RawMessage(msg), Result: json.RawMessage(result)})
+	s.Add(Call{ProbeID: "mcp/look", Transport: MCP, Kind: KindToolCall, Result: json.RawMessage(look), Message: json.RawMessage("{\"a\":\"\xff\"}")})
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("Marshal: %v", err)
+	}
+	back := NewStore(Target{})
+	if err := json.Unmarshal(b, back); err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	c, _ := back.Call("mcp/deep")
+	if string(c.Message) != msg || string(c.Result) != result {
+		t.Error("the deep reply did not come back whole")
+	}
+	c, _ = back.Call("mcp/look")
+	if string(c.Result) != look || string(c.Message) != "{\"a\":\"\xff\"}" {
+		t.Errorf("a wrapper-shaped value came back as %s, %q", c.Result, c.Message)
+	}
 }

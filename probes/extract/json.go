@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -205,17 +206,34 @@ func scanKey(d []byte, i int) (int, uint8, error) {
 // validateJSON checks that d is exactly one JSON text. It never recurses;
 // its stack holds one byte per open container.
 func validateJSON(d []byte) (uint8, error) {
-	var (
-		stack []byte
-		flags uint8
-		f     uint8
-		err   error
-	)
+	flags, _, err := validateDepth(d)
+	return flags, err
+}
+
+// stacks recycles validateDepth's stacks: a reply 100 000 levels deep is
+// validated by every reader of it, and each would grow its own.
+var stacks = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledStack bounds the stacks kept for reuse.
+const maxPooledStack = 1 << 20
+
+// validateDepth is validateJSON that also returns the deepest nesting of
+// containers.
+func validateDepth(d []byte) (flags uint8, depth int, err error) {
+	sp := stacks.Get().(*[]byte)
+	stack := (*sp)[:0]
+	defer func() {
+		if cap(stack) <= maxPooledStack {
+			*sp = stack[:0]
+			stacks.Put(sp)
+		}
+	}()
+	var f uint8
 	i := skipWS(d, 0)
 value:
 	for {
 		if i >= len(d) {
-			return 0, errAt(i, "unexpected end of input")
+			return 0, 0, errAt(i, "unexpected end of input")
 		}
 		switch c := d[i]; c {
 		case '{':
@@ -225,8 +243,9 @@ value:
 				break
 			}
 			stack = append(stack, '{')
+			depth = max(depth, len(stack))
 			if i, f, err = scanKey(d, i); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			flags |= f
 			continue value
@@ -237,27 +256,28 @@ value:
 				break
 			}
 			stack = append(stack, '[')
+			depth = max(depth, len(stack))
 			continue value
 		case '"':
 			if i, f, err = scanString(d, i); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			flags |= f
 		case 't':
 			if i, err = scanLiteral(d, i, "true"); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		case 'f':
 			if i, err = scanLiteral(d, i, "false"); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		case 'n':
 			if i, err = scanLiteral(d, i, "null"); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		default:
 			if i, err = scanNumber(d, i); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		// After a value: close containers or move to the next member.
@@ -265,12 +285,12 @@ value:
 			i = skipWS(d, i)
 			if len(stack) == 0 {
 				if i != len(d) {
-					return 0, errAt(i, "unexpected data after the top-level value")
+					return 0, 0, errAt(i, "unexpected data after the top-level value")
 				}
-				return flags, nil
+				return flags, depth, nil
 			}
 			if i >= len(d) {
-				return 0, errAt(i, "unexpected end of input")
+				return 0, 0, errAt(i, "unexpected end of input")
 			}
 			top := stack[len(stack)-1]
 			switch c := d[i]; {
@@ -278,7 +298,7 @@ value:
 				i = skipWS(d, i+1)
 				if top == '{' {
 					if i, f, err = scanKey(d, i); err != nil {
-						return 0, err
+						return 0, 0, err
 					}
 					flags |= f
 				}
@@ -287,7 +307,7 @@ value:
 				stack = stack[:len(stack)-1]
 				i++
 			default:
-				return 0, errAt(i, "expected ',' or a closing bracket")
+				return 0, 0, errAt(i, "expected ',' or a closing bracket")
 			}
 		}
 	}

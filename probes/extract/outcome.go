@@ -184,7 +184,8 @@ func FromJSONRPCResponse(t Transport, response []byte) (Outcome, error) {
 // Describe is the entry point of `adcp-conform extract --transport mcp|a2a
 // [--jsonrpc]`: input is a whole JSON-RPC response when jsonrpc is set,
 // otherwise the bare MCP CallToolResult or A2A Task/event. It returns a
-// value to print as JSON: an Outcome, or a *WrapperError rendering as
+// value to print as JSON: an Outcome (for an A2A error, with the data the
+// A2A extraction selects beside the error), or a *WrapperError rendering as
 // {"error_type":"wrapper_detected"}. Unusable input returns an *InputError
 // with a one-line message.
 func Describe(t Transport, jsonrpc bool, input []byte) (any, error) {
@@ -203,6 +204,21 @@ func Describe(t Transport, jsonrpc bool, input []byte) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if t == TransportA2A && out.Error != nil && out.Data == nil {
+		// A failed or rejected task: data is still what seed 004's
+		// extraction selects, the DataPart holding adcp_error, as the
+		// official vectors' expected_data says (a2a-response-extraction:
+		// failed-adcp-error, a2a-1.0-failed-adcp-error,
+		// a2a-1.0-rejected-adcp-error). An MCP error keeps data null, as
+		// the MCP vectors say.
+		result := input
+		if jsonrpc {
+			result, _ = Field(input, "result")
+		}
+		if x, _ := A2A(result); x.Data != nil {
+			out.Data = x.Data
+		}
 	}
 	return out, nil
 }

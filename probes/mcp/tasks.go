@@ -35,6 +35,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -192,14 +193,15 @@ func ParseCreateTask(result json.RawMessage) (Task, bool) {
 	var r struct {
 		Task *json.RawMessage `json:"task"`
 	}
-	if json.Unmarshal(result, &r) != nil || r.Task == nil {
+	if extract.Decode(result, &r) != nil || r.Task == nil {
 		return Task{}, false
 	}
 	return ParseTask(*r.Task)
 }
 
 // ParseTask reads a Task object (a tasks/get or tasks/cancel result, whose
-// task fields sit at the root); ok is false without a string taskId.
+// task fields sit at the root); ok is false without a string taskId. Keys
+// match exactly, as a client reads them ("TaskId" is not taskId).
 func ParseTask(raw json.RawMessage) (Task, bool) {
 	var t struct {
 		TaskID        any             `json:"taskId"`
@@ -210,7 +212,7 @@ func ParseTask(raw json.RawMessage) (Task, bool) {
 		TTL           json.RawMessage `json:"ttl"`
 		PollInterval  json.RawMessage `json:"pollInterval"`
 	}
-	if json.Unmarshal(raw, &t) != nil {
+	if extract.Decode(raw, &t) != nil {
 		return Task{}, false
 	}
 	id, ok := t.TaskID.(string)

@@ -122,3 +122,18 @@ func TestParseTask(t *testing.T) {
 		t.Errorf("ParseCreateTask = %+v, %v", h, ok)
 	}
 }
+
+// TestParseTaskIsExactCase: a task's keys match exactly, as a client reads
+// them; encoding/json's struct decoding read "TaskId" as taskId.
+func TestParseTaskIsExactCase(t *testing.T) {
+	if _, ok := mcp.ParseTask(json.RawMessage(`{"TaskId":"t1","status":"working"}`)); ok {
+		t.Error("ParseTask reads TaskId as taskId")
+	}
+	got, ok := mcp.ParseTask(json.RawMessage(`{"taskId":"t1","TaskId":"t2","status":"working","Status":"completed","ttl":60000}`))
+	if !ok || got.TaskID != "t1" || got.Status != "working" || got.TTL == nil || *got.TTL != 60000 {
+		t.Errorf("ParseTask = %+v, %v", got, ok)
+	}
+	if _, ok := mcp.ParseCreateTask(json.RawMessage(`{"Task":{"taskId":"t1"}}`)); ok {
+		t.Error("ParseCreateTask reads Task as task")
+	}
+}

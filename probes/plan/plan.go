@@ -10,6 +10,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -461,18 +462,19 @@ func redactedArgs(args map[string]any) (arguments, context json.RawMessage) {
 }
 
 // refusal returns the seller's refusal of a call it answered with an error
-// ("CODE: message"), or "" when the call succeeded or was not answered.
+// ("CODE: message"), or "" when the call succeeded or was not answered. The
+// reply is read as a client reads it: exact-case keys (a "IsError" or
+// "Message" is not isError or message), the last of a repeated key, and
+// isError by JavaScript truthiness.
 func refusal(c evidence.Call) string {
 	if !c.Answered() {
 		return ""
 	}
 	if c.RPCError != nil {
-		var e struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(c.RPCError, &e)
-		return wire.Sanitize(fmt.Sprintf("JSON-RPC %d: %s", e.Code, e.Message), 300)
+		code, _ := extract.Field(c.RPCError, "code")
+		msg, _ := extract.Field(c.RPCError, "message")
+		m, _ := extract.StringValue(msg)
+		return wire.Sanitize(fmt.Sprintf("JSON-RPC %s: %s", bytes.TrimSpace(code), m), 300)
 	}
 	t := extract.TransportMCP
 	if c.Transport == evidence.A2A {
@@ -480,19 +482,16 @@ func refusal(c evidence.Call) string {
 	}
 	out, err := extract.FromJSONRPCResponse(t, c.Message)
 	if err != nil || out.Error == nil {
-		var r struct {
-			IsError bool `json:"isError"`
-		}
-		if json.Unmarshal(c.Result, &r) == nil && r.IsError {
-			return "an isError result"
+		if t == extract.TransportMCP {
+			if v, ok := extract.Field(c.Result, "isError"); ok && extract.Truthy(v) {
+				return "an isError result"
+			}
 		}
 		return ""
 	}
-	var e struct {
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(out.Error.Raw, &e)
-	return wire.Sanitize(out.Error.Code+": "+e.Message, 300)
+	msg, _ := extract.Field(out.Error.Raw, "message")
+	m, _ := extract.StringValue(msg)
+	return wire.Sanitize(out.Error.Code+": "+m, 300)
 }
 
 // toolNames reads the tool names from a raw tools/list result.
@@ -502,7 +501,7 @@ func toolNames(result json.RawMessage) []string {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if json.Unmarshal(result, &r) != nil {
+	if extract.Decode(result, &r) != nil {
 		return nil
 	}
 	names := make([]string, 0, len(r.Tools))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 )
 
@@ -222,7 +223,7 @@ func tasksUndeclared(initResult json.RawMessage) string {
 			} `json:"tasks"`
 		} `json:"capabilities"`
 	}
-	if json.Unmarshal(initResult, &r) != nil || r.Capabilities.Tasks == nil {
+	if extract.Decode(initResult, &r) != nil || r.Capabilities.Tasks == nil {
 		return NotDeclaredTasks
 	}
 	if t := r.Capabilities.Tasks; t.Requests == nil || t.Requests.Tools == nil || t.Requests.Tools.Call == nil {
@@ -242,7 +243,7 @@ func taskSupportOf(listResult json.RawMessage, tool string) string {
 			} `json:"execution"`
 		} `json:"tools"`
 	}
-	if json.Unmarshal(listResult, &r) != nil {
+	if extract.Decode(listResult, &r) != nil {
 		return ""
 	}
 	for _, t := range r.Tools {

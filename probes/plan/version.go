@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -140,7 +139,7 @@ func supportedVersions(t extract.Transport, c evidence.Call) []string {
 			SupportedVersions []string `json:"supported_versions"`
 		} `json:"adcp"`
 	}
-	_ = json.Unmarshal(out.Data, &body)
+	_ = extract.Decode(out.Data, &body)
 	return body.Adcp.SupportedVersions
 }
 

@@ -295,7 +295,7 @@ func settled(got []webhook.Delivery) bool {
 		var b struct {
 			Status string `json:"status"`
 		}
-		if d.Status == 200 && json.Unmarshal(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
+		if d.Status == 200 && extract.Decode(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
 			return true
 		}
 	}
@@ -383,7 +383,7 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 				JWKSURI string `json:"jwks_uri"`
 			} `json:"agents"`
 		}
-		_ = json.Unmarshal(bc.Body, &brand)
+		_ = extract.Decode(bc.Body, &brand)
 		for _, a := range brand.Agents {
 			if a.JWKSURI != "" && strings.TrimRight(a.URL, "/") == strings.TrimRight(agent, "/") {
 				if ref, err := u.Parse(a.JWKSURI); err == nil {

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
 
 // The envelope failures. The first three are the codes of
@@ -92,7 +94,7 @@ func CheckOperationID(body []byte, want string) error {
 	var m struct {
 		OperationID *string `json:"operation_id"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
+	if extract.Decode(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
 		got := "none"
 		if m.OperationID != nil {
 			got = quote(*m.OperationID)
@@ -107,7 +109,7 @@ func IdempotencyKey(body []byte) string {
 	var m struct {
 		Key string `json:"idempotency_key"`
 	}
-	_ = json.Unmarshal(body, &m)
+	_ = extract.Decode(body, &m)
 	return m.Key
 }
 

@@ -127,3 +127,22 @@ func TestCheckEnvelopeRefusesWhatTheSchemaRefuses(t *testing.T) {
 		t.Error("CheckOperationID")
 	}
 }
+
+// TestEnvelopeReadsKeysExactCase: operation_id, idempotency_key and a
+// JWKS's members match exactly, as a receiver's JSON.parse reads them;
+// encoding/json's struct decoding matched them case-insensitively.
+func TestEnvelopeReadsKeysExactCase(t *testing.T) {
+	if err := CheckOperationID([]byte(`{"operation_id":"op-1","Operation_ID":"other"}`), "op-1"); err != nil {
+		t.Errorf("CheckOperationID: %v", err)
+	}
+	if err := CheckOperationID([]byte(`{"OPERATION_ID":"op-1"}`), "op-1"); err == nil {
+		t.Error("CheckOperationID reads OPERATION_ID as operation_id")
+	}
+	if got := IdempotencyKey([]byte(`{"idempotency_key":"k1","Idempotency_Key":"k2"}`)); got != "k1" {
+		t.Errorf("IdempotencyKey = %q", got)
+	}
+	keys, err := ParseJWKS([]byte(`{"keys":[{"kid":"a","kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","KTY":"RSA"}]}`))
+	if err != nil || len(keys) != 1 || keys[0].Kty != "OKP" {
+		t.Errorf("ParseJWKS = %+v, %v", keys, err)
+	}
+}

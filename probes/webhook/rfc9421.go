@@ -18,7 +18,6 @@ import (
 	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -28,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
 
 // Profile constants of the webhook signing profile.
@@ -103,7 +104,7 @@ func ParseJWKS(b []byte) ([]JWK, error) {
 	var doc struct {
 		Keys []JWK `json:"keys"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	if err := extract.Decode(b, &doc); err != nil {
 		return nil, err
 	}
 	if len(doc.Keys) == 0 {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
 
 // Recorder keeps every exchange of a run, in request order. The zero value is
@@ -245,15 +247,15 @@ func (r *record) find(id json.RawMessage, from *int) (msg []byte, found, finishe
 func findInBody(body []byte, id json.RawMessage) ([]byte, bool) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(trimmed, &batch) == nil {
-			for _, m := range batch {
-				if isResponseTo(m, id) {
-					return m, true
-				}
+		var found []byte
+		extract.EachElement(trimmed, func(_ int, m []byte) bool {
+			if isResponseTo(m, id) {
+				found = m
+				return false
 			}
-		}
-		return nil, false
+			return true
+		})
+		return found, found != nil
 	}
 	if isResponseTo(body, id) {
 		return body, true
@@ -323,21 +325,15 @@ func sameID(a, b json.RawMessage) bool {
 
 // SplitResponse returns the raw "result", "error" and "id" members of a
 // JSON-RPC response message. A nil value means the member is ABSENT; a
-// present null is json.RawMessage("null"). err is set when msg is not a
-// single JSON object or repeats a member.
+// present null is json.RawMessage("null"). A repeated member's last value
+// counts, as a client's JSON.parse reads it. err is set when msg is not a
+// single JSON object. Any depth of nesting is read.
 func SplitResponse(msg []byte) (result, rpcError, id json.RawMessage, err error) {
-	if !json.Valid(msg) {
-		var v any
-		err := json.Unmarshal(msg, &v) // for its message
-		return nil, nil, nil, fmt.Errorf("wire: response is not JSON: %w", err)
+	if !extract.Valid(msg) {
+		_, err := extract.ParseObject(msg) // for its message
+		return nil, nil, nil, fmt.Errorf("wire: response: %w", err)
 	}
-	var repeated string
-	seen := map[string]bool{}
 	if eachMember(msg, func(key string, val []byte) {
-		if seen[key] && repeated == "" {
-			repeated = key
-		}
-		seen[key] = true
 		switch key {
 		case "result":
 			result = val
@@ -349,8 +345,14 @@ func SplitResponse(msg []byte) (result, rpcError, id json.RawMessage, err error)
 	}) != nil {
 		return nil, nil, nil, errors.New("wire: response is not a JSON object")
 	}
-	if repeated != "" {
-		return nil, nil, nil, fmt.Errorf("wire: response repeats member %q", Sanitize(repeated, 64))
-	}
 	return result, rpcError, id, nil
 }
+
+// RequestID returns the id of the JSON-RPC request in a request body; ok
+// is false for a notification, a batch or anything else.
+func RequestID(body []byte) (id json.RawMessage, ok bool) { return requestID(body) }
+
+// ResponseIn returns the JSON-RPC response to the request with id that a
+// JSON body (a single message or a batch) holds, as the capture matches
+// it: an object without "method" whose "id" equals id.
+func ResponseIn(body []byte, id json.RawMessage) ([]byte, bool) { return findInBody(body, id) }

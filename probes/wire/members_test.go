@@ -3,7 +3,10 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
 
 // decodedMembers is the reference eachMember is held to: the members a
@@ -32,6 +35,9 @@ func decodedMembers(msg []byte) (keys []string, vals [][]byte, ok bool) {
 }
 
 func checkMembers(t *testing.T, msg []byte) {
+	if !json.Valid(msg) && extract.Valid(msg) {
+		return // deeper than the decoder reads (TestDeepReplyIsRead)
+	}
 	wantKeys, wantVals, wantOK := decodedMembers(msg)
 	var keys []string
 	var vals [][]byte
@@ -69,4 +75,34 @@ func FuzzEachMember(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) { checkMembers(t, msg) })
+}
+
+// A valid reply nested deeper than encoding/json's 10 000 levels is still
+// read: split, and matched to its request.
+func TestDeepReplyIsRead(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"x":` + deep + `}}}`)
+	result, rpcErr, id, err := SplitResponse(msg)
+	if err != nil || rpcErr != nil || string(id) != "7" || !strings.HasSuffix(string(result), "]}}") {
+		t.Fatalf("SplitResponse: %v (id %s)", err, id)
+	}
+	if !isResponseTo(msg, json.RawMessage("7")) {
+		t.Fatal("isResponseTo does not match the deep reply")
+	}
+	batch := []byte("[" + `{"jsonrpc":"2.0","method":"x"},` + string(msg) + "]")
+	if m, ok := findInBody(batch, json.RawMessage("7")); !ok || len(m) != len(msg) {
+		t.Fatal("findInBody does not find the deep reply in a batch")
+	}
+	if _, _, _, err := SplitResponse([]byte(`{"id":1,`)); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Fatalf("SplitResponse of a cut reply: %v", err)
+	}
+}
+
+// A repeated member's last value counts, as JSON.parse reads it: the reply
+// is split, not dropped.
+func TestSplitResponseRepeatedMember(t *testing.T) {
+	result, _, id, err := SplitResponse([]byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1},"result":{"b":2}}`))
+	if err != nil || string(result) != `{"b":2}` || string(id) != "1" {
+		t.Fatalf("SplitResponse: %s, id %s, %v", result, id, err)
+	}
 }

@@ -81,7 +81,7 @@ func TestSplitResponse(t *testing.T) {
 		{in: `{"jsonrpc":"2.0"}`, result: "<absent>", rpcErr: "<absent>", id: "<absent>"},
 		{in: ` { "result" : [ 1, 2 ] } `, result: "[ 1, 2 ]", rpcErr: "<absent>", id: "<absent>"},
 		{in: `{"Result":1}`, result: "<absent>", rpcErr: "<absent>", id: "<absent>"},
-		{in: `{"result":1,"result":2}`, wantErr: true},
+		{in: `{"result":1,"result":2}`, result: "2", rpcErr: "<absent>", id: "<absent>"}, // the last counts, as JSON.parse reads it
 		{in: `[{"result":1}]`, wantErr: true},
 		{in: `{"result":1}x`, wantErr: true},
 		{in: `{"result":`, wantErr: true},
