@@ -69,7 +69,22 @@ func judgeCTX02(s *evidence.Store, _ Options) Verdict {
 				return false, nil
 			}
 			if !ok {
-				return false, nil // no readable error body: ERR-02's
+				// No adcp_error body (ERR-02's defect); the context is
+				// still owed on the error response: in any JSON body a
+				// client reads, and an error with none carries no echo.
+				for _, alt := range r.roots() {
+					if echoed(r.call, alt) == nil {
+						return true, nil
+					}
+				}
+				where := "/result"
+				if r.a2a != nil {
+					where = r.a2a.taskPtr
+				}
+				if rts := r.roots(); len(rts) > 0 {
+					where = ptr(rts[0].ptr, "context")
+				}
+				return true, []finding{{where, "the error response does not echo the request's context (it carries no AdCP error body to echo it in)"}}
 			}
 			fs := echoed(r.call, rt)
 			if _, has := rt.obj.Get("context"); !has {

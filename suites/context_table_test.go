@@ -107,7 +107,12 @@ func TestCTX02Table(t *testing.T) {
 				want: HarnessError},
 		}
 		if tr == catalogue.MCP {
+			// An isError result with prose only (a framework's input
+			// validation): no adcp_error (ERR-02's) and no context echoed.
+			prose := mcpResult(probe, "get_products", `{"content":[{"type":"text","text":"MCP error -32602: Input validation error: brief"}],"isError":true}`, pVersion)
 			cases = append(cases,
+				judgeCase{name: "a prose-only error result echoes no context", calls: []evidence.Call{withContext(prose, eoCtx)},
+					want: Fail, ptr: "/result", msg: "does not echo"},
 				// The issue's case: a client reads the text fallback's error (seed 002 step
 				// 5) when structuredContent carries none, and the context beside it.
 				judgeCase{name: "the context in the text fallback beside an empty structuredContent passes", calls: []evidence.Call{

@@ -287,6 +287,15 @@ func replayedFlag(r *reply) (string, bool) {
 
 func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
 	t := newTally("IDEM-04")
+	// Only a successful first use binds the key to its payload (SPEC-DIGEST
+	// §4.54: errors are not cached): after a refused first create, a
+	// refusal of the second says nothing about conflict detection.
+	if firsts := toolCalls(s, evidence.WithPurpose(evidence.PurposeIdemFirst)); len(firsts) > 0 && firsts[0].Answered() {
+		if fr := parseReply(firsts[0]); !fr.success() || fr.data == nil || fr.errorSignal() {
+			return Verdict{Rule: "IDEM-04", Outcome: Skip, Message: "the first create_media_buy did not succeed (" + orNone(errorCode(fr)) +
+				"), so the key was never bound; give its arguments with --inputs"}
+		}
+	}
 	c, ok := idemCall(s, t, evidence.PurposeIdemConflict)
 	if !ok {
 		return t.verdict(noCreate)

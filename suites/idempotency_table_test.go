@@ -175,6 +175,15 @@ func TestIDEM04Table(t *testing.T) {
 			{name: "create_media_buy not listed", want: Skip, msg: "not listed"},
 			{name: "harness failed", calls: []evidence.Call{harnessFailed(cvID(on, "idem/conflict"), evidence.Transport(on), evidence.KindToolCall, "EOF", evidence.PurposeIdemConflict)},
 				want: HarnessError, msg: "EOF"},
+			// SPEC-DIGEST §4.54: only a successful first use binds the key.
+			{name: "the first create refused: the key was never bound", calls: []evidence.Call{
+				idemCallOn(on, "first", `{"adcp_error":{"code":"VALIDATION_ERROR","message":"brand is required"}}`, true),
+				conflict(`{"adcp_error":{"code":"VALIDATION_ERROR","message":"brand is required"}}`, true)},
+				want: Skip, msg: "never bound"},
+			{name: "the first create succeeded, the conflict refused for another reason", calls: []evidence.Call{
+				idemCallOn(on, "first", `{"status":"completed","media_buy_id":"mb_1"}`, false),
+				conflict(`{"adcp_error":{"code":"VALIDATION_ERROR","message":"brand is required"}}`, true)},
+				want: Fail, ptr: cvData(on) + "/adcp_error/code"},
 		})
 	}
 }
