@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
 // Stdio are the streams a command reads and writes, and the environment it
@@ -86,7 +88,8 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "exit codes: 0 conformant / ok, 1 non-conformant, 2 usage or configuration error, 3 harness error")
 }
 
-// oneLine keeps a message on one line for terminals and logs.
+// oneLine keeps a message on one line for terminals and logs, with no
+// control characters (no ANSI escapes from a seller or a file).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return wire.Sanitize(strings.Join(strings.Fields(s), " "), 0)
 }

@@ -122,6 +122,9 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	if err := writableOut(c.out); err != nil { // before a single probe
+		return err
+	}
 	cfg.TaskWait = c.taskWait
 	if c.webhookURL != "" || loopbackTargets(cfg) {
 		rec, err := webhook.Listen(c.webhookListen, c.webhookURL)
@@ -142,9 +145,6 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
 		return err
-	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return &UsageError{Msg: fmt.Sprintf("--out %s: %v", c.out, err)}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
@@ -280,9 +280,9 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		}
 	}
 	if c.bearerEnv != "" {
-		tok := stdio.getenv(c.bearerEnv)
-		if tok == "" {
-			return cfg, usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
+		tok, err := bearerFromEnv(c.bearerEnv, stdio)
+		if err != nil {
+			return cfg, err
 		}
 		cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
 	}
@@ -320,6 +320,66 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		cfg.Inputs = in
 	}
 	return cfg, nil
+}
+
+// writableOut makes the report folder dir and checks that a file can be
+// written in it, so a folder that cannot take the reports is refused
+// before the seller is probed, not after.
+func writableOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: %v", wire.Sanitize(dir, 200), unwrapPath(err))
+	}
+	f, err := os.CreateTemp(dir, ".adcp-conform-probe-*")
+	if err != nil {
+		return usagef("--out %s: the folder cannot be written: %v", wire.Sanitize(dir, 200), unwrapPath(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// unwrapPath drops the path a *PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// bearerFromEnv reads the token from the variable --bearer-env names. A
+// value that is no variable name (a token given in its place, say) is
+// refused without being repeated: it may be the secret itself.
+func bearerFromEnv(name string, stdio Stdio) (string, error) {
+	if !envNameRE.MatchString(name) || looksLikeSecret(name) {
+		return "", usagef("--bearer-env wants the name of an environment variable holding the token (e.g. --bearer-env SELLER_TOKEN), not the token itself; the value given is not repeated here")
+	}
+	tok := stdio.getenv(name)
+	if tok == "" {
+		return "", usagef("--bearer-env %s: the variable is empty or unset", name)
+	}
+	return tok, nil
+}
+
+// looksLikeSecret reports whether a string that is a valid variable name
+// still looks like a token: long, and mixing lower case with digits, or
+// with no separator at all.
+func looksLikeSecret(s string) bool {
+	if len(s) > 64 {
+		return true
+	}
+	lower, upper, digit := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower++
+		case r >= 'A' && r <= 'Z':
+			upper++
+		case r >= '0' && r <= '9':
+			digit++
+		}
+	}
+	return len(s) >= 20 && digit >= 4 && (lower > 0 || !strings.Contains(s, "_"))
 }
 
 // transports are the transports the run judges: those given a target, or
