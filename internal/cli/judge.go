@@ -98,6 +98,7 @@ func runJudge(args []string, stdio Stdio) error {
 		meta.Tool = "adcp-conform"
 	}
 	run := runner.Report(meta, store, sel, results)
+	blameTheTarget(run, diagnose(store).wrong) // as the run did
 	run.JudgedOffline = true
 	if prev.AdcpRelease != AdcpRelease {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",

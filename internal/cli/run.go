@@ -165,6 +165,9 @@ func runRun(args []string, stdio Stdio) error {
 		meta.HarnessError = "interrupted by " + sig.name() + " while probing"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
+	case diag.wrongTarget() != "":
+		// Before perr: "sending initialize: Not Implemented" says less.
+		meta.HarnessError = diag.wrongTarget()
 	case perr != nil:
 		// The seller may have put the credential in its error (at
 		// initialize, say): redacted before the terminal or a report.
@@ -195,6 +198,7 @@ func runRun(args []string, stdio Stdio) error {
 	printProgress(stdio.Err, results)
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
+	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err
 	}
