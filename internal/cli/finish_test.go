@@ -100,7 +100,18 @@ func TestBaselineAndCertifyUsageErrors(t *testing.T) {
 
 func TestACertificationRunOverPlainHTTPIsNotPublishable(t *testing.T) {
 	dir := t.TempDir()
-	run(t, nil, "", "run", "--out", dir, "--certify")
+	code, out, errOut := run(t, nil, "", "run", "--out", dir, "--certify")
+	if code != ExitHarness {
+		t.Errorf("exit %d, want %d\n%s", code, ExitHarness, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "adcp-conform run: cannot certify this seller: the target is not served over HTTPS; ") ||
+		!strings.Contains(last, "SCHEMA-01") {
+		t.Errorf("stderr does not end with the reasons:\n%s", errOut)
+	}
+	if strings.Contains(out+errOut, "\x1b") {
+		t.Error("ANSI escapes in the output")
+	}
 	r := readResults(t, dir)
 	if !r.Certify || r.Publishable || !strings.Contains(r.PublishableReason, "not served over HTTPS") ||
 		strings.Contains(r.PublishableReason, "not a certification run") {

@@ -141,10 +141,7 @@ func runJudge(args []string, stdio Stdio) error {
 		return &codeError{code: ExitNonConformant, msg: "the verdicts judged again disagree with the submitted ones on " + what + " (see above)"}
 	}
 	fmt.Fprintf(stdio.Out, "agree: every verdict judged again is the submitted one (%s)\n", run.Verdict)
-	if code := ExitCode(run.ExitCode()); code != ExitOK {
-		return &codeError{code: code}
-	}
-	return nil
+	return certifyOutcome(post.certify, run) // run.go
 }
 
 // sameDir reports whether a and b name the same folder.

@@ -216,7 +216,23 @@ func runRun(args []string, stdio Stdio) error {
 	if code := sig.exitCode(); code != ExitOK {
 		return &codeError{code: code}
 	}
-	if code := ExitCode(run.ExitCode()); code != ExitOK {
+	return certifyOutcome(post.certify, run)
+}
+
+// certifyOutcome is the run's end: its verdict's exit code and, for a
+// certification run the harness cannot certify (plain HTTP, schemas it
+// could not load, rules it could not judge), the reasons in one line and
+// a non-zero exit even when every judged rule passed (3: the harness's
+// reason, never the seller's failure).
+func certifyOutcome(certifying bool, run *report.Run) error {
+	code := ExitCode(run.ExitCode())
+	if certifying && !run.Publishable {
+		if code == ExitOK {
+			code = ExitHarness
+		}
+		return &codeError{code: code, msg: "cannot certify this seller: " + wire.Sanitize(run.PublishableReason, 1000)}
+	}
+	if code != ExitOK {
 		return &codeError{code: code}
 	}
 	return nil
