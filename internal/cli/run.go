@@ -79,7 +79,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
 	fs.StringVar(&c.a2aURL, "a2a", "", "the seller's A2A base URL (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp")
 	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
-	fs.StringVar(&c.bearerEnv, "bearer-env", "", "read the bearer token from this environment variable")
+	fs.StringVar(&c.bearerEnv, "bearer-env", "", "the `NAME` of the environment variable holding the bearer token (not the token itself)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
 	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")

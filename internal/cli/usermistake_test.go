@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/internal/golden"
 )
 
 // oneErrorLine checks that stderr is exactly one line, holding want, with
@@ -181,4 +183,14 @@ func TestVerifySaysAnUnsignedFolderIsUnsigned(t *testing.T) {
 		t.Errorf("stdout %q does not say the folder is unsigned", out)
 	}
 	oneErrorLine(t, errOut, "adcp-conform verify: the report folder is unsigned (no results.json.sig)")
+}
+
+func TestHelpMatchesItsGoldenFiles(t *testing.T) {
+	for _, cmd := range []string{"run", "judge", "rules"} {
+		code, out, errOut := run(t, nil, "", cmd, "--help")
+		if code != ExitOK || out != "" {
+			t.Fatalf("%s --help: exit %d, stdout %q", cmd, code, out)
+		}
+		golden.Check(t, filepath.Join("testdata", "help", cmd+".golden"), []byte(errOut))
+	}
 }
