@@ -382,8 +382,8 @@ func bearerFromEnv(name string, stdio Stdio) (string, error) {
 }
 
 // looksLikeSecret reports whether a string that is a valid variable name
-// still looks like a token: long, and mixing lower case with digits, or
-// with no separator at all.
+// still looks like a token: long, with digits, and mixing upper and lower
+// case (variable names seldom do) or with no separator at all.
 func looksLikeSecret(s string) bool {
 	if len(s) > 64 {
 		return true
@@ -399,7 +399,7 @@ func looksLikeSecret(s string) bool {
 			digit++
 		}
 	}
-	return len(s) >= 20 && digit >= 4 && (lower > 0 || !strings.Contains(s, "_"))
+	return len(s) >= 20 && digit >= 4 && (lower > 0 && upper > 0 || !strings.Contains(s, "_"))
 }
 
 // transports are the transports the run judges: those given a target, or

@@ -100,7 +100,8 @@ func TestAnOutThatCannotBeWrittenIsRefusedBeforeProbing(t *testing.T) {
 }
 
 func TestABearerEnvGivenTheTokenNeverEchoesIt(t *testing.T) {
-	for _, token := range []string{"sk_live_4eC39HqLyjWDarjtT1zdp7dc", "eyJhbGciOiJIUzI1NiJ9.e30.abc", "Bearer abc123", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"} {
+	for _, token := range []string{"sk_live_4eC39HqLyjWDarjtT1zdp7dc", "eyJhbGciOiJIUzI1NiJ9.e30.abc", "Bearer abc123",
+		"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "3f9a1b2c4d5e6f708192a3b4c5d6e7f8"} {
 		for _, args := range [][]string{
 			{"run", "--mcp", "http://127.0.0.1:1/mcp", "--bearer-env", token},
 			{"run", "--bearer-env", token},
@@ -115,11 +116,14 @@ func TestABearerEnvGivenTheTokenNeverEchoesIt(t *testing.T) {
 			oneErrorLine(t, errOut, "adcp-conform run: --bearer-env wants the name of an environment variable holding the token")
 		}
 	}
-	code, _, errOut := run(t, nil, "", "run", "--mcp", "http://127.0.0.1:1/mcp", "--bearer-env", "SELLER_TOKEN", "--out", t.TempDir())
-	if code != ExitUsage {
-		t.Fatalf("exit %d", code)
+	// A variable's name is named back.
+	for _, name := range []string{"SELLER_TOKEN", "my_seller_token_2024_v1"} {
+		code, _, errOut := run(t, nil, "", "run", "--mcp", "http://127.0.0.1:1/mcp", "--bearer-env", name, "--out", t.TempDir())
+		if code != ExitUsage {
+			t.Fatalf("exit %d", code)
+		}
+		oneErrorLine(t, errOut, "adcp-conform run: --bearer-env "+name+": the variable is empty or unset")
 	}
-	oneErrorLine(t, errOut, "adcp-conform run: --bearer-env SELLER_TOKEN: the variable is empty or unset")
 }
 
 func TestABareRunsUsageErrorIsOneLine(t *testing.T) {
