@@ -60,8 +60,8 @@ func Main(args []string, stdio Stdio) ExitCode {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stdio.Err, "adcp-conform: unknown command %q\n", args[0])
-		printHelp(stdio.Err)
+		fmt.Fprintf(stdio.Err, "adcp-conform: unknown command %q: the commands are %s; see `adcp-conform --help`\n",
+			wire.Sanitize(args[0], 40), strings.Join(commandNames(), ", "))
 		return ExitUsage
 	}
 	err := cmd.run(args[1:], stdio)
@@ -75,17 +75,21 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "adcp-conform: conformance tests for AdCP seller agents")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'adcp-conform COMMAND --help' for a command's flags.")
 	fmt.Fprintln(w, "exit codes: 0 conformant / ok, 1 non-conformant, 2 usage or configuration error, 3 harness error")
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // oneLine keeps a message on one line for terminals and logs, with no
