@@ -54,6 +54,24 @@ func TestA2AGivenSomethingWithoutAnAgentCardSaysWhatItWants(t *testing.T) {
 	}
 }
 
+func TestA2AGivenAWebPageSaysItIsNoAgentCard(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<!doctype html><title>Welcome</title>"))
+	}))
+	defer page.Close()
+	dir := t.TempDir()
+	code, out, errOut := run(t, nil, "", "run", "--a2a", page.URL, "--out", dir, "--schemas", "off")
+	if code != ExitHarness {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitHarness, out, errOut)
+	}
+	want := "adcp-conform: harness error: no agent card at " + page.URL + a2a.CardPath + " (HTTP 200, not a JSON document): --a2a wants the agent's base URL\n"
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks the line %q:\n%s", want, errOut)
+	}
+	noFailures(t, dir)
+}
+
 func TestMCPGivenAServerThatDoesNotSpeakItSaysSo(t *testing.T) {
 	for _, status := range []int{http.StatusNotImplemented, http.StatusNotFound, http.StatusMethodNotAllowed} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
