@@ -332,3 +332,18 @@ func TestHTMLMarksBaselineEntries(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLShowsPublishabilityOnACertificationRunOnly(t *testing.T) {
+	for _, certify := range []bool{false, true} {
+		r := syntheticRun()
+		r.Certify, r.Publishable = certify, false
+		r.PublishableReason = "not a certification run (--certify); the target is not served over HTTPS"
+		var out bytes.Buffer
+		if err := WriteHTML(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "not publishable"); got != certify {
+			t.Errorf("certify %v: the page shows \"not publishable\": %v", certify, got)
+		}
+	}
+}

@@ -58,7 +58,9 @@ const maxStatement = 80
 // WriteJUnit writes the run as JUnit XML: one testsuite per family, one
 // testcase per spec named "ID · statement [transport]", with the failure
 // message short and stable. A rule with no spec is one skipped testcase, so
-// the report always shows the whole catalogue.
+// the report always shows the whole catalogue. With a baseline, the JUnit
+// agrees with the exit code: an expected failure is a skipped testcase
+// with the baseline's reason, and a stale entry is one <failure>.
 func WriteJUnit(w io.Writer, r *Run) error {
 	doc := junitSuites{Name: r.Tool + " " + r.Version, Time: seconds(r.DurationMS)}
 	index := map[string]int{}
@@ -77,7 +79,7 @@ func WriteJUnit(w io.Writer, r *Run) error {
 		if len(specs) == 0 {
 			specs = []SpecResult{{Name: rule.Statement, Transport: strings.Join(rule.Transports, ","), Outcome: rule.Outcome, Message: rule.Message}}
 		}
-		for _, s := range specs {
+		for k, s := range specs {
 			c := junitCase{Name: caseName(rule, s), Classname: rule.Family, Time: seconds(s.DurationMS)}
 			text := s.Message
 			for _, f := range rule.Findings {
@@ -89,14 +91,25 @@ func WriteJUnit(w io.Writer, r *Run) error {
 			if s.Outcome == Failed || s.Outcome == Error {
 				c.SystemOut = evidenceText(rule, s.Transport)
 			}
-			switch s.Outcome {
-			case Failed:
+			mark := rule.Baseline
+			switch {
+			case mark != nil && mark.Status == ExpectedFailure && s.Outcome == Failed:
+				// The baseline expects it: it does not fail the run, so
+				// it is no <failure>; the reason and the evidence stay.
+				c.Skipped = &junitMessage{Message: oneLine("expected failure (baseline: " + mark.Reason + "): " + s.Message)}
+				suite.Skipped++
+			case mark != nil && mark.Status == Stale && k == 0:
+				// A stale entry fails the run: one <failure> on the rule.
+				c.Failure = &junitMessage{Message: oneLine(rule.ID + ": stale baseline entry: the rule passes; remove it from the baseline (reason given: " + mark.Reason + ")"),
+					Type: string(rule.Level)}
+				suite.Failures++
+			case s.Outcome == Failed:
 				c.Failure = msg
 				suite.Failures++
-			case Error:
+			case s.Outcome == Error:
 				c.Error = msg
 				suite.Errors++
-			case Skipped, Disabled:
+			case s.Outcome == Skipped || s.Outcome == Disabled:
 				c.Skipped = &junitMessage{Message: oneLine(s.Message)}
 				suite.Skipped++
 			}

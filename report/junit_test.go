@@ -117,3 +117,34 @@ func TestJUnitMatchesItsGoldenFile(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "junit.golden.xml"), got.Bytes())
 }
+
+func TestJUnitWithABaselineAgreesWithTheExitCode(t *testing.T) {
+	r := summaryRun() // CTX-05 fails as its baseline expects; CTX-04 passes although listed
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "junit_baseline.golden.xml"), out.Bytes())
+	var doc parsedSuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch {
+			case strings.HasPrefix(c.Name, "CTX-05 "):
+				if c.Failure != nil || c.Skipped == nil || !strings.Contains(c.Skipped.Message, "expected failure (baseline: tracked as SELL-12): CTX-05: drops the context") {
+					t.Errorf("expected failure: %+v", c)
+				}
+			case strings.HasPrefix(c.Name, "CTX-04 "):
+				if c.Failure == nil || !strings.Contains(c.Failure.Message, "CTX-04: stale baseline entry") {
+					t.Errorf("stale entry: %+v", c)
+				}
+			}
+		}
+	}
+	// One failure (ENV-02) of the synthetic run, one stale entry.
+	if doc.Failures != 2 {
+		t.Errorf("%d failures, want 2", doc.Failures)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
 // Stdio are the streams a command reads and writes, and the environment it
@@ -38,7 +40,7 @@ type command struct {
 var commands = map[string]command{
 	"diff":    {"compare two results.json files: regressions, fixes, unchanged failures", runDiff},
 	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
-	"judge":   {"judge a recorded report folder again, offline, and rewrite its reports", runJudge},
+	"judge":   {"judge a recorded report folder again, offline, into --out, and say whether the verdicts agree", runJudge},
 	"keygen":  {"write an Ed25519 key pair for signing results (PREFIX.key, PREFIX.pub)", runKeygen},
 	"merge":   {"build the index (index.html, index.json) across report folders written anywhere", runMerge},
 	"run":     {"test a seller agent (default: the bundled reference seller) and write reports", runRun},
@@ -58,8 +60,8 @@ func Main(args []string, stdio Stdio) ExitCode {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stdio.Err, "adcp-conform: unknown command %q\n", args[0])
-		printHelp(stdio.Err)
+		fmt.Fprintf(stdio.Err, "adcp-conform: unknown command %q: the commands are %s; see `adcp-conform --help`\n",
+			wire.Sanitize(args[0], 40), strings.Join(commandNames(), ", "))
 		return ExitUsage
 	}
 	err := cmd.run(args[1:], stdio)
@@ -73,12 +75,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "adcp-conform: conformance tests for AdCP seller agents")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w)
@@ -86,7 +83,17 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "exit codes: 0 conformant / ok, 1 non-conformant, 2 usage or configuration error, 3 harness error")
 }
 
-// oneLine keeps a message on one line for terminals and logs.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// oneLine keeps a message on one line for terminals and logs, with no
+// control characters (no ANSI escapes from a seller or a file).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return wire.Sanitize(strings.Join(strings.Fields(s), " "), 0)
 }

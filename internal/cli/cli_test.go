@@ -32,9 +32,7 @@ func TestUnknownCommandIsAUsageError(t *testing.T) {
 	if code != ExitUsage {
 		t.Fatalf("exit code = %d, want %d", code, ExitUsage)
 	}
-	if !strings.Contains(errOut, `unknown command "bogus"`) {
-		t.Fatalf("stderr = %q", errOut)
-	}
+	oneErrorLine(t, errOut, "adcp-conform: unknown command \"bogus\": the commands are diff, extract, judge, keygen, merge, rules, run, verify, version; see `adcp-conform --help`")
 }
 
 func TestVersionJSONNamesTheProtocolVersions(t *testing.T) {

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // diagnosis is what the probe phase says about the run itself, before any
@@ -17,11 +20,90 @@ type diagnosis struct {
 	harness string
 	// notes are one-line remarks for the terminal.
 	notes []string
+	// wrong says, per transport, that the URL given for it is no such
+	// endpoint (a web page, the agent card's own URL, the other
+	// transport's endpoint): the user's mistake, so the run is a harness
+	// error and no rule of that transport fails on it.
+	wrong map[evidence.Transport]string
+}
+
+// wrongTarget is the one-line reason of the wrong targets, MCP first; ""
+// when every target answered as its transport.
+func (d diagnosis) wrongTarget() string {
+	var parts []string
+	for _, t := range []evidence.Transport{evidence.MCP, evidence.A2A} {
+		if why := d.wrong[t]; why != "" {
+			parts = append(parts, why)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notTheEndpoint are the statuses with which a server says there is no
+// such resource, or that it does not take that method: what a URL that is
+// not the endpoint asked for answers.
+var notTheEndpoint = map[int]bool{404: true, 405: true, 410: true, 501: true}
+
+// diagnoseTargets finds the transports whose URL is not their endpoint:
+// an agent card that is not there (--a2a given the card's own URL, the MCP
+// endpoint, a plain web server), an initialize answered as by a server
+// that does not speak MCP.
+func diagnoseTargets(store *evidence.Store) map[evidence.Transport]string {
+	wrong := map[evidence.Transport]string{}
+	for _, c := range store.Calls() {
+		if c.HarnessError != "" || c.NotRun != "" {
+			continue
+		}
+		switch {
+		case c.ProbeID == "a2a/card" && c.Kind == evidence.KindHTTPGet:
+			status := ""
+			switch {
+			case notTheEndpoint[c.HTTPStatus]:
+				status = fmt.Sprintf("HTTP %d", c.HTTPStatus)
+			case c.HTTPStatus/100 == 2 && c.Body == nil:
+				status = fmt.Sprintf("HTTP %d, not a JSON document", c.HTTPStatus)
+			}
+			if status != "" {
+				wrong[evidence.A2A] = fmt.Sprintf("no agent card at %s (%s): --a2a wants the agent's base URL", wire.Sanitize(c.URL, 300), status)
+			}
+		case c.ProbeID == "mcp/initialize" && c.Kind == evidence.KindInitialize && notTheEndpoint[c.HTTPStatus]:
+			wrong[evidence.MCP] = fmt.Sprintf("%s answered initialize with HTTP %d %s: it does not speak MCP Streamable HTTP at this URL (--mcp wants the seller's MCP endpoint)",
+				wire.Sanitize(store.Target().MCP, 300), c.HTTPStatus, http.StatusText(c.HTTPStatus))
+		}
+	}
+	return wrong
+}
+
+// blameTheTarget turns every failed spec of a transport whose URL was
+// wrong into a harness error with the reason: the seller was never
+// reached there, so nothing it did can fail. A rule left with no failure
+// drops the findings behind one.
+func blameTheTarget(run *report.Run, wrong map[evidence.Transport]string) {
+	if len(wrong) == 0 {
+		return
+	}
+	for i := range run.Rules {
+		rule := &run.Rules[i]
+		changed, failing := false, false
+		for j := range rule.Specs {
+			sp := &rule.Specs[j]
+			why := wrong[evidence.Transport(sp.Transport)]
+			if sp.Outcome == report.Failed && why != "" {
+				sp.Outcome, sp.Message, changed = report.Error, rule.ID+": not judged: "+why, true
+			}
+			if sp.Outcome == report.Failed {
+				failing = true
+			}
+		}
+		if changed && !failing {
+			rule.Findings = nil
+		}
+	}
 }
 
 // diagnose reads the store after the probe phase.
 func diagnose(store *evidence.Store) diagnosis {
-	var d diagnosis
+	d := diagnosis{wrong: diagnoseTargets(store)}
 	var authRefused, otherUnreached, timedOut, dropped int
 	var firstAuth string
 	// A credential the seller took on some call is no user's mistake: a

@@ -42,6 +42,14 @@ func TestABaselinedFailureDoesNotFailTheRun(t *testing.T) {
 		t.Errorf("ENV-02: %s, baseline %+v, summary %d expected failures", rule.Outcome, rule.Baseline, r.RunSummary.ExpectedFailures)
 	}
 	validateResults(t, dir)
+	// The JUnit agrees with exit 0: no <failure>, the reason on a skip.
+	junit, err := os.ReadFile(filepath.Join(dir, FileJUnit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), `<skipped message="expected failure (baseline: nested payload until v2 (TICKET-1)): ENV-02`) {
+		t.Errorf("junit.xml disagrees with exit 0:\n%s", junit)
+	}
 }
 
 func TestAStaleBaselineFailsTheRun(t *testing.T) {
@@ -56,6 +64,13 @@ func TestAStaleBaselineFailsTheRun(t *testing.T) {
 		t.Errorf("ENV-02: %s, baseline %+v", rule.Outcome, rule.Baseline)
 	}
 	validateResults(t, dir)
+	junit, err := os.ReadFile(filepath.Join(dir, FileJUnit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(junit), "<failure "); n != 1 || !strings.Contains(string(junit), "ENV-02: stale baseline entry") {
+		t.Errorf("junit.xml has %d failures, want the stale entry's one:\n%s", n, junit)
+	}
 }
 
 func TestANewFailureFailsTheRunWhateverTheBaseline(t *testing.T) {
@@ -100,7 +115,18 @@ func TestBaselineAndCertifyUsageErrors(t *testing.T) {
 
 func TestACertificationRunOverPlainHTTPIsNotPublishable(t *testing.T) {
 	dir := t.TempDir()
-	run(t, nil, "", "run", "--out", dir, "--certify")
+	code, out, errOut := run(t, nil, "", "run", "--out", dir, "--certify")
+	if code != ExitHarness {
+		t.Errorf("exit %d, want %d\n%s", code, ExitHarness, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "adcp-conform run: cannot certify this seller: the target is not served over HTTPS; ") ||
+		!strings.Contains(last, "SCHEMA-01") {
+		t.Errorf("stderr does not end with the reasons:\n%s", errOut)
+	}
+	if strings.Contains(out+errOut, "\x1b") {
+		t.Error("ANSI escapes in the output")
+	}
 	r := readResults(t, dir)
 	if !r.Certify || r.Publishable || !strings.Contains(r.PublishableReason, "not served over HTTPS") ||
 		strings.Contains(r.PublishableReason, "not a certification run") {

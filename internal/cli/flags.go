@@ -4,7 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
 // EnvPrefix is the prefix of the environment variables that set flags: the
@@ -16,20 +20,46 @@ func envName(name string) string {
 	return EnvPrefix + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
 }
 
+// ownEnv are the flags whose environment variable names the command too:
+// ADCP_CONFORM_OUT is run's report folder, so judge's --out is read from
+// ADCP_CONFORM_JUDGE_OUT and an exported ADCP_CONFORM_OUT never sends
+// another command's files into run's folder.
+var ownEnv = map[string]bool{"out": true}
+
+// flagEnvName returns the environment variable that sets the flag name of
+// the command cmd.
+func flagEnvName(cmd, name string) string {
+	if cmd != "run" && ownEnv[name] {
+		return envName(cmd + "_" + name)
+	}
+	return envName(name)
+}
+
+// dashes spells a flag as the README does: -v for a one-letter flag,
+// --name otherwise.
+func dashes(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // newFlagSet returns a flag set that reports errors instead of exiting, and
 // whose usage text names the environment variables.
 func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
+	// The flag package's own messages are replaced by parseFlags' one-line
+	// errors; the usage is printed for --help only.
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "usage: adcp-conform %s\n", synopsis)
 		fs.VisitAll(func(f *flag.Flag) {
 			kind, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(out, "  --%s", f.Name)
+			fmt.Fprintf(out, "  %s", dashes(f.Name))
 			if kind != "" {
 				fmt.Fprintf(out, " %s", kind)
 			}
-			fmt.Fprintf(out, "\n        %s (env %s)", usage, envName(f.Name))
+			fmt.Fprintf(out, "\n        %s (env %s)", usage, flagEnvName(name, f.Name))
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
 				fmt.Fprintf(out, " (default %s)", f.DefValue)
 			}
@@ -43,37 +73,91 @@ func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 // from its ADCP_CONFORM_* environment variable. Precedence: flag, then
 // environment, then default.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	if err := fs.Parse(args); err != nil {
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on every error
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if err == flag.ErrHelp {
+			usage()
 			return &codeError{code: ExitOK, msg: ""}
 		}
-		return &UsageError{Msg: err.Error()}
+		return &UsageError{Msg: flagError(fs, err)}
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		if err != nil || given[f.Name] {
 			return
 		}
-		v := getenv(envName(f.Name))
+		env := flagEnvName(fs.Name(), f.Name)
+		v := getenv(env)
 		if v == "" {
 			return
 		}
 		if isMulti(f) {
 			for _, item := range splitMulti(v) {
 				if e := f.Value.Set(item); e != nil {
-					err = usagef("%s: %v", envName(f.Name), e)
+					err = usagef("%s (%s): %v", env, dashes(f.Name), e)
 					return
 				}
 			}
 			return
 		}
 		if e := f.Value.Set(v); e != nil {
-			err = usagef("%s: %v", envName(f.Name), e)
+			err = usagef("%s (%s): %s", env, dashes(f.Name), badValue(f, v))
 		}
 	})
 	return err
+}
+
+// The flag package's error messages, which flagError rewrites.
+var (
+	unknownFlagRE = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	badValueRE    = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): `)
+	needsArgRE    = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+)
+
+// flagError turns an error of fs.Parse into one line that names the flag
+// and, for a bad value, the form the flag wants.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	help := fmt.Sprintf("see `adcp-conform %s --help`", fs.Name())
+	if m := unknownFlagRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag %s: %s", dashes(wire.Sanitize(m[1], 40)), help)
+	}
+	if m := needsArgRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s needs a value: %s", dashes(wire.Sanitize(m[1], 40)), help)
+	}
+	if m := badValueRE.FindStringSubmatch(msg); m != nil {
+		if f := fs.Lookup(m[2]); f != nil {
+			return dashes(f.Name) + ": " + badValue(f, m[1])
+		}
+	}
+	return wire.Sanitize(msg, 200) + ": " + help
+}
+
+// badValue says what is wrong with the value v of the flag f: the form the
+// flag wants. The value itself is not repeated (it may be a secret given
+// to the wrong flag).
+func badValue(f *flag.Flag, v string) string {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "invalid value"
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration such as 30s, 2m or 1h30m"
+	case bool:
+		return "want true or false"
+	case int, int64:
+		return "want a whole number"
+	case uint, uint64:
+		return "want a whole number, 0 or more"
+	case float64:
+		return "want a number"
+	}
+	return "invalid value"
 }
 
 // multiValue is a repeatable string flag (--header, --fault).

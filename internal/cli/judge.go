@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -13,20 +14,24 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/report/certify"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
-// runJudge judges a recorded run again, offline: it reads the evidence and
+// runJudge judges a recorded run again, offline: it checks the folder's
+// evidence against the hashes results.json embeds, reads the evidence and
 // the run's settings (label filter, strict, judge options, certification,
-// baseline) from a report folder, runs every judge over the evidence
-// without contacting the seller, and writes the same reports into the
-// folder (or --out). The exit code is the verdict's, as for run.
+// baseline), runs every judge over the evidence without contacting the
+// seller, and writes the reports into --out (default: REPORT-DIR-judged),
+// never into the folder it judges. It then compares its verdicts with the
+// submitted ones: exit 1 when they disagree (or a hash does not match),
+// else the verdict's exit code, as for run.
 func runJudge(args []string, stdio Stdio) error {
 	var out string
 	fs := newFlagSet("judge", "judge [--out DIR] [--sign-key FILE] REPORT-DIR", stdio.Err)
-	fs.StringVar(&out, "out", "", "folder for the new reports (default: REPORT-DIR itself)")
+	fs.StringVar(&out, "out", "", "folder for the new reports, never REPORT-DIR itself (default: REPORT-DIR-judged)")
 	var schemasDir string
 	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
 	post := addPostFlags(fs, false)
@@ -37,12 +42,25 @@ func runJudge(args []string, stdio Stdio) error {
 		return &UsageError{Msg: "want one report folder", ShowUsage: true}
 	}
 	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("%s is not a report folder", wire.Sanitize(dir, 200))
+	}
 	if out == "" {
-		out = dir
+		out = filepath.Clean(dir) + "-judged"
+	}
+	if sameDir(out, dir) {
+		return usagef("--out %s is the folder being judged: judge never changes it; give another --out", wire.Sanitize(out, 200))
 	}
 	prev, err := readRun(filepath.Join(dir, FileResults))
 	if err != nil {
 		return err
+	}
+	// The evidence judged is the evidence the run sealed, or nothing is.
+	if errs := certify.Check(dir, prev.Integrity); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(stdio.Out, "FAIL %s\n", oneLine(e.Error()))
+		}
+		return &codeError{code: ExitNonConformant, msg: fmt.Sprintf("%s does not match the hashes its results.json embeds: the folder changed after the run; nothing was judged", wire.Sanitize(dir, 200))}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, FileEvidence))
 	if err != nil {
@@ -84,9 +102,6 @@ func runJudge(args []string, stdio Stdio) error {
 		}
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return usagef("--out %s: %v", out, err)
-	}
 	results, err := runner.Judge(store, sel)
 	if err != nil {
 		return err
@@ -98,10 +113,14 @@ func runJudge(args []string, stdio Stdio) error {
 		meta.Tool = "adcp-conform"
 	}
 	run := runner.Report(meta, store, sel, results)
+	blameTheTarget(run, diagnose(store).wrong) // as the run did
 	run.JudgedOffline = true
 	if prev.AdcpRelease != AdcpRelease {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",
 			wire.Sanitize(prev.AdcpRelease, 40), AdcpRelease))
+	}
+	if err := writableOut(out); err != nil {
+		return err
 	}
 	if err := post.finish(out, run, store, sel); err != nil {
 		return err
@@ -111,8 +130,72 @@ func runJudge(args []string, stdio Stdio) error {
 	}
 	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
 		filepath.Join(out, FileJUnit), filepath.Join(out, FileHTML), filepath.Join(out, FileResults)}, " "), 1000))
-	if code := ExitCode(run.ExitCode()); code != ExitOK {
-		return &codeError{code: code}
+	if diffs := disagreements(prev, run); len(diffs) > 0 {
+		for _, d := range diffs {
+			fmt.Fprintf(stdio.Out, "DISAGREE %s\n", d)
+		}
+		what := "1 point"
+		if len(diffs) > 1 {
+			what = fmt.Sprintf("%d points", len(diffs))
+		}
+		return &codeError{code: ExitNonConformant, msg: "the verdicts judged again disagree with the submitted ones on " + what + " (see above)"}
 	}
-	return nil
+	fmt.Fprintf(stdio.Out, "agree: every verdict judged again is the submitted one (%s)\n", run.Verdict)
+	return certifyOutcome(post.certify, run) // run.go
+}
+
+// sameDir reports whether a and b name the same folder.
+func sameDir(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	if aa == ab {
+		return true
+	}
+	sa, err1 := os.Stat(aa)
+	sb, err2 := os.Stat(ab)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// disagreements lists, one terminal-safe line each, where a run judged
+// again differs from the submitted one: the verdict, and each rule's
+// outcome and baseline status.
+func disagreements(prev, cur *report.Run) []string {
+	var out []string
+	if prev.Verdict != cur.Verdict {
+		out = append(out, fmt.Sprintf("verdict: submitted %s, judged %s", wire.Sanitize(string(prev.Verdict), 40), cur.Verdict))
+	}
+	submitted := map[string]report.RuleResult{}
+	for _, r := range prev.Rules {
+		submitted[r.ID] = r
+	}
+	baseline := func(r report.RuleResult) string {
+		if r.Baseline == nil {
+			return ""
+		}
+		return r.Baseline.Status
+	}
+	for _, r := range cur.Rules {
+		p, ok := submitted[r.ID]
+		delete(submitted, r.ID)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: not in the submitted results, judged %s", r.ID, r.Outcome))
+		case p.Outcome != r.Outcome:
+			out = append(out, fmt.Sprintf("%s: submitted %s, judged %s", r.ID, wire.Sanitize(string(p.Outcome), 40), r.Outcome))
+		case baseline(p) != baseline(r):
+			out = append(out, fmt.Sprintf("%s: baseline submitted %q, judged %q", r.ID, wire.Sanitize(baseline(p), 40), baseline(r)))
+		}
+	}
+	var gone []string
+	for id := range submitted {
+		gone = append(gone, wire.Sanitize(id, 40))
+	}
+	sort.Strings(gone)
+	for _, id := range gone {
+		out = append(out, fmt.Sprintf("%s: submitted %s, not judged again", id, wire.Sanitize(string(submitted[id].Outcome), 40)))
+	}
+	return out
 }

@@ -113,9 +113,15 @@ func TestJudgeReproducesARecordedRunOffline(t *testing.T) {
 			if string(a) != string(b) {
 				t.Error("judge rewrote the evidence differently")
 			}
-			// Judging in place works too and keeps the verdicts.
+			if !strings.Contains(stdout, "agree: every verdict judged again is the submitted one") {
+				t.Errorf("judge does not say it agrees:\n%s", stdout)
+			}
+			// Without --out, the reports go beside the folder, never into it.
 			if code, _, _ := run(t, nil, "", "judge", c.dir); code != c.want {
-				t.Errorf("judge in place: exit %d", code)
+				t.Errorf("judge without --out: exit %d", code)
+			}
+			if _, err := os.Stat(filepath.Join(c.dir+"-judged", FileResults)); err != nil {
+				t.Errorf("judge without --out wrote no %s-judged: %v", c.dir, err)
 			}
 		})
 	}
@@ -134,13 +140,95 @@ func TestJudgeNeedsTheSchemasARunValidatedAgainst(t *testing.T) {
 	if code, _, se := run(t, nil, "", "judge", out); code != ExitUsage || !strings.Contains(se, "--schemas") {
 		t.Errorf("judge without --schemas: exit %d, %q", code, se)
 	}
-	if code, so, se := run(t, nil, "", "judge", "--schemas", dir, out); code != ExitOK {
+	judged := filepath.Join(t.TempDir(), "j")
+	if code, so, se := run(t, nil, "", "judge", "--schemas", dir, "--out", judged, out); code != ExitOK {
 		t.Fatalf("judge: exit %d\n%s%s", code, so, se)
 	}
-	again := readResults(t, out)
+	again := readResults(t, judged)
 	for i, r := range first.Rules {
 		if r.ID[:3] == "SCH" && (again.Rules[i].Outcome != r.Outcome || r.Outcome != report.Passed) {
 			t.Errorf("%s: %s, judged again %s", r.ID, r.Outcome, again.Rules[i].Outcome)
 		}
+	}
+}
+
+// snapshot reads every file of dir.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestJudgeNeverChangesTheFolderItJudges(t *testing.T) {
+	dir, pub := signedRun(t)
+	before := snapshot(t, dir)
+	for _, args := range [][]string{
+		{"judge", "--out", filepath.Join(t.TempDir(), "j"), dir},
+		{"judge", dir}, // default: DIR-judged
+	} {
+		code, out, errOut := run(t, nil, "", args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	code, _, errOut := run(t, nil, "", "judge", "--out", dir+"/.", dir)
+	if code != ExitUsage {
+		t.Errorf("judge --out DIR DIR: exit %d, want %d", code, ExitUsage)
+	}
+	oneErrorLine(t, errOut, "is the folder being judged: judge never changes it")
+	after := snapshot(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("judge changed the folder's files: %d before, %d after", len(before), len(after))
+	}
+	for path, b := range before {
+		if after[path] != b {
+			t.Errorf("judge changed %s", path)
+		}
+	}
+	if code, out, errOut := run(t, nil, "", "verify", "--pubkey", pub, dir); code != ExitOK {
+		t.Errorf("verify after judge: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestJudgeSaysWhenItsVerdictsDisagreeWithTheSubmittedOnes(t *testing.T) {
+	dir, _ := signedRun(t)
+	// A submission that claims a rule it failed... here, one it passed,
+	// reported as failed: results.json is not among the hashed files.
+	flipByte(t, filepath.Join(dir, FileResults), `"outcome": "passed"`, `"outcome": "failed"`)
+	code, out, errOut := run(t, nil, "", "judge", "--out", t.TempDir(), dir)
+	if code != ExitNonConformant {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitNonConformant, out, errOut)
+	}
+	if !strings.Contains(out, "DISAGREE ") || !strings.Contains(out, ": submitted failed, judged passed") {
+		t.Errorf("stdout does not name the disagreement:\n%s", out)
+	}
+	oneErrorLine(t, errOut, "adcp-conform judge: the verdicts judged again disagree with the submitted ones on 1 point (see above)")
+}
+
+func TestJudgeRefusesEvidenceThatDoesNotMatchItsHashes(t *testing.T) {
+	dir, _ := signedRun(t)
+	flipByte(t, filepath.Join(dir, FileEvidence), `"http_status": 200`, `"http_status": 201`)
+	out := filepath.Join(t.TempDir(), "j")
+	code, stdout, errOut := run(t, nil, "", "judge", "--out", out, dir)
+	if code != ExitNonConformant {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitNonConformant, stdout, errOut)
+	}
+	if !strings.Contains(stdout, "FAIL ") || !strings.Contains(stdout, "evidence.json") {
+		t.Errorf("stdout does not name the mismatch:\n%s", stdout)
+	}
+	oneErrorLine(t, errOut, "does not match the hashes its results.json embeds")
+	if _, err := os.Stat(out); err == nil {
+		t.Error("judge wrote reports for evidence that does not match its hashes")
 	}
 }

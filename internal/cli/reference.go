@@ -29,11 +29,23 @@ const ReferenceA2A03Dir = "a2a-0.3"
 // --bearer-env names) so the AUTH rules are judged, and the rate-limit
 // burst is on. The exit code is the worse of the two runs'.
 func runReference(args []string, c runConfig, stdio Stdio) error {
+	// The flags are checked before the seller starts, so a usage error
+	// is one line and nothing else.
+	check := c
+	check.mcpURL, check.bearerEnv = "http://127.0.0.1/mcp", ""
+	if _, err := check.probeConfig(stdio); err != nil {
+		return err
+	}
 	token := ""
 	if c.bearerEnv != "" {
-		if token = stdio.getenv(c.bearerEnv); token == "" {
-			return usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
+		tok, err := bearerFromEnv(c.bearerEnv, stdio)
+		if err != nil {
+			return err
 		}
+		token = tok
+	}
+	if err := writableOut(c.out); err != nil {
+		return err
 	}
 	if token == "" {
 		b := make([]byte, 16)
@@ -69,7 +81,9 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	})
 	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", c.out), sub)
 	wg.Wait()
-	fmt.Fprintf(stdio.Out, "\nthe reference seller's A2A 0.3 face:\n")
+	if out03.Len() > 0 {
+		fmt.Fprintf(stdio.Out, "\nthe reference seller's A2A 0.3 face:\n")
+	}
 	_, _ = io.Copy(stdio.Out, &out03)
 	_, _ = io.Copy(stdio.Err, &err03)
 	return worse(first, second)

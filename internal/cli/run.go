@@ -79,7 +79,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
 	fs.StringVar(&c.a2aURL, "a2a", "", "the seller's A2A base URL (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp")
 	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
-	fs.StringVar(&c.bearerEnv, "bearer-env", "", "read the bearer token from this environment variable")
+	fs.StringVar(&c.bearerEnv, "bearer-env", "", "the `NAME` of the environment variable holding the bearer token (not the token itself)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
 	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")
@@ -122,6 +122,9 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	if err := writableOut(c.out); err != nil { // before a single probe
+		return err
+	}
 	cfg.TaskWait = c.taskWait
 	if c.webhookURL != "" || loopbackTargets(cfg) {
 		rec, err := webhook.Listen(c.webhookListen, c.webhookURL)
@@ -143,9 +146,6 @@ func runRun(args []string, stdio Stdio) error {
 	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
 		return err
 	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return &UsageError{Msg: fmt.Sprintf("--out %s: %v", c.out, err)}
-	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
@@ -165,6 +165,9 @@ func runRun(args []string, stdio Stdio) error {
 		meta.HarnessError = "interrupted by " + sig.name() + " while probing"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
+	case diag.wrongTarget() != "":
+		// Before perr: "sending initialize: Not Implemented" says less.
+		meta.HarnessError = diag.wrongTarget()
 	case perr != nil:
 		// The seller may have put the credential in its error (at
 		// initialize, say): redacted before the terminal or a report.
@@ -195,6 +198,7 @@ func runRun(args []string, stdio Stdio) error {
 	printProgress(stdio.Err, results)
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
+	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err
 	}
@@ -212,7 +216,23 @@ func runRun(args []string, stdio Stdio) error {
 	if code := sig.exitCode(); code != ExitOK {
 		return &codeError{code: code}
 	}
-	if code := ExitCode(run.ExitCode()); code != ExitOK {
+	return certifyOutcome(post.certify, run)
+}
+
+// certifyOutcome is the run's end: its verdict's exit code and, for a
+// certification run the harness cannot certify (plain HTTP, schemas it
+// could not load, rules it could not judge), the reasons in one line and
+// a non-zero exit even when every judged rule passed (3: the harness's
+// reason, never the seller's failure).
+func certifyOutcome(certifying bool, run *report.Run) error {
+	code := ExitCode(run.ExitCode())
+	if certifying && !run.Publishable {
+		if code == ExitOK {
+			code = ExitHarness
+		}
+		return &codeError{code: code, msg: "cannot certify this seller: " + wire.Sanitize(run.PublishableReason, 1000)}
+	}
+	if code != ExitOK {
 		return &codeError{code: code}
 	}
 	return nil
@@ -280,9 +300,9 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		}
 	}
 	if c.bearerEnv != "" {
-		tok := stdio.getenv(c.bearerEnv)
-		if tok == "" {
-			return cfg, usagef("--bearer-env %s: the variable is empty or unset", c.bearerEnv)
+		tok, err := bearerFromEnv(c.bearerEnv, stdio)
+		if err != nil {
+			return cfg, err
 		}
 		cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
 	}
@@ -320,6 +340,66 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		cfg.Inputs = in
 	}
 	return cfg, nil
+}
+
+// writableOut makes the report folder dir and checks that a file can be
+// written in it, so a folder that cannot take the reports is refused
+// before the seller is probed, not after.
+func writableOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: %v", wire.Sanitize(dir, 200), unwrapPath(err))
+	}
+	f, err := os.CreateTemp(dir, ".adcp-conform-probe-*")
+	if err != nil {
+		return usagef("--out %s: the folder cannot be written: %v", wire.Sanitize(dir, 200), unwrapPath(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// unwrapPath drops the path a *PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// bearerFromEnv reads the token from the variable --bearer-env names. A
+// value that is no variable name (a token given in its place, say) is
+// refused without being repeated: it may be the secret itself.
+func bearerFromEnv(name string, stdio Stdio) (string, error) {
+	if !envNameRE.MatchString(name) || looksLikeSecret(name) {
+		return "", usagef("--bearer-env wants the name of an environment variable holding the token (e.g. --bearer-env SELLER_TOKEN), not the token itself; the value given is not repeated here")
+	}
+	tok := stdio.getenv(name)
+	if tok == "" {
+		return "", usagef("--bearer-env %s: the variable is empty or unset", name)
+	}
+	return tok, nil
+}
+
+// looksLikeSecret reports whether a string that is a valid variable name
+// still looks like a token: long, with digits, and mixing upper and lower
+// case (variable names seldom do) or with no separator at all.
+func looksLikeSecret(s string) bool {
+	if len(s) > 64 {
+		return true
+	}
+	lower, upper, digit := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower++
+		case r >= 'A' && r <= 'Z':
+			upper++
+		case r >= '0' && r <= '9':
+			digit++
+		}
+	}
+	return len(s) >= 20 && digit >= 4 && (lower > 0 && upper > 0 || !strings.Contains(s, "_"))
 }
 
 // transports are the transports the run judges: those given a target, or

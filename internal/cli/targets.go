@@ -80,8 +80,8 @@ func LoadTargets(path string) ([]Target, error) {
 		if t.Out != "" && safeName(t.Out) != t.Out {
 			return nil, fmt.Errorf("%s: target %d: out %q must be a plain folder name ([A-Za-z0-9._-], not . or ..)", path, i+1, wire.Sanitize(t.Out, 80))
 		}
-		if t.BearerEnv != "" && !envNameRE.MatchString(t.BearerEnv) {
-			return nil, fmt.Errorf("%s: target %d: bearer_env %q is not an environment variable name", path, i+1, wire.Sanitize(t.BearerEnv, 80))
+		if t.BearerEnv != "" && (!envNameRE.MatchString(t.BearerEnv) || looksLikeSecret(t.BearerEnv)) {
+			return nil, fmt.Errorf("%s: target %d: bearer_env wants the name of an environment variable holding the token, not the token itself (the value is not repeated here)", path, i+1)
 		}
 		base := t.Out
 		if base == "" {
@@ -165,8 +165,8 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		}
 		common = append(common, "--"+f.Name+"="+f.Value.String())
 	})
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return &UsageError{Msg: fmt.Sprintf("--out %s: %v", c.out, err)}
+	if err := writableOut(c.out); err != nil {
+		return err
 	}
 	// A target's run reads the environment, but never the variables that
 	// name another target or would make every run append to one file.

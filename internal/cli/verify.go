@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 
 	"github.com/adcp-conform/adcp-conform/report/certify"
 )
@@ -32,6 +35,12 @@ func runVerify(args []string, stdio Stdio) error {
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usagef("%s is not a report folder", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileSignature)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, FileResults)); err == nil {
+			fmt.Fprintf(stdio.Out, "FAIL %s is unsigned: it has no %s\n", wire.Sanitize(dir, 200), FileSignature)
+			return &codeError{code: ExitNonConformant, msg: fmt.Sprintf("the report folder is unsigned (no %s): sign a run with 'adcp-conform run --sign-key FILE'", FileSignature)}
+		}
 	}
 	if err := certify.VerifyDir(dir, pub); err != nil {
 		var list interface{ Unwrap() []error }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
 // Version is the tool version; release builds set it with
@@ -16,25 +17,26 @@ const (
 	AdcpRelease = "3.1.19"
 	// MCPProtocolVersion is the MCP protocol version the client pins.
 	MCPProtocolVersion = "2025-06-18"
-	// A2AVersions are the A2A protocol versions the client speaks.
-	A2AVersions = "0.3, 1.0"
 )
+
+// A2AVersions are the A2A protocol versions the client speaks.
+var A2AVersions = []string{"0.3", "1.0"}
 
 // VersionInfo is what `adcp-conform version --json` prints.
 type VersionInfo struct {
-	Tool        string `json:"tool"`
-	Version     string `json:"version"`
-	Commit      string `json:"commit,omitempty"`
-	AdcpRelease string `json:"adcp_release"`
-	MCPProtocol string `json:"mcp_protocol_version"`
-	A2A         string `json:"a2a_versions"`
-	Go          string `json:"go"`
+	Tool        string   `json:"tool"`
+	Version     string   `json:"version"`
+	Commit      string   `json:"commit,omitempty"`
+	AdcpRelease string   `json:"adcp_release"`
+	MCPProtocol string   `json:"mcp_protocol_version"`
+	A2A         []string `json:"a2a_versions"`
+	Go          string   `json:"go"`
 }
 
 // currentVersion gathers the version facts from the build.
 func currentVersion() VersionInfo {
 	v := VersionInfo{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease,
-		MCPProtocol: MCPProtocolVersion, A2A: A2AVersions}
+		MCPProtocol: MCPProtocolVersion, A2A: append([]string(nil), A2AVersions...)}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Go = bi.GoVersion
 		for _, s := range bi.Settings {
@@ -67,7 +69,7 @@ func runVersion(args []string, stdio Stdio) error {
 	}
 	fmt.Fprintf(stdio.Out, "AdCP release:  %s\n", v.AdcpRelease)
 	fmt.Fprintf(stdio.Out, "MCP protocol:  %s\n", v.MCPProtocol)
-	fmt.Fprintf(stdio.Out, "A2A versions:  %s\n", v.A2A)
+	fmt.Fprintf(stdio.Out, "A2A versions:  %s\n", strings.Join(v.A2A, ", "))
 	fmt.Fprintf(stdio.Out, "built with:    %s\n", v.Go)
 	return nil
 }

@@ -160,4 +160,10 @@ func TestMarkPublishesOnlyACertificationRunOverHTTPS(t *testing.T) {
 	if run.Publishable || run.PublishableReason != "the target is not served over HTTPS; MUST rules not judged for a reason of the harness: IDEM-01" {
 		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
 	}
+	run.Target = "https://seller.example/mcp"
+	run.Rules = append(run.Rules[:3], report.RuleResult{ID: "SCHEMA-01", Level: report.Must, Outcome: report.Skipped,
+		Message: "no schemas: fetching https://adcontextprotocol.org/schemas/3.1.19/: 404"})
+	if Mark(run, true); run.Publishable || run.PublishableReason != "MUST rules not judged for a reason of the harness: SCHEMA-01" {
+		t.Errorf("unfetched schemas: publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
 }

@@ -32,7 +32,8 @@ func Mark(run *report.Run, certifyMode bool) {
 			continue
 		}
 		if r.Outcome == report.Error || r.Outcome == report.Disabled ||
-			(r.Outcome == report.Skipped && (r.Message == report.NotImplemented || strings.Contains(r.Message, "--"))) {
+			(r.Outcome == report.Skipped && (r.Message == report.NotImplemented || strings.Contains(r.Message, "--") ||
+				strings.HasPrefix(r.Message, schemasUnavailable))) {
 			unjudged = append(unjudged, r.ID)
 		}
 	}
@@ -42,6 +43,11 @@ func Mark(run *report.Run, certifyMode bool) {
 	run.Publishable = len(why) == 0
 	run.PublishableReason = strings.Join(why, "; ")
 }
+
+// schemasUnavailable begins the skip reason of the SCHEMA rules when the
+// published schemas could not be fetched (suites.SchemasUnavailablePrefix
+// and the --schemas off reason): a reason of the harness, not the seller.
+const schemasUnavailable = "no schemas"
 
 // allHTTPS reports whether every URL of a target (one per transport,
 // separated by spaces) is an https URL.
