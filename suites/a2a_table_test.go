@@ -413,7 +413,11 @@ func TestA2A09Table(t *testing.T) {
 			want: Fail, ptr: "/skills", msg: "get_adcp_capabilities"},
 		{name: "the task name in name, not id (vector agent-card-skill-name-not-id-invalid)",
 			calls: []evidence.Call{a2aCard(`{"url":"https://seller.example.com/a2a","skills":[{"id":"capability-discovery","name":"get_adcp_capabilities"}]}`)},
-			want:  Fail, ptr: "/skills/0/id", msg: "not an AdCP task name"},
+			want:  Fail, ptr: "/skills", msg: "no skill with id get_adcp_capabilities"}, // the vector's missing_get_adcp_capabilities_skill_id
+		// A skill id that is no task name is CAP-02's: one defect, one rule.
+		{name: "a conversational skill beside the tasks is CAP-02's",
+			calls: []evidence.Call{a2aCard(`{"url":"https://seller.example.com/a2a","skills":[{"id":"get_adcp_capabilities"},{"id":"chat"}]}`)},
+			want:  Pass},
 		{name: "Skills is not skills", calls: []evidence.Call{a2aCard(`{"url":"https://seller.example.com/a2a","Skills":[{"id":"get_adcp_capabilities"}]}`)},
 			want: Fail, ptr: "/skills", msg: "absent"},
 		{name: "ID is not id", calls: []evidence.Call{a2aCard(`{"url":"https://seller.example.com/a2a","skills":[{"ID":"get_adcp_capabilities"}]}`)},
