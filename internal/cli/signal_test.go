@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestASignalEndsTheRunAndWritesTheReports(t *testing.T) {
 			args, _ := json.Marshal([]string{"run", "--mcp", h.URL, "--out", dir, "--timeout", "30s", "--deadline", "60s", "--schemas", "off"})
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args))
-			var stderr bytes.Buffer
+			var stderr lockedBuffer
 			cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -77,4 +78,23 @@ func TestASignalEndsTheRunAndWritesTheReports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
