@@ -669,3 +669,32 @@ func TestTheRunsBudgetBoundsWhatIsKept(t *testing.T) {
 		t.Error("the budget does not say it was spent")
 	}
 }
+
+// A transport that sends no credential of its own (a no-credential probe, a
+// fetch on another origin) still redacts the run's secrets (Limits.Secrets),
+// which a seller echoes from what it learnt earlier, in any letter case, in
+// the body, the SSE id and event fields, and header names and values.
+func TestRunSecretsRedactedByATransportSendingNone(t *testing.T) {
+	ctx := testCtx(t)
+	up := strings.ToUpper(testToken)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Echo-"+testToken, "1")
+		w.Header().Set("X-Token-"+up, "1") // a credential-like name keeps its own secrets out too
+		w.Header().Set("X-Debug", "auth="+up)
+		io.WriteString(w, "id: "+up+"\nevent: "+testToken+"\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"echo\":\""+up+"\"}}\n\n")
+	})
+	cctx, capt := WithCapture(ctx, "anon-echo")
+	tr := &Transport{Limits: Limits{Secrets: []string{testToken}}}
+	if _, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		t.Fatal(err)
+	}
+	_, x, err := capt.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(x)
+	if !x.SecretEchoed || bytes.Contains(bytes.ToLower(all), []byte(strings.ToLower(testToken))) {
+		t.Errorf("echoed %v, stored exchange %s", x.SecretEchoed, all)
+	}
+}
