@@ -239,21 +239,13 @@ func (r *Redactor) Header(h http.Header) (http.Header, int) {
 }
 
 // foldName redacts the secrets in a header name, matching without regard
-// to case: Go canonicalizes names ("x-tok-…" arrives as "X-Tok-…").
+// to ASCII case: Go canonicalizes names ("x-tok-…" arrives as "X-Tok-…").
 func (r *Redactor) foldName(name string) (string, int) {
-	hits := 0
-	for _, f := range r.forms {
-		lf := strings.ToLower(string(f))
-		for {
-			i := strings.Index(strings.ToLower(name), lf)
-			if i < 0 || len(strings.ToLower(name)) != len(name) {
-				break
-			}
-			name = name[:i] + Redacted + name[i+len(lf):]
-			hits++
-		}
+	b, hits := r.Text([]byte(name), false)
+	if hits == 0 {
+		return name, 0
 	}
-	return name, hits
+	return string(b), hits
 }
 
 // String returns s with every secret form replaced: for the texts a run
