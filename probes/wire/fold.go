@@ -34,21 +34,40 @@ func equalFoldASCII(a, b []byte) bool {
 }
 
 // indexFold returns the index of the first match of f in b under ASCII case
-// folding, or -1.
+// folding, or -1. Candidates are found with bytes.IndexByte (vectorised),
+// once for each case of f's first byte.
 func indexFold(b, f []byte) int {
 	if len(f) == 0 {
 		return 0
 	}
-	first := string([]byte{lowerASCII(f[0]), upperASCII(f[0])})
-	for i := 0; i+len(f) <= len(b); {
-		j := bytes.IndexAny(b[i:len(b)-len(f)+1], first)
-		if j < 0 {
+	lo, up := lowerASCII(f[0]), upperASCII(f[0])
+	last := len(b) - len(f) // the last index a match can start at
+	next := func(c byte, from int) int {
+		if from > last {
 			return -1
 		}
-		if equalFoldASCII(b[i+j:i+j+len(f)], f) {
-			return i + j
+		if j := bytes.IndexByte(b[from:last+1], c); j >= 0 {
+			return from + j
 		}
-		i += j + 1
+		return -1
+	}
+	nl, nu := next(lo, 0), -1
+	if up != lo {
+		nu = next(up, 0)
+	}
+	for nl >= 0 || nu >= 0 {
+		j := nl
+		if j < 0 || (nu >= 0 && nu < j) {
+			j = nu
+		}
+		if equalFoldASCII(b[j:j+len(f)], f) {
+			return j
+		}
+		if j == nl {
+			nl = next(lo, j+1)
+		} else {
+			nu = next(up, j+1)
+		}
 	}
 	return -1
 }

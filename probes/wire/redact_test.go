@@ -138,3 +138,17 @@ func TestSecretsMatchedInAnyLetterCase(t *testing.T) {
 		t.Errorf("Header: %d hits, %v", hits, h)
 	}
 }
+
+func TestIndexFold(t *testing.T) {
+	for _, tc := range []struct {
+		b, f string
+		want int
+	}{
+		{"xxTOKen", "token", 2}, {"tokentoken", "TOKEN", 0}, {"tok", "token", -1}, {"ToKeToKeN", "token", 4},
+		{"a-b", "-B", 1}, {"", "x", -1}, {"x", "", 0}, {"\xffToken", "token", 1}, {"tOkEn", "token", 0},
+	} {
+		if got := indexFold([]byte(tc.b), []byte(tc.f)); got != tc.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", tc.b, tc.f, got, tc.want)
+		}
+	}
+}
