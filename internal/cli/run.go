@@ -442,7 +442,7 @@ func writeReports(dir string, run *report.Run, store *evidence.Store) error {
 		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
 		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
 		{FileResults, jsonOf(run)},
-		{FileEvidence, jsonOf(store)},
+		{FileEvidence, store.WriteJSON}, // call by call: it may hold --max-total about three times
 	} {
 		if err := write(f.name, f.fn); err != nil {
 			return err

@@ -11,7 +11,10 @@
 package evidence
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -325,6 +328,44 @@ type document struct {
 // a wrapper (see pack).
 func (s *Store) MarshalJSON() ([]byte, error) {
 	return json.Marshal(document{Target: s.target, Calls: packed(s.Calls())})
+}
+
+// WriteJSON writes the store as a json.Encoder with SetIndent("", "  ")
+// writes it (the same bytes, newline included), one call at a time: the
+// whole document, which holds every kept reply about three times (the
+// exchange's body, the message, the result), is never in memory at once.
+func (s *Store) WriteJSON(w io.Writer) error {
+	target, err := json.MarshalIndent(s.target, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": ", target)
+	calls := s.Calls()
+	if calls == nil {
+		bw.WriteString("null")
+	} else {
+		bw.WriteString("[")
+		for i, c := range calls {
+			b, err := json.MarshalIndent(c, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+		}
+		if len(calls) > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteString("]")
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // UnmarshalJSON reads a store written by MarshalJSON.

@@ -261,6 +261,12 @@ func with(args map[string]any, kv ...any) map[string]any {
 // time. It returns a *mcp.HarnessError when the seller cannot be reached at
 // all; the store holds what was recorded either way.
 func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
+	// Every transport redacts the run's credentials, also one that sends
+	// none (the no-credential probes, a fetch on another origin): a seller
+	// echoes what it learnt from any earlier request.
+	secrets := cfg.Secrets()
+	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
+	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
 	if cfg.TLS != nil {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()

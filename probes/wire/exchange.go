@@ -68,7 +68,7 @@ type Exchange struct {
 	ResponseBodySize int64       `json:"response_body_size"`         // decoded bytes read
 	WireBytes        int64       `json:"wire_bytes"`                 // bytes read from the network
 	SSE              bool        `json:"sse,omitempty"`              // Content-Type text/event-stream
-	Events           []Event     `json:"events,omitempty"`           // parsed SSE blocks, redacted
+	Events           []Event     `json:"events,omitempty"`           // parsed SSE blocks, redacted; an event's ID only where the block set it (HasID)
 
 	Started     time.Time `json:"started"`
 	HeadersMS   float64   `json:"headers_ms"`    // response headers returned, since Started

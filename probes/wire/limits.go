@@ -49,6 +49,10 @@ type Limits struct {
 	// Budget, shared by every transport of a run, bounds what the run keeps
 	// in all; nil is unbounded.
 	Budget *Budget
+	// Secrets, shared by every transport of a run, are the run's credential
+	// values: each transport redacts them besides its own (a transport that
+	// sends none still records a seller echoing them).
+	Secrets []string
 }
 
 func (l Limits) withDefaults() Limits {

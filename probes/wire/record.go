@@ -117,15 +117,20 @@ func (r *record) addEvent(ev Event) {
 	data, hits := r.red.Body([]byte(ev.Data), false)
 	ev.Data = string(data)
 	// The id and event fields are the seller's too: redacted like the data,
-	// and bounded, since a stream's last id is repeated on every later
-	// event (a long id times many tiny events must not amplify).
+	// and bounded. The id is kept on the block that set it only: a stream's
+	// last id is inherited by every later block, and a long id times many
+	// tiny events must not amplify (in stored bytes, or in the work of
+	// redacting it again for each event).
 	var n int
+	if !ev.HasID {
+		ev.ID = ""
+	}
 	ev.ID, n = r.eventField(ev.ID)
 	hits += n
 	ev.Type, n = r.eventField(ev.Type)
 	hits += n
 	size := len(ev.Raw) + len(ev.Data) + len(ev.ID) + len(ev.Type)
-	keep := r.budget.take(size)
+	keep := r.budget.take(size + EventOverhead)
 	if !keep {
 		r.budget.refuse()
 	}
@@ -215,6 +220,13 @@ func (r *record) isFinished() bool {
 		return false
 	}
 }
+
+// EventOverhead is what the budget charges for an event besides its bytes:
+// about the memory of an Event and its fields in evidence.json. A
+// seven-byte event ("data:\n\n") costs over a hundred bytes of either, so
+// a stream of tiny events charged its bytes only would hold a budget's
+// worth of wire bytes as fifteen times that in memory.
+const EventOverhead = 128
 
 // MaxEventFieldBytes bounds an SSE event's id and event type as recorded.
 const MaxEventFieldBytes = 256

@@ -186,15 +186,15 @@ func (r *Redactor) sensitive(key string) bool {
 	return SensitiveKey(key) || (r.extra != nil && r.extra(key))
 }
 
-// Text replaces every secret form in b; a truncated b also loses a trailing
+// Text replaces every secret form in b, in any ASCII letter case (a seller
+// may echo a credential upper-cased); a truncated b also loses a trailing
 // prefix (4 bytes or more) of a secret. It returns how many secrets it found.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 	hits := 0
 	for _, f := range r.forms {
-		if n := bytes.Count(b, f); n > 0 {
-			hits += n
-			b = bytes.ReplaceAll(b, f, []byte(Redacted))
-		}
+		var n int
+		b, n = replaceFold(b, f, []byte(Redacted))
+		hits += n
 	}
 	if truncated {
 		b = r.cutSecretPrefix(b)
@@ -205,7 +205,7 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 func (r *Redactor) cutSecretPrefix(b []byte) []byte {
 	for _, f := range r.forms {
 		for k := len(f) - 1; k >= 4; k-- {
-			if bytes.HasSuffix(b, f[:k]) {
+			if hasSuffixFold(b, f[:k]) {
 				b = append(b[:len(b)-k:len(b)-k], Redacted...)
 				break
 			}
@@ -221,12 +221,14 @@ func (r *Redactor) Header(h http.Header) (http.Header, int) {
 	out := make(http.Header, len(h))
 	hits := 0
 	for name, vals := range h {
-		if SensitiveHeader(name) || r.sensitive(name) {
-			out[name] = redactedValues(len(vals))
-			continue
-		}
+		// The name first: a credential-like name ("X-Echo-<token>") is
+		// kept with its values redacted, so its own secrets must go too.
 		key, n := r.foldName(name)
 		hits += n
+		if SensitiveHeader(name) || r.sensitive(name) {
+			out[key] = append(out[key], redactedValues(len(vals))...)
+			continue
+		}
 		for _, v := range vals {
 			b, n := r.Text([]byte(v), false)
 			hits += n
@@ -237,21 +239,13 @@ func (r *Redactor) Header(h http.Header) (http.Header, int) {
 }
 
 // foldName redacts the secrets in a header name, matching without regard
-// to case: Go canonicalizes names ("x-tok-…" arrives as "X-Tok-…").
+// to ASCII case: Go canonicalizes names ("x-tok-…" arrives as "X-Tok-…").
 func (r *Redactor) foldName(name string) (string, int) {
-	hits := 0
-	for _, f := range r.forms {
-		lf := strings.ToLower(string(f))
-		for {
-			i := strings.Index(strings.ToLower(name), lf)
-			if i < 0 || len(strings.ToLower(name)) != len(name) {
-				break
-			}
-			name = name[:i] + Redacted + name[i+len(lf):]
-			hits++
-		}
+	b, hits := r.Text([]byte(name), false)
+	if hits == 0 {
+		return name, 0
 	}
-	return name, hits
+	return string(b), hits
 }
 
 // String returns s with every secret form replaced: for the texts a run
@@ -339,7 +333,7 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 	// spell one, no token holds a secret: only the keys need a look.
 	secrets := bytes.IndexByte(in, '\\') >= 0
 	for _, f := range r.forms {
-		secrets = secrets || bytes.Contains(in, f)
+		secrets = secrets || indexFold(in, f) >= 0
 	}
 	var stack []frame
 	hits := 0
@@ -485,9 +479,9 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 	}
 	n := 0
 	for _, f := range r.forms {
-		if c := strings.Count(s, string(f)); c > 0 {
+		if b, c := replaceFold([]byte(s), f, []byte(Redacted)); c > 0 {
 			n += c
-			s = strings.ReplaceAll(s, string(f), Redacted)
+			s = string(b)
 		}
 	}
 	if n == 0 {
@@ -499,7 +493,7 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 func (r *Redactor) count(b []byte) int {
 	n := 0
 	for _, f := range r.forms {
-		n += bytes.Count(b, f)
+		n += countFold(b, f)
 	}
 	if len(r.forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
 		// JSON-escaped forms inside strings of a skipped value.
@@ -508,7 +502,7 @@ func (r *Redactor) count(b []byte) int {
 				end := scanString(b, i)
 				if s, ok := decodeString(b[i:end]); ok {
 					for _, f := range r.forms {
-						n += strings.Count(s, string(f))
+						n += countFold([]byte(s), f)
 					}
 				}
 				i = end - 1

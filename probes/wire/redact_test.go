@@ -117,3 +117,38 @@ func TestRedactURL(t *testing.T) {
 		t.Errorf("URL = %s", got)
 	}
 }
+
+func TestSecretsMatchedInAnyLetterCase(t *testing.T) {
+	r := NewRedactor([]string{"Tok-3f9a1c2b7e"}, nil)
+	for _, tc := range []struct{ in, want string }{
+		{`{"m":"TOK-3F9A1C2B7E and tok-3f9a1c2b7e"}`, `{"m":"[redacted] and [redacted]"}`},
+		{`{"m":"\u0054OK-3F9A1C2B7E"}`, `{"m":"[redacted]"}`},
+		{"id: tOk-3F9a1C2b7E\n", "id: [redacted]\n"},
+		{"tok-3f9a1c2b7", "tok-3f9a1c2b7"}, // a prefix, not cut (the body is whole)
+	} {
+		if got, _ := r.Body([]byte(tc.in), false); string(got) != tc.want {
+			t.Errorf("Body(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+	if got, _ := r.Text([]byte("…TOK-3F9A"), true); string(got) != "…"+Redacted {
+		t.Errorf("a cut upper-cased prefix is kept: %s", got)
+	}
+	h, hits := r.Header(http.Header{"X-Token-Tok-3f9a1c2b7e": {"1"}, "X-Echo-Tok-3f9a1c2b7e": {"TOK-3F9A1C2B7E"}})
+	if hits != 3 || len(h["X-Token-"+Redacted]) != 1 || h.Get("X-Echo-"+Redacted) != Redacted {
+		t.Errorf("Header: %d hits, %v", hits, h)
+	}
+}
+
+func TestIndexFold(t *testing.T) {
+	for _, tc := range []struct {
+		b, f string
+		want int
+	}{
+		{"xxTOKen", "token", 2}, {"tokentoken", "TOKEN", 0}, {"tok", "token", -1}, {"ToKeToKeN", "token", 4},
+		{"a-b", "-B", 1}, {"", "x", -1}, {"x", "", 0}, {"\xffToken", "token", 1}, {"tOkEn", "token", 0},
+	} {
+		if got := indexFold([]byte(tc.b), []byte(tc.f)); got != tc.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", tc.b, tc.f, got, tc.want)
+		}
+	}
+}

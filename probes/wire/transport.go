@@ -78,7 +78,7 @@ type Transport struct {
 
 func (t *Transport) init() {
 	t.once.Do(func() {
-		secrets := append(Secrets(t.BearerToken, t.Header), t.Secrets...)
+		secrets := append(append(Secrets(t.BearerToken, t.Header), t.Secrets...), t.Limits.Secrets...)
 		t.red = NewRedactor(secrets, t.SensitiveKey)
 		t.lim = t.Limits.withDefaults()
 	})

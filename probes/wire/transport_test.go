@@ -669,3 +669,68 @@ func TestTheRunsBudgetBoundsWhatIsKept(t *testing.T) {
 		t.Error("the budget does not say it was spent")
 	}
 }
+
+// A transport that sends no credential of its own (a no-credential probe, a
+// fetch on another origin) still redacts the run's secrets (Limits.Secrets),
+// which a seller echoes from what it learnt earlier, in any letter case, in
+// the body, the SSE id and event fields, and header names and values.
+func TestRunSecretsRedactedByATransportSendingNone(t *testing.T) {
+	ctx := testCtx(t)
+	up := strings.ToUpper(testToken)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Echo-"+testToken, "1")
+		w.Header().Set("X-Token-"+up, "1") // a credential-like name keeps its own secrets out too
+		w.Header().Set("X-Debug", "auth="+up)
+		io.WriteString(w, "id: "+up+"\nevent: "+testToken+"\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"echo\":\""+up+"\"}}\n\n")
+	})
+	cctx, capt := WithCapture(ctx, "anon-echo")
+	tr := &Transport{Limits: Limits{Secrets: []string{testToken}}}
+	if _, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		t.Fatal(err)
+	}
+	_, x, err := capt.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(x)
+	if !x.SecretEchoed || bytes.Contains(bytes.ToLower(all), []byte(strings.ToLower(testToken))) {
+		t.Errorf("echoed %v, stored exchange %s", x.SecretEchoed, all)
+	}
+}
+
+// A long id followed by many tiny events: the id is stored once (on the
+// block that set it, cut at MaxEventFieldBytes), and each event costs the
+// budget EventOverhead besides its bytes, so tiny events cannot hold
+// fifteen times the budget in memory.
+func TestTinyEventsWithALongIDAreBounded(t *testing.T) {
+	ctx := testCtx(t)
+	const tiny = 2000
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: "+strings.Repeat("I", 60<<10)+"\ndata: {}\n\n"+strings.Repeat("data:\n\n", tiny))
+	})
+	budget := NewBudget(100 << 10)
+	tr := &Transport{Limits: Limits{Budget: budget}}
+	cctx, capt := WithCapture(ctx, "tiny")
+	if _, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		t.Fatal(err)
+	}
+	_ = capt.Wait(ctx)
+	x := capt.Exchanges()[0]
+	withID := 0
+	for _, ev := range x.Events {
+		if ev.ID != "" {
+			withID++
+			if len(ev.ID) > MaxEventFieldBytes+32 {
+				t.Errorf("stored id is %d bytes", len(ev.ID))
+			}
+		}
+	}
+	if withID != 1 {
+		t.Errorf("%d stored events carry the id, want the one that set it", withID)
+	}
+	if x.Dropped == nil || x.Dropped.Events == 0 || len(x.Events) > (100<<10)/EventOverhead {
+		t.Errorf("kept %d of %d events, dropped %+v: the budget charges no overhead per event", len(x.Events), tiny+1, x.Dropped)
+	}
+}
