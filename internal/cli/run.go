@@ -147,7 +147,11 @@ func runRun(args []string, stdio Stdio) error {
 		return err
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+	// --deadline bounds the whole run: the probes stop early enough to
+	// leave a fifth of it (at most 30 s) for judging and writing the
+	// reports, and judging stops halfway through that reserve.
+	reserve := min(c.deadline/5, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), c.deadline-reserve)
 	defer cancel()
 	started := time.Now()
 	sig := onSignal(cancel) // signal.go
@@ -178,7 +182,7 @@ func runRun(args []string, stdio Stdio) error {
 	for _, n := range diag.notes {
 		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
-	deadline := started.Add(c.deadline)
+	deadline := started.Add(c.deadline - reserve/2)
 	sel.Options.Stop = func() string {
 		if n := sig.name(); n != "" {
 			return "interrupted by " + n

@@ -341,7 +341,7 @@ func (s *Store) WriteJSON(w io.Writer) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": ", target)
-	calls := s.Calls()
+	calls := packed(s.Calls()) // a reply deeper than encoding/json's limit, wrapped (see pack)
 	if calls == nil {
 		bw.WriteString("null")
 	} else {

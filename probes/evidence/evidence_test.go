@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -67,20 +68,26 @@ func TestStoreKeepsDeepReplies(t *testing.T) {
 	s := NewStore(Target{MCP: "http://x"})
 	s.Add(Call{ProbeID: "mcp/deep", Transport: MCP, Kind: KindToolCall, Message: json.RawMessage(msg), Result: json.RawMessage(result)})
 	s.Add(Call{ProbeID: "mcp/look", Transport: MCP, Kind: KindToolCall, Result: json.RawMessage(look), Message: json.RawMessage("{\"a\":\"\xff\"}")})
-	b, err := json.Marshal(s)
+	marshal, err := json.Marshal(s)
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
 	}
-	back := NewStore(Target{})
-	if err := json.Unmarshal(b, back); err != nil {
-		t.Fatalf("Unmarshal: %v", err)
+	var written bytes.Buffer // the writer evidence.json is written with
+	if err := s.WriteJSON(&written); err != nil {
+		t.Fatalf("WriteJSON: %v", err)
 	}
-	c, _ := back.Call("mcp/deep")
-	if string(c.Message) != msg || string(c.Result) != result {
-		t.Error("the deep reply did not come back whole")
-	}
-	c, _ = back.Call("mcp/look")
-	if string(c.Result) != look || string(c.Message) != "{\"a\":\"\xff\"}" {
-		t.Errorf("a wrapper-shaped value came back as %s, %q", c.Result, c.Message)
+	for name, b := range map[string][]byte{"Marshal": marshal, "WriteJSON": written.Bytes()} {
+		back := NewStore(Target{})
+		if err := json.Unmarshal(b, back); err != nil {
+			t.Fatalf("%s, then Unmarshal: %v", name, err)
+		}
+		c, _ := back.Call("mcp/deep")
+		if string(c.Message) != msg || string(c.Result) != result {
+			t.Errorf("%s: the deep reply did not come back whole", name)
+		}
+		c, _ = back.Call("mcp/look")
+		if string(c.Result) != look || string(c.Message) != "{\"a\":\"\xff\"}" {
+			t.Errorf("%s: a wrapper-shaped value came back as %s, %q", name, c.Result, c.Message)
+		}
 	}
 }
