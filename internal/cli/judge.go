@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -106,11 +105,9 @@ func runJudge(args []string, stdio Stdio) error {
 	if err := post.finish(out, run, store, sel); err != nil {
 		return err
 	}
-	if err := report.WriteText(stdio.Out, run); err != nil {
+	if err := report.WriteText(stdio.Out, run, report.TextOptions{Dir: out}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
-		filepath.Join(out, FileJUnit), filepath.Join(out, FileHTML), filepath.Join(out, FileResults)}, " "), 1000))
 	if code := ExitCode(run.ExitCode()); code != ExitOK {
 		return &codeError{code: code}
 	}
