@@ -131,30 +131,7 @@ func label(rule RuleResult) (string, string) {
 // fail the run first), errors, expected failures and stale baseline
 // entries, each with its first finding and where the details are.
 func writeFailures(b *strings.Builder, r *Run, dir string) {
-	var bad []RuleResult
-	rank := func(rule RuleResult) int {
-		stale := rule.Baseline != nil && rule.Baseline.Status == Stale
-		switch {
-		case rule.Failing() && (rule.Level == Must || r.Strict):
-			return 1
-		case rule.Failing():
-			return 2
-		case rule.Outcome == Error:
-			return 3
-		case stale:
-			return 4
-		case rule.Outcome == Failed:
-			return 5
-		}
-		return 0
-	}
-	for pass := 1; pass <= 5; pass++ {
-		for _, rule := range r.Rules {
-			if rank(rule) == pass {
-				bad = append(bad, rule)
-			}
-		}
-	}
+	bad := orderFailures(r)
 	if len(bad) == 0 {
 		return
 	}
@@ -179,6 +156,37 @@ func writeFailures(b *strings.Builder, r *Run, dir string) {
 		}
 		fmt.Fprintf(b, "  %-34s %s%s#rule-%s\n", "", where, html, rule.ID)
 	}
+}
+
+// orderFailures lists the rules that need a look, those that fail the
+// run first: failures, failed SHOULD rules, errors, stale baseline entries,
+// expected failures.
+func orderFailures(r *Run) []RuleResult {
+	var bad []RuleResult
+	rank := func(rule RuleResult) int {
+		stale := rule.Baseline != nil && rule.Baseline.Status == Stale
+		switch {
+		case rule.Failing() && (rule.Level == Must || r.Strict):
+			return 1
+		case rule.Failing():
+			return 2
+		case rule.Outcome == Error:
+			return 3
+		case stale:
+			return 4
+		case rule.Outcome == Failed:
+			return 5
+		}
+		return 0
+	}
+	for pass := 1; pass <= 5; pass++ {
+		for _, rule := range r.Rules {
+			if rank(rule) == pass {
+				bad = append(bad, rule)
+			}
+		}
+	}
+	return bad
 }
 
 // failedTransports lists the transports on which the rule did not pass.
@@ -322,7 +330,11 @@ func writeSkips(b *strings.Builder, r *Run) {
 		if len(list) > 8 {
 			shown = strings.Join(list[:7], " ") + fmt.Sprintf(" … (+%d)", len(list)-7)
 		}
-		fmt.Fprintf(b, "  %3d  %s\n       %s\n", len(list), reason, shown)
+		if len(reason)+len(shown) <= 100 {
+			fmt.Fprintf(b, "  %3d  %s: %s\n", len(list), reason, shown)
+		} else {
+			fmt.Fprintf(b, "  %3d  %s\n       %s\n", len(list), reason, shown)
+		}
 	}
 }
 

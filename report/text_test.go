@@ -72,7 +72,7 @@ func TestRulesOfAnUntestedTransportAreNotApplicable(t *testing.T) {
 	if err := WriteText(&out, r, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "  1  not applicable (A2A only)\n       A2A-01\n") {
+	if !strings.Contains(out.String(), "  1  not applicable (A2A only): A2A-01\n") {
 		t.Errorf("the skips do not say A2A-01 is not applicable:\n%s", out.String())
 	}
 }
