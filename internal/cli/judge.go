@@ -90,7 +90,7 @@ func runJudge(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	meta := runner.Meta{Tool: prev.Tool, Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: prev.MCPProtocolVersion,
+	meta := runner.Meta{Tool: prev.Tool, Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: prev.MCPProtocolVersion,
 		Target: prev.Target, StartedAt: prev.StartedAt, Duration: time.Duration(prev.DurationMS * float64(time.Millisecond)),
 		Strict: prev.Strict, HarnessError: prev.HarnessError}
 	if meta.Tool == "" {

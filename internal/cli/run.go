@@ -157,7 +157,7 @@ func runRun(args []string, stdio Stdio) error {
 		cfg.OnCall = verbosePrinter(stdio.Err)
 	}
 	store, perr := plan.Execute(ctx, cfg)
-	meta := runner.Meta{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
+	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
 	diag := diagnose(store) // diagnose.go
 	switch {
