@@ -28,6 +28,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"clean":        clean,
 	"exchangeText": exchangeText,
 	"outcomes":     func() []Outcome { return outcomeOrder },
+	"md":           catalogueMarkdown,
 }).Parse(htmlSource))
 
 // filterScript is the page's one script: the outcome, family and transport
@@ -37,7 +38,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 // start hidden, so a browser that does not run it shows every rule.
 const filterScript = `(function () {
   "use strict";
-  var state = { outcome: "all", family: "all", transport: "all" };
+  var state = { outcome: "notpassed", family: "all", transport: "all" };
   var rows = Array.prototype.slice.call(document.querySelectorAll("tr.rule"));
   var sections = Array.prototype.slice.call(document.querySelectorAll("section.family"));
   var buttons = Array.prototype.slice.call(document.querySelectorAll("button[data-filter-outcome]"));
@@ -79,6 +80,10 @@ var contentSecurityPolicy = func() string {
 	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" +
 		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
 }()
+
+// absentActual is the actual value the runner records where the pointer
+// locates nothing.
+const absentActual = `"(absent)"`
 
 // maxExchangeText bounds each body an exchange shows in the page.
 const maxExchangeText = 16 << 10
@@ -225,6 +230,15 @@ type htmlView struct {
 	Families   []htmlFamily
 	FamilyIDs  []string
 	Transports []string
+	// Attention are the rules a person should look at first: failures,
+	// errors and stale baseline entries, those that fail the run first.
+	Attention []htmlAttention
+}
+
+// htmlAttention is one line of the page's "failures first" list.
+type htmlAttention struct {
+	ID, Level, Label, Transports, Finding string
+	Outcome                               Outcome
 }
 
 // htmlTallyRow is one family's row of the summary: its counts on each of
@@ -263,14 +277,29 @@ type htmlRule struct {
 	TransportList string
 	Findings      []htmlFinding
 	Exchanges     []htmlExchange
+	Links         []specLink
+	// SpecLines are the judges' messages worth showing: all of them, but
+	// a failure's when its findings say it better.
+	SpecLines []SpecResult
 }
 
-// htmlFinding is one finding with the failed validation behind it, if the
-// run's steps recorded one.
+// htmlFinding is one finding — or several alike: the same message at the
+// same pointer on several probes, collapsed — with the failed validation
+// behind the first, if the run's steps recorded one.
 type htmlFinding struct {
 	Finding
+	// Probes are the probes of the collapsed findings, the first's
+	// included; Count is how many.
+	Probes []string
+	Count  int
+	// Actual is nil when the value is absent at the pointer (Absent) or
+	// the step recorded none.
 	Expected []seg
 	Actual   []seg
+	Absent   bool
+	// Sent is what the harness sent that the finding is about (the
+	// request's context, for the CTX rules).
+	Sent []seg
 }
 
 // htmlExchange is one redacted exchange, made readable.
@@ -295,6 +324,12 @@ type htmlExchange struct {
 func WriteHTML(w io.Writer, r *Run) error {
 	v := htmlView{Run: r, CSP: contentSecurityPolicy, Script: template.JS(filterScript)}
 	failedValidations := validationIndex(r.Steps)
+	requests := map[string]json.RawMessage{}
+	for _, st := range r.Steps {
+		if st.Request != nil {
+			requests[st.StepID] = st.Request.Payload
+		}
+	}
 	for _, rule := range r.Rules {
 		if n := len(v.Families); n == 0 || v.Families[n-1].ID != rule.Family {
 			v.Families = append(v.Families, htmlFamily{ID: rule.Family})
@@ -308,14 +343,33 @@ func WriteHTML(w io.Writer, r *Run) error {
 				v.Transports = append(v.Transports, t)
 			}
 		}
-		hr := htmlRule{RuleResult: rule, TransportList: strings.Join(trs, " ")}
+		hr := htmlRule{RuleResult: rule, TransportList: strings.Join(trs, " "), Links: specLinks(rule)}
+		for _, sp := range rule.Specs {
+			if sp.Outcome == Failed && len(rule.Findings) > 0 {
+				continue
+			}
+			hr.SpecLines = append(hr.SpecLines, sp)
+		}
+		same := map[[3]string]int{}
 		for _, f := range rule.Findings {
-			hf := htmlFinding{Finding: f}
+			k := [3]string{f.Transport, f.JSONPointer, f.Message}
+			if i, ok := same[k]; ok {
+				hr.Findings[i].Count++
+				hr.Findings[i].Probes = append(hr.Findings[i].Probes, f.ProbeID)
+				continue
+			}
+			same[k] = len(hr.Findings)
+			hf := htmlFinding{Finding: f, Probes: []string{f.ProbeID}, Count: 1}
 			if val, ok := failedValidations.find(rule.ID, f); ok {
 				hf.Expected = expectedText(val.Expected)
-				if len(val.Actual) > 0 {
+				// The runner records an absent value as the string
+				// "(absent)" (results.json's actual); the page marks it.
+				if hf.Absent = string(val.Actual) == absentActual; !hf.Absent && len(val.Actual) > 0 {
 					hf.Actual = readable(val.Actual, maxValueText)
 				}
+			}
+			if rule.Family == "CTX" {
+				hf.Sent = sentContext(requests[f.ProbeID])
 			}
 			hr.Findings = append(hr.Findings, hf)
 		}
@@ -327,8 +381,41 @@ func WriteHTML(w io.Writer, r *Run) error {
 		f := &v.Families[len(v.Families)-1]
 		f.Rules = append(f.Rules, hr)
 	}
+	v.Transports = slices.DeleteFunc(v.Transports, func(t string) bool { return !r.Tested(t) })
 	v.Tally = tallyMatrix(tally(r), v.Transports)
+	v.Attention = attention(r)
 	return page.Execute(w, v)
+}
+
+// attention lists the rules to look at first, in the terminal summary's
+// order.
+func attention(r *Run) []htmlAttention {
+	var out []htmlAttention
+	for _, rule := range orderFailures(r) {
+		l, mark := label(rule)
+		what, _ := firstFinding(rule)
+		if what == "" {
+			what = mark
+		}
+		out = append(out, htmlAttention{ID: rule.ID, Level: string(rule.Level), Label: strings.ToLower(l),
+			Transports: failedTransports(rule), Finding: clean(what), Outcome: rule.Outcome})
+	}
+	return out
+}
+
+// sentContext is the context object of a request's arguments (what a CTX
+// rule expects back), or the whole arguments when they carry none.
+func sentContext(payload json.RawMessage) []seg {
+	if len(payload) == 0 || string(payload) == "null" {
+		return nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(payload, &args) == nil {
+		if c, ok := args["context"]; ok {
+			return readable(c, maxValueText)
+		}
+	}
+	return readable(payload, maxValueText)
 }
 
 // expectedText renders a validation's expected value: a string as it is,

@@ -5,13 +5,15 @@
 //
 //	run := &report.Run{Tool: "adcp-conform", Rules: []report.RuleResult{...}}
 //	run.Settle()
-//	report.WriteText(os.Stdout, run)
+//	report.WriteText(os.Stdout, run, report.TextOptions{Dir: "out"})
 //	os.Exit(run.ExitCode(false))
 package report
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -412,6 +414,9 @@ func (r *Run) Settle() {
 	for i := range r.Rules {
 		rule := &r.Rules[i]
 		rule.Outcome, rule.Message = Aggregate(rule.Specs)
+		if rule.Message == NotImplemented && !r.appliesTo(*rule) {
+			rule.Message = NotApplicable(rule.Transports)
+		}
 		rule.Baseline = nil
 		if reason, ok := baseline[rule.ID]; ok {
 			status := Unjudged
@@ -427,6 +432,31 @@ func (r *Run) Settle() {
 	}
 	r.Verdict = r.verdict()
 	r.RunSummary = r.summary()
+}
+
+// NotApplicable is the skip reason of a rule whose transports the run did
+// not test: "not applicable (A2A only)".
+func NotApplicable(transports []string) string {
+	return "not applicable (" + strings.ToUpper(strings.Join(transports, ", ")) + " only)"
+}
+
+// Tested reports whether the run tested transport t (every transport when
+// the run does not say).
+func (r *Run) Tested(t string) bool {
+	return len(r.Transports) == 0 || slices.Contains(r.Transports, t)
+}
+
+// appliesTo reports whether the run tested one of the rule's transports.
+func (r *Run) appliesTo(rule RuleResult) bool {
+	if len(rule.Transports) == 0 {
+		return true
+	}
+	for _, t := range rule.Transports {
+		if r.Tested(t) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Run) verdict() Verdict {

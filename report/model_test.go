@@ -96,7 +96,7 @@ func TestWriteTextIsSafeForATerminal(t *testing.T) {
 		}}
 	r.Settle()
 	var got bytes.Buffer
-	if err := WriteText(&got, r); err != nil {
+	if err := WriteText(&got, r, TextOptions{Dir: "adcp-conform-report"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"\x1b", "\r", "\u202E", "\x07"} {

@@ -38,11 +38,15 @@ func (t tallyRow) Total() int {
 // ran on), with the outcome of its specs on that transport; a transport no
 // spec ran on counts as skipped. The rows are per transport, so a rule on
 // two transports counts in two rows; Run.Counts has the per-rule totals.
+// Transports the run did not test are left out.
 func tally(r *Run) []tallyRow {
 	var rows []tallyRow
 	index := map[[2]string]int{}
 	for _, rule := range r.Rules {
 		for _, tr := range ruleTransports(rule) {
+			if !r.Tested(tr) {
+				continue
+			}
 			var specs []SpecResult
 			for _, s := range rule.Specs {
 				if s.Transport == tr {

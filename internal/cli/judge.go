@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -106,7 +105,7 @@ func runJudge(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	meta := runner.Meta{Tool: prev.Tool, Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: prev.MCPProtocolVersion,
+	meta := runner.Meta{Tool: prev.Tool, Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: prev.MCPProtocolVersion,
 		Target: prev.Target, StartedAt: prev.StartedAt, Duration: time.Duration(prev.DurationMS * float64(time.Millisecond)),
 		Strict: prev.Strict, HarnessError: prev.HarnessError}
 	if meta.Tool == "" {
@@ -125,11 +124,9 @@ func runJudge(args []string, stdio Stdio) error {
 	if err := post.finish(out, run, store, sel); err != nil {
 		return err
 	}
-	if err := report.WriteText(stdio.Out, run); err != nil {
+	if err := report.WriteText(stdio.Out, run, report.TextOptions{Dir: out}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
-		filepath.Join(out, FileJUnit), filepath.Join(out, FileHTML), filepath.Join(out, FileResults)}, " "), 1000))
 	if diffs := disagreements(prev, run); len(diffs) > 0 {
 		for _, d := range diffs {
 			fmt.Fprintf(stdio.Out, "DISAGREE %s\n", d)

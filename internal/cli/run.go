@@ -87,7 +87,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.BoolVar(&c.allowMutations, "allow-mutations", false, "allow probes that create state on the seller")
 	fs.BoolVar(&c.strict, "strict", false, "SHOULD failures also fail the run")
 	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
-	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens")
+	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens, each family's progress and the full table of rules")
 	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
@@ -161,7 +161,7 @@ func runRun(args []string, stdio Stdio) error {
 		cfg.OnCall = verbosePrinter(stdio.Err)
 	}
 	store, perr := plan.Execute(ctx, cfg)
-	meta := runner.Meta{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
+	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
 	diag := diagnose(store) // diagnose.go
 	switch {
@@ -199,7 +199,9 @@ func runRun(args []string, stdio Stdio) error {
 	if why := sel.Options.Stop(); meta.HarnessError == "" && why != "" {
 		meta.HarnessError = why + " while judging"
 	}
-	printProgress(stdio.Err, results)
+	if c.verbose {
+		printProgress(stdio.Err, results)
+	}
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
 	blameTheTarget(run, diag.wrong)                             // diagnose.go
@@ -209,14 +211,12 @@ func runRun(args []string, stdio Stdio) error {
 	if meta.HarnessError != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform: harness error: %s\n", meta.HarnessError)
 	}
-	if err := report.WriteText(stdio.Out, run); err != nil {
+	if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
 		return err
 	}
 	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
 		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
 	}
-	fmt.Fprintf(stdio.Out, "reports: %s\n", wire.Sanitize(strings.Join([]string{
-		filepath.Join(c.out, FileJUnit), filepath.Join(c.out, FileHTML), filepath.Join(c.out, FileResults)}, " "), 1000))
 	if code := sig.exitCode(); code != ExitOK {
 		return &codeError{code: code}
 	}

@@ -284,7 +284,7 @@ const verdictMissing = "missing"
 // buildIndex reads each folder's results.json; a folder without one is
 // listed with its error (verdict "missing").
 func buildIndex(indexDir string, sources []indexSource) Index {
-	idx := Index{Tool: "adcp-conform", Version: Version, GeneratedAt: time.Now().UTC(), Counts: map[string]int{}}
+	idx := Index{Tool: "adcp-conform", Version: currentVersion().Version, GeneratedAt: time.Now().UTC(), Counts: map[string]int{}}
 	for _, s := range sources {
 		e := IndexEntry{Name: s.name, Dir: relDir(indexDir, s.dir)}
 		r, err := readIndexRun(filepath.Join(s.dir, FileResults))

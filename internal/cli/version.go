@@ -7,9 +7,21 @@ import (
 	"strings"
 )
 
-// Version is the tool version; release builds set it with
-// -ldflags "-X github.com/adcp-conform/adcp-conform/internal/cli.Version=v1.2.3".
-var Version = "0.1.0-dev"
+// Version and Commit name the build. Release builds (.goreleaser.yaml) set
+// them with
+//
+//	-ldflags "-X github.com/adcp-conform/adcp-conform/internal/cli.Version=1.2.3
+//	          -X github.com/adcp-conform/adcp-conform/internal/cli.Commit=<sha>"
+//
+// A `go install …/cmd/adcp-conform@v1.2.3` build has no ldflags: its
+// version is the module's, from the build info (see currentVersion).
+var (
+	Version = devVersion
+	Commit  = ""
+)
+
+// devVersion is the version of a build from a checkout.
+const devVersion = "0.1.0-dev"
 
 // The protocol versions this build tests.
 const (
@@ -35,17 +47,28 @@ type VersionInfo struct {
 
 // currentVersion gathers the version facts from the build.
 func currentVersion() VersionInfo {
-	v := VersionInfo{Tool: "adcp-conform", Version: Version, AdcpRelease: AdcpRelease,
-		MCPProtocol: MCPProtocolVersion, A2A: append([]string(nil), A2AVersions...)}
+	v := VersionInfo{Tool: "adcp-conform", Version: Version, Commit: Commit, AdcpRelease: AdcpRelease,
+		MCPProtocol: MCPProtocolVersion, A2A: A2AVersions}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Go = bi.GoVersion
+		v.Version = moduleVersion(v.Version, bi.Main.Version)
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			if s.Key == "vcs.revision" && v.Commit == "" {
 				v.Commit = s.Value
 			}
 		}
 	}
 	return v
+}
+
+// moduleVersion is the version to show: the one ldflags set, else the
+// module version `go install …@v1.2.3` records (without its "v"), else the
+// development version.
+func moduleVersion(set, module string) string {
+	if set != devVersion || module == "" || module == "(devel)" {
+		return set
+	}
+	return strings.TrimPrefix(module, "v")
 }
 
 func runVersion(args []string, stdio Stdio) error {

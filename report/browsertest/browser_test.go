@@ -199,8 +199,18 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil || verdict != "non_conformant" {
 		t.Fatalf("verdict %q (%v), want non_conformant", verdict, err)
 	}
+	// The page opens on what did not pass: the failures first.
+	if got := eval[string](t, tab, visibleRules); got != "ENV-02 CTX-01 AUTH-01" {
+		t.Fatalf("visible rules as the page opens: %q, want the not passed ones", got)
+	}
+	if got := eval[string](t, tab, `document.querySelector("#attention").innerText`); !strings.Contains(got, "ENV-02") || !strings.Contains(got, "AUTH-01") {
+		t.Errorf("the failures-first list lacks ENV-02 or AUTH-01: %q", got)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`button[data-filter-outcome="all"]`))); err != nil {
+		t.Fatal(err)
+	}
 	if got := eval[string](t, tab, visibleRules); got != "ENV-01 ENV-02 ENV-03 CTX-01 AUTH-01 A2A-01" {
-		t.Fatalf("visible rules before filtering: %q", got)
+		t.Fatalf("visible rules with all: %q", got)
 	}
 
 	t.Run("filters", func(t *testing.T) {
@@ -276,19 +286,47 @@ func TestReportInChromium(t *testing.T) {
 		}
 	})
 
-	// The screenshot: the failed rules, with their exchange open.
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`button[data-filter-outcome="failed"]`))); err != nil {
+	// The screenshots: the page as it opens (not passed), at a laptop's
+	// and a phone's width, with the failure's exchange open.
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`button[data-filter-outcome="notpassed"]`))); err != nil {
 		t.Fatal(err)
 	}
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
+	for _, shot := range screenshots(t, tab, dir, "report-failing") {
+		t.Logf("screenshot: %s (page: %s)", shot, htmlPath)
 	}
-	shot := filepath.Join(dir, "report-failing.png")
-	if err := os.WriteFile(shot, png, 0o644); err != nil {
-		t.Fatal(err)
+}
+
+// The widths the screenshots are taken at: a laptop and a phone.
+var widths = []struct {
+	Name          string
+	Width, Height int64
+}{{"laptop-1366", 1366, 900}, {"phone-390", 390, 844}}
+
+// screenshots writes a full-page screenshot of the tab at each width into
+// dir as NAME-WIDTH.png, checks the page does not scroll sideways there,
+// and returns the files' paths.
+func screenshots(t *testing.T, tab context.Context, dir, name string) []string {
+	t.Helper()
+	var paths []string
+	for _, w := range widths {
+		if err := chromedp.Do(tab, chromedp.EmulateViewport(w.Width, w.Height)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // the layout settles
+		if over := eval[int](t, tab, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+			t.Errorf("at %d px the page is %d px too wide: it scrolls sideways", w.Width, over)
+		}
+		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+"-"+w.Name+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
 	}
-	t.Logf("screenshot: %s (page: %s)", shot, htmlPath)
+	return paths
 }
 
 // TestThePolicyStopsInjectedMarkup is the second line of defence: markup
