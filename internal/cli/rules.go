@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -35,21 +34,9 @@ func runRules(args []string, stdio Stdio) error {
 var plainText = strings.NewReplacer("**", "", "`", "")
 
 // writeRulesText prints the catalogue as plain text: one line per rule,
-// families in order.
+// families in order, the Markdown of the statements dropped.
 func writeRulesText(w io.Writer, rules []catalogue.Rule) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	family := ""
-	for _, r := range rules {
-		if r.Family != family {
-			if family != "" {
-				fmt.Fprintln(tw)
-			}
-			family = r.Family
-			fmt.Fprintf(tw, "%s — %s\n", r.Family, plainText.Replace(catalogue.FamilyTitle(r.Family)))
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), ruleTransports(r), plainText.Replace(r.Statement))
-	}
-	return tw.Flush()
+	return catalogue.WriteTableWith(w, rules, plainText.Replace)
 }
 
 // writeRulesMarkdown prints the catalogue as Markdown: a heading and a
@@ -64,7 +51,7 @@ func writeRulesMarkdown(w io.Writer, rules []catalogue.Rule) error {
 			family = r.Family
 			fmt.Fprintf(w, "### %s — %s\n\n| Rule | Level | Transports | Statement |\n|---|---|---|---|\n", r.Family, catalogue.FamilyTitle(r.Family))
 		}
-		_, err := fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.ID, strings.ToUpper(string(r.Level)), ruleTransports(r), strings.ReplaceAll(r.Statement, "|", `\|`))
+		_, err := fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.ID, strings.ToUpper(string(r.Level)), catalogue.Transports(r), strings.ReplaceAll(r.Statement, "|", `\|`))
 		if err != nil {
 			return err
 		}
@@ -72,9 +59,3 @@ func writeRulesMarkdown(w io.Writer, rules []catalogue.Rule) error {
 	return nil
 }
 
-func ruleTransports(r catalogue.Rule) string {
-	if r.Covers(catalogue.MCP) && r.Covers(catalogue.A2A) {
-		return "both"
-	}
-	return string(r.Transports[0])
-}

@@ -91,7 +91,7 @@ func TestTheCatalogueMatchesTheSpecRuleTable(t *testing.T) {
 		if string(r.Level) != strings.ToLower(m[2]) {
 			t.Errorf("%s: level %s, the table says %s", id, r.Level, m[2])
 		}
-		if got := transports(r); got != m[3] {
+		if got := Transports(r); got != m[3] {
 			t.Errorf("%s: transports %s, the table says %s", id, got, m[3])
 		}
 		if norm(r.Statement) != norm(m[4]) {

@@ -11,6 +11,12 @@ import (
 // WriteTable writes the rules as an aligned table for a terminal, grouped
 // by family: `adcp-conform rules`.
 func WriteTable(w io.Writer, rules []Rule) error {
+	return WriteTableWith(w, rules, func(s string) string { return s })
+}
+
+// WriteTableWith writes the table with every title and statement passed
+// through text first (the CLI drops their Markdown for a terminal).
+func WriteTableWith(w io.Writer, rules []Rule, text func(string) string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	family := ""
 	for _, r := range rules {
@@ -19,14 +25,15 @@ func WriteTable(w io.Writer, rules []Rule) error {
 				fmt.Fprintln(tw)
 			}
 			family = r.Family
-			fmt.Fprintf(tw, "%s — %s\n", r.Family, FamilyTitle(r.Family))
+			fmt.Fprintf(tw, "%s — %s\n", r.Family, text(FamilyTitle(r.Family)))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), transports(r), r.Statement)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), Transports(r), text(r.Statement))
 	}
 	return tw.Flush()
 }
 
-func transports(r Rule) string {
+// Transports is how a table names the transports of r: mcp, a2a or both.
+func Transports(r Rule) string {
 	if r.Covers(MCP) && r.Covers(A2A) {
 		return "both"
 	}
