@@ -58,4 +58,3 @@ func writeRulesMarkdown(w io.Writer, rules []catalogue.Rule) error {
 	}
 	return nil
 }
-
