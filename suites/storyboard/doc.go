@@ -1,0 +1,22 @@
+// Package storyboard loads and lints the storyboards the AdCP spec ships
+// as its own compliance suite (compliance/<release>/{universal,protocols,
+// specialisms,domains}), typed after universal/storyboard-schema.yaml.
+//
+//	rel, err := storyboard.Load("../shared/spec/compliance/3.1.19")
+//	if err != nil {
+//		return err // names the file and the YAML line
+//	}
+//	for _, f := range storyboard.Lint(rel) {
+//		fmt.Println(f) // universal/x.yaml:12:5: error depends_on: phases[1].depends_on[0]: …
+//	}
+//
+// What is loaded: every storyboard (a YAML file with a top-level phases
+// key) with its phases, steps, validations, context outputs and gates;
+// the authored check kinds of universal/runner-output-contract.yaml; the
+// test kits by id and shape. Test vectors are listed, not read. Unknown
+// or wrongly cased keys are lint findings, not load errors.
+//
+// What is not done yet: nothing here runs a storyboard against an agent —
+// no substitution, no capability gating, no grading. An engine built on
+// these types comes later.
+package storyboard
