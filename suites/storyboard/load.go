@@ -358,7 +358,6 @@ func (sb *Storyboard) Position(yamlPath string) Position {
 	return sb.pos[yamlPath]
 }
 
-
 // Counts totals a release's storyboards.
 type Counts struct {
 	Storyboards, Phases, Steps, Validations int
