@@ -27,6 +27,7 @@ const (
 	RuleEmptyGate            = "empty_gate"                    // requires: [] / required_any_of_tools: [] fail-load; requires_all_capabilities minItems 2; tool families minItems 2
 	RuleCapabilityMatcher    = "capability_matcher"            // exactly one of equals/contains/not_contains/present (SHOULD)
 	RuleContextOutput        = "context_output"                // exactly one of path/generate, a known generator, a name
+	RuleContextOutputUnique  = "context_output_unique"         // a context_outputs name is captured once per storyboard run
 	RuleContextScalar        = "context_scalar"                // storyboard-root context values are scalars
 	RuleBranchSet            = "branch_set"                    // lint:storyboard-branch-sets authoring rules
 	RuleOrphanContribution   = "orphan_contribution"           // a contributed flag no assert_contribution any_of grades
@@ -36,7 +37,7 @@ const (
 	RuleNegativePath         = "negative_path"                 // schema_invalid | payload_well_formed
 	RuleScenarioReference    = "unresolved_scenario_reference" // requires_scenarios ids exist in the release
 	RuleAuthShape            = "auth_shape"                    // no literal credentials; known auth types
-	RuleStepReference        = "step_reference"                // triggered_by / contributes_if / since name an earlier step
+	RuleStepReference        = "step_reference"                // triggered_by / contributes_if / since / {{prior_step.<id>.…}} name an earlier step
 	RuleRunnerBounds         = "runner_bounds"                 // parallel_dispatch.count 2..10, retry_trigger 1..10 and its statuses, max_attempts 50..500
 	RuleTestKitReference     = "test_kit_reference"            // prerequisites.test_kit names a kit in the release
 	RuleTestKitShape         = "test_kit_shape"                // a kit declares auth.api_key, auth.basic or applies_to
@@ -239,6 +240,7 @@ func (l *linter) phases(sb *Storyboard) {
 	phaseAt := map[string]int{}
 	stepAt := map[string]int{} // step id → index of the first phase declaring it
 	semantics := map[string]string{}
+	captured := map[string]string{} // context output name → YAML path of its first capture
 	for pi, ph := range sb.Phases {
 		at := fmt.Sprintf("phases[%d]", pi)
 		if ph.ID == "" {
@@ -296,6 +298,14 @@ func (l *linter) phases(sb *Storyboard) {
 				}
 			}
 			l.step(sat, ph, st, stepAt)
+			for ci, co := range st.ContextOutputs {
+				name, cat := co.Variable(), fmt.Sprintf("%s.context_outputs[%d]", sat, ci)
+				if first, dup := captured[name]; dup && name != "" {
+					l.add(RuleContextOutputUnique, Error, cat, "context output %q is already captured at %s; names are unique within a storyboard run", name, first)
+				} else if name != "" {
+					captured[name] = cat
+				}
+			}
 			if _, ok := stepAt[st.ID]; !ok && st.ID != "" {
 				stepAt[st.ID] = pi
 			}
@@ -304,7 +314,42 @@ func (l *linter) phases(sb *Storyboard) {
 	}
 }
 
-var contributesIf = regexp.MustCompile(`^prior_step\.([A-Za-z0-9_\-]+)\.passed$`)
+var (
+	contributesIf = regexp.MustCompile(`^prior_step\.([A-Za-z0-9_\-]+)\.passed$`)
+	priorStepRE   = regexp.MustCompile(`\{\{\s*prior_step\.([A-Za-z0-9_\-]+)\.`)
+)
+
+// priorStepRefs returns the step ids named by {{prior_step.<id>.<field>}}
+// placeholders in the string values of vs, in order.
+func priorStepRefs(vs ...any) []string {
+	var out []string
+	var visit func(any)
+	visit = func(v any) {
+		switch v := v.(type) {
+		case string:
+			for _, m := range priorStepRE.FindAllStringSubmatch(v, -1) {
+				out = append(out, m[1])
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				visit(v[k])
+			}
+		case []any:
+			for _, e := range v {
+				visit(e)
+			}
+		}
+	}
+	for _, v := range vs {
+		visit(v)
+	}
+	return out
+}
 
 func (l *linter) step(at string, ph Phase, st Step, earlier map[string]int) {
 	l.capability(at+".requires_capability", st.RequiresCapability)
@@ -343,6 +388,11 @@ func (l *linter) step(at string, ph Phase, st Step, earlier map[string]int) {
 			l.add(RuleStepReference, Error, at+".contributes_if", "contributes_if has the form prior_step.<step_id>.passed, not %q", st.ContributesIf)
 		} else {
 			ref("contributes_if", m[1])
+		}
+	}
+	for _, id := range priorStepRefs(st.SampleRequest, st.Filter) {
+		if _, ok := earlier[id]; !ok {
+			l.add(RuleStepReference, Error, at+".sample_request", "{{prior_step.%s.…}} names no earlier step of this storyboard", id)
 		}
 	}
 	if pd := st.ParallelDispatch; pd != nil && (pd.Count < 2 || pd.Count > 10) {

@@ -58,7 +58,7 @@ func TestLintRules(t *testing.T) {
 	for _, rule := range []string{
 		storyboard.RuleUnknownKey, storyboard.RuleRequiredField, storyboard.RuleDuplicateID, storyboard.RuleUnknownCheckKind,
 		storyboard.RuleDependsOn, storyboard.RuleEmptyGate, storyboard.RuleCapabilityMatcher, storyboard.RuleContextOutput,
-		storyboard.RuleContextScalar, storyboard.RuleBranchSet, storyboard.RuleOrphanContribution, storyboard.RuleProvidesStateFor,
+		storyboard.RuleContextScalar, storyboard.RuleContextOutputUnique, storyboard.RuleBranchSet, storyboard.RuleOrphanContribution, storyboard.RuleProvidesStateFor,
 		storyboard.RuleValidationArgs, storyboard.RuleAdvisory, storyboard.RuleNegativePath, storyboard.RuleScenarioReference,
 		storyboard.RuleAuthShape, storyboard.RuleStepReference, storyboard.RuleRunnerBounds, storyboard.RuleTestKitReference,
 		storyboard.RuleTestKitShape, storyboard.RuleIdentifierPathSyntax,

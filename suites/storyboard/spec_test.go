@@ -3,6 +3,7 @@ package storyboard_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
@@ -19,7 +20,27 @@ type knownFinding struct {
 const (
 	negativePathReason = "storyboard-schema.yaml defines negative_path as \"schema_invalid\" | \"payload_well_formed\"; this file uses it for the rejection cause"
 	narrativeReason    = "storyboard-schema.yaml lists narrative as a non-optional storyboard field; this file has none"
+	recaptureReason    = "storyboard-schema.yaml: a context_outputs name MUST be unique within the storyboard run; a later phase captures the same name again (an overwrite)"
+	familyReason       = "storyboard-schema.yaml: a context_outputs name MUST be unique within the storyboard run; two requires_capability-gated phase families capture the same names, and their predicates (supported_timezones present: false vs account_selection equals buyer_selected) are not exclusive on their face"
 )
+
+func uniqueOutputs(file, reason string, paths ...string) []knownFinding {
+	var out []knownFinding
+	for _, p := range paths {
+		out = append(out, knownFinding{file, storyboard.RuleContextOutputUnique, p, reason})
+	}
+	return out
+}
+
+// recaptures are the governance and sponsored-intelligence files that
+// capture a name again in a later phase, under protocols/ (and its 3.1
+// domains/ mirror).
+func recaptures(folder string) []knownFinding {
+	return append(
+		uniqueOutputs(folder+"/governance/index.yaml", recaptureReason, "phases[5].steps[0].context_outputs[0]"),
+		uniqueOutputs(folder+"/sponsored-intelligence/sponsored-context-accountability.yaml", recaptureReason,
+			"phases[0].steps[1].context_outputs[0]", "phases[1].steps[0].context_outputs[0]", "phases[2].steps[0].context_outputs[0]")...)
+}
 
 func availableActions(folder string) []knownFinding {
 	var out []knownFinding
@@ -31,9 +52,12 @@ func availableActions(folder string) []knownFinding {
 }
 
 var knownFindings = map[string][]knownFinding{
-	"3.1.19": append(availableActions("domains"), availableActions("protocols")...),
-	"3.2.0-beta.5": append(availableActions("protocols"), knownFinding{
-		"protocols/media-buy/scenarios/total_budget_redistribution.yaml", storyboard.RuleRequiredField, "narrative", narrativeReason}),
+	"3.1.19": slices.Concat(availableActions("domains"), availableActions("protocols"), recaptures("domains"), recaptures("protocols")),
+	"3.2.0-beta.5": slices.Concat(availableActions("protocols"), recaptures("protocols"),
+		uniqueOutputs("protocols/media-buy/index.yaml", familyReason,
+			"phases[8].steps[0].context_outputs[0]", "phases[8].steps[0].context_outputs[1]",
+			"phases[8].steps[0].context_outputs[2]", "phases[9].steps[0].context_outputs[0]"),
+		[]knownFinding{{"protocols/media-buy/scenarios/total_budget_redistribution.yaml", storyboard.RuleRequiredField, "narrative", narrativeReason}}),
 }
 
 func TestSpecReleasesLoadAndLintClean(t *testing.T) {
