@@ -117,3 +117,28 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// The 3.1 domains/ folder mirrors protocols/ file for file; a mirrored
+// file is the same storyboard, while a third file with the id is a
+// duplicate.
+func TestLintDuplicateIDSparesTheDomainsMirror(t *testing.T) {
+	dir := t.TempDir()
+	const sb = "id: same\nversion: \"1\"\ntitle: T\ncategory: c\nsummary: s\nnarrative: n\nphases: []\n"
+	write(t, filepath.Join(dir, "protocols/x/index.yaml"), sb)
+	write(t, filepath.Join(dir, "domains/x/index.yaml"), sb)
+	rel, err := storyboard.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := storyboard.Lint(rel); len(f) != 0 {
+		t.Errorf("a domains/ mirror is reported: %v", f)
+	}
+	write(t, filepath.Join(dir, "domains/y/index.yaml"), sb)
+	if rel, err = storyboard.Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	f := storyboard.Lint(rel)
+	if len(f) != 1 || f[0].String() != `protocols/x/index.yaml:1:5: error duplicate_id: id: storyboard id "same" is also declared by domains/y/index.yaml` {
+		t.Errorf("findings = %v, want one duplicate_id naming domains/y/index.yaml", f)
+	}
+}
