@@ -16,6 +16,14 @@
 // test kits by id and shape. Test vectors are listed, not read. Unknown
 // or wrongly cased keys are lint findings, not load errors.
 //
+// Lint covers the rules storyboard-schema.yaml states for a storyboard
+// alone or a release (see the Rule constants). Not linted yet: the rules
+// that need the JSON schemas or enums (error-code vocabulary,
+// expected_arm, context-output and validation paths, x-mutates-state
+// contradictions); "category matches the id's top segment", which the
+// universal storyboards treat as descriptive (70 shipped files differ);
+// and $context.<name> resolution, which the schema grades at run time.
+//
 // What is not done yet: nothing here runs a storyboard against an agent —
 // no substitution, no capability gating, no grading. An engine built on
 // these types comes later.
