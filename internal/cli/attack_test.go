@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -117,34 +115,11 @@ func attackRun(t *testing.T, url, dir, summary string, deadline time.Duration, e
 	t.Helper()
 	args := append([]string{"run", "--mcp", url, "--out", dir, "--timeout", "2s", "--deadline", deadline.String(),
 		"--bearer-env", "HOSTILE_TOKEN", "--header", "X-Api-Key: " + attackAPIKey, "--schemas", "off", "-v"}, extra...)
-	env := map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}
-	var ob, eb bytes.Buffer
-	done := make(chan any, 1)
-	start := time.Now()
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
-			}
-		}()
-		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb, Getenv: func(k string) string { return env[k] }})
-	}()
 	hang := deadline + 30*time.Second
 	if raceEnabled {
 		hang = 3 * time.Minute
 	}
-	select {
-	case r := <-done:
-		c, ok := r.(ExitCode)
-		if !ok {
-			t.Fatalf("the run panicked: %v", r)
-		}
-		return c, ob.String(), eb.String(), time.Since(start)
-	case <-time.After(hang):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("the run hung (no return %v after start)\n%s", time.Since(start), buf[:runtime.Stack(buf, true)])
-	}
-	return
+	return guardedRun(t, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, hang)
 }
 
 // redactedIn checks that evidence.json holds want: the seller's echo

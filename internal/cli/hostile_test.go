@@ -98,6 +98,14 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 	t.Helper()
 	args := append([]string{"run", "--mcp", url, "--out", dir, "--timeout", hostileTimeout.String(),
 		"--deadline", hostileDeadline.String(), "--bearer-env", "HOSTILE_TOKEN", "-v"}, extra...)
+	return guardedRun(t, args, map[string]string{"HOSTILE_TOKEN": hostileToken}, hangAfter())
+}
+
+// guardedRun runs the command line in process with the environment env and
+// fails the test if it panics or does not return within hang, with every
+// goroutine's stack: a hostile seller must never hang or crash the run.
+func guardedRun(t *testing.T, args []string, env map[string]string, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
+	t.Helper()
 	var ob, eb bytes.Buffer
 	done := make(chan any, 1)
 	start := time.Now()
@@ -107,13 +115,7 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 				done <- fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
-		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb,
-			Getenv: func(k string) string {
-				if k == "HOSTILE_TOKEN" {
-					return hostileToken
-				}
-				return ""
-			}})
+		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb, Getenv: func(k string) string { return env[k] }})
 	}()
 	select {
 	case r := <-done:
@@ -123,7 +125,7 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 			t.Fatalf("the run panicked: %v", r)
 		}
 		return c, ob.String(), eb.String(), took
-	case <-time.After(hangAfter()):
+	case <-time.After(hang):
 		buf := make([]byte, 1<<20)
 		t.Fatalf("the run hung (no return %v after start)\n%s", time.Since(start), buf[:runtime.Stack(buf, true)])
 	}

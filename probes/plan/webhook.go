@@ -62,32 +62,33 @@ type DeliveryNote struct {
 type hookCall func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call
 
 func init() {
-	registerMCP(func(ctx context.Context, env Env) {
-		call := func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
+	registerMCP(webhookProbes("mcp/", func(ctx context.Context, env Env) (hookCall, string) {
+		return func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
 			return env.Shared.CallTool(ctx, id, tool, args, p)
-		}
-		keys := sellerKeysOnce(ctx, env, "mcp/", env.Config.MCP.Endpoint)
-		var waits []func()
-		syncWebhook(ctx, env, "mcp/", call, &waits)
-		asyncWebhooks(ctx, env, "mcp/", keys, call, &waits)
-		mediaBuyWebhooks(ctx, env, "mcp/", keys, call, &waits)
-		for _, wait := range waits {
-			wait()
-		}
-	})
-	registerA2A(func(ctx context.Context, env Env) {
-		call := func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
+		}, env.Config.MCP.Endpoint
+	}))
+	registerA2A(webhookProbes("a2a/", func(ctx context.Context, env Env) (hookCall, string) {
+		return func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
 			return env.A2A.Send(ctx, id, tool, args, p)
-		}
-		keys := sellerKeysOnce(ctx, env, "a2a/", env.Config.A2A.BaseURL)
+		}, env.Config.A2A.BaseURL
+	}))
+}
+
+// webhookProbes is one transport's webhook probe set: how it calls a tool,
+// and the agent URL whose origin holds the signing keys; the registrations
+// are made one after the other and their waits run side by side.
+func webhookProbes(prefix string, face func(context.Context, Env) (hookCall, string)) ProbeSet {
+	return func(ctx context.Context, env Env) {
+		call, agent := face(ctx, env)
+		keys := sellerKeysOnce(ctx, env, prefix, agent)
 		var waits []func()
-		syncWebhook(ctx, env, "a2a/", call, &waits)
-		asyncWebhooks(ctx, env, "a2a/", keys, call, &waits)
-		mediaBuyWebhooks(ctx, env, "a2a/", keys, call, &waits)
+		syncWebhook(ctx, env, prefix, call, &waits)
+		asyncWebhooks(ctx, env, prefix, keys, call, &waits)
+		mediaBuyWebhooks(ctx, env, prefix, keys, call, &waits)
 		for _, wait := range waits {
 			wait()
 		}
-	})
+	}
 }
 
 func (env Env) webhookWait() time.Duration {
