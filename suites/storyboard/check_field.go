@@ -1,0 +1,4 @@
+package storyboard
+
+// fieldChecks are the single-response check kinds.
+var fieldChecks = map[string]checkFunc{}

@@ -1,0 +1,316 @@
+package storyboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// MaxFanOut caps the values one wildcard path resolves to, as the spec's
+// refs_resolve text asks ("runners cap terminal fan-out at 10,000 values
+// to bound malicious agent responses").
+const MaxFanOut = 10_000
+
+// Match is one value a path resolved to, with its RFC 6901 pointer.
+type Match struct {
+	Pointer string
+	Value   any
+}
+
+// segment is one step of a path: a key, an index, or [*].
+type segment struct {
+	key   string
+	index int // -1 when the segment is a key or a wildcard
+	wild  bool
+}
+
+// parsePath reads the JSONPath-lite the storyboards use: dotted keys,
+// [N] indexes, [*] wildcards, an optional "$" or "$." prefix and the
+// standalone numeric tokens some SDK paths carry ("items.[0].id"). The
+// empty path is the whole document.
+func parsePath(p string) ([]segment, error) {
+	p = strings.TrimPrefix(p, "$")
+	p = strings.TrimPrefix(p, ".")
+	var segs []segment
+	for p != "" {
+		switch {
+		case p[0] == '.':
+			p = p[1:]
+			if p == "" || p[0] == '.' {
+				return nil, fmt.Errorf("empty path segment")
+			}
+		case p[0] == '[':
+			end := strings.IndexByte(p, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed [")
+			}
+			in := p[1:end]
+			p = p[end+1:]
+			if in == "*" {
+				segs = append(segs, segment{index: -1, wild: true})
+				continue
+			}
+			n, err := strconv.Atoi(in)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("bad index [%s]", in)
+			}
+			segs = append(segs, segment{index: n})
+		default:
+			end := strings.IndexAny(p, ".[")
+			if end < 0 {
+				end = len(p)
+			}
+			segs = append(segs, segment{key: p[:end], index: -1})
+			p = p[end:]
+		}
+	}
+	return segs, nil
+}
+
+// Resolve returns the values path names in doc (a decoded JSON value:
+// map[string]any, []any, string, float64, bool or nil). A path without
+// wildcards resolves to at most one value; "[*]" fans out over arrays, at
+// most MaxFanOut values. A key "length" that the object does not hold is
+// the length of an array or string, as in JavaScript. A null value is a
+// match (present and null); an absent one is not.
+func Resolve(doc any, path string) ([]Match, error) {
+	segs, err := parsePath(path)
+	if err != nil {
+		return nil, fmt.Errorf("path %q: %w", path, err)
+	}
+	cur := []Match{{Pointer: "", Value: doc}}
+	for _, s := range segs {
+		var next []Match
+		for _, m := range cur {
+			switch {
+			case s.wild:
+				arr, ok := m.Value.([]any)
+				if !ok {
+					continue
+				}
+				for i, v := range arr {
+					if len(next) >= MaxFanOut {
+						break
+					}
+					next = append(next, Match{m.Pointer + "/" + strconv.Itoa(i), v})
+				}
+			case s.index >= 0:
+				if arr, ok := m.Value.([]any); ok && s.index < len(arr) {
+					next = append(next, Match{m.Pointer + "/" + strconv.Itoa(s.index), arr[s.index]})
+				}
+			default:
+				switch v := m.Value.(type) {
+				case map[string]any:
+					if x, ok := v[s.key]; ok {
+						next = append(next, Match{m.Pointer + "/" + escapePointer(s.key), x})
+					}
+				case []any:
+					if s.key == "length" {
+						next = append(next, Match{m.Pointer + "/length", float64(len(v))})
+					} else if n, err := strconv.Atoi(s.key); err == nil && n >= 0 && n < len(v) {
+						next = append(next, Match{m.Pointer + "/" + s.key, v[n]})
+					}
+				case string:
+					if s.key == "length" {
+						next = append(next, Match{m.Pointer + "/length", float64(len(utf16Units(v)))})
+					}
+				}
+			}
+		}
+		cur = next
+		if len(cur) == 0 {
+			return nil, nil
+		}
+	}
+	return cur, nil
+}
+
+// Lookup resolves a path without wildcards: the value and its pointer, or
+// ok false when the path is absent.
+func Lookup(doc any, path string) (v any, pointer string, ok bool) {
+	ms, err := Resolve(doc, path)
+	if err != nil || len(ms) == 0 {
+		return nil, "", false
+	}
+	return ms[0].Value, ms[0].Pointer, true
+}
+
+// Pointer returns the RFC 6901 pointer a wildcard-free path names, whether
+// or not it resolves: the place a missing field would be.
+func Pointer(path string) string {
+	segs, err := parsePath(path)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteByte('/')
+		switch {
+		case s.wild:
+			b.WriteByte('*')
+		case s.index >= 0:
+			b.WriteString(strconv.Itoa(s.index))
+		default:
+			b.WriteString(escapePointer(s.key))
+		}
+	}
+	return b.String()
+}
+
+func escapePointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+func utf16Units(s string) []uint16 {
+	var out []uint16
+	for _, r := range s {
+		if r >= 0x10000 {
+			out = append(out, 0, 0)
+			continue
+		}
+		out = append(out, 0)
+	}
+	return out
+}
+
+// Set writes v at a wildcard-free path in doc, creating objects (and
+// extending arrays) on the way; it is how context_inputs inject a value
+// into a built request.
+func Set(doc map[string]any, path string, v any) error {
+	segs, err := parsePath(path)
+	if err != nil {
+		return fmt.Errorf("path %q: %w", path, err)
+	}
+	if len(segs) == 0 {
+		return fmt.Errorf("path %q: cannot replace the whole request", path)
+	}
+	var cur any = doc
+	for i, s := range segs {
+		last := i == len(segs)-1
+		if s.wild {
+			return fmt.Errorf("path %q: a wildcard cannot be written", path)
+		}
+		var next func() any
+		var put func(any)
+		switch c := cur.(type) {
+		case map[string]any:
+			if s.index >= 0 {
+				return fmt.Errorf("path %q: index on an object", path)
+			}
+			next, put = func() any { return c[s.key] }, func(x any) { c[s.key] = x }
+		case []any:
+			if s.index < 0 || s.index >= len(c) {
+				return fmt.Errorf("path %q: index out of range", path)
+			}
+			next, put = func() any { return c[s.index] }, func(x any) { c[s.index] = x }
+		default:
+			return fmt.Errorf("path %q: cannot descend into a %T", path, cur)
+		}
+		if last {
+			put(v)
+			return nil
+		}
+		child := next()
+		if child == nil {
+			if segs[i+1].index >= 0 {
+				arr := make([]any, segs[i+1].index+1)
+				put(arr)
+				child = arr
+			} else {
+				m := map[string]any{}
+				put(m)
+				child = m
+			}
+		}
+		cur = child
+	}
+	return nil
+}
+
+// Normalize turns a decoded YAML or JSON value into the JSON data model:
+// every number a float64, every map a map[string]any, every list a []any.
+func Normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Normalize(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = Normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(e)
+		}
+		return out
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return float64(rv.Uint())
+	case reflect.Float32, reflect.Float64:
+		return rv.Float()
+	}
+	return v
+}
+
+// Equal is JSON deep equality over normalized values (numbers by value).
+func Equal(a, b any) bool {
+	a, b = Normalize(a), Normalize(b)
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !Equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || (math.IsNaN(x) && math.IsNaN(y)))
+	}
+	return a == b
+}
+
+// DecodeJSON decodes raw JSON into the data model Resolve reads; nil for
+// nil input.
+func DecodeJSON(raw []byte) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
