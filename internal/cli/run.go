@@ -27,6 +27,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
 
 // The run's defaults.
@@ -71,6 +72,8 @@ type runConfig struct {
 	webhookURL     string
 	webhookWait    time.Duration
 	taskWait       time.Duration
+	storyboards    string
+	storyboardIDs  multiValue
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -92,7 +95,9 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
-	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp) // schemas.go
+	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)          // schemas.go
+	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp) // storyboards.go
+	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
 	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
 	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
 	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
@@ -134,9 +139,22 @@ func runRun(args []string, stdio Stdio) error {
 		defer rec.Close()
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
+	sbPlan, err := loadStoryboards(c.storyboards, stdio.getenv, stdio.Err) // storyboards.go
+	if err != nil {
+		return err
+	}
+	onlyStoryboards, err := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter)
+	if err != nil {
+		return err
+	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	sel, err := runner.Select(c.labelFilter, opts)
-	if err != nil {
+	switch {
+	case len(c.storyboardIDs) > 0 && c.labelFilter == "":
+		sel = runner.SelectNone("", opts) // --storyboard focuses on storyboards
+	case err != nil && onlyStoryboards:
+		sel = runner.SelectNone(c.labelFilter, opts)
+	case err != nil:
 		var fe *runner.FilterError
 		if errors.As(err, &fe) {
 			return &UsageError{Msg: fe.Msg}
@@ -161,6 +179,10 @@ func runRun(args []string, stdio Stdio) error {
 		cfg.OnCall = verbosePrinter(stdio.Err)
 	}
 	store, perr := plan.Execute(ctx, cfg)
+	var sbResults []storyboard.StoryboardResult
+	if perr == nil && ctx.Err() == nil {
+		sbResults = sbPlan.run(ctx, cfg, store, sel.Options.Schemas)
+	}
 	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
 	diag := diagnose(store) // diagnose.go
@@ -204,6 +226,7 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
+	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
 	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err

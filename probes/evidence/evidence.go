@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,10 @@ const (
 	// task-augmented tools/call (answered with a task handle), tasks/get,
 	// tasks/cancel, tasks/list.
 	KindTask Kind = "mcp_task"
+	// KindStoryboardContext: no request, the values a storyboard run
+	// minted ($generate aliases), in Arguments, so the run can be judged
+	// again with the same requests.
+	KindStoryboardContext Kind = "storyboard_context"
 )
 
 // Purpose tags say why a probe made a call; judges select calls by them.
@@ -270,6 +275,27 @@ func (s *Store) Only(t Transport) *Store {
 	v := &Store{target: s.target, scope: t}
 	for _, c := range s.Calls() {
 		if c.Transport == t {
+			v.calls = append(v.calls, c)
+		}
+	}
+	return v
+}
+
+// StoryboardPrefix starts the probe ID of every call a storyboard step
+// made ("storyboard/<storyboard>/<phase>/<step>").
+const StoryboardPrefix = "storyboard/"
+
+// IsStoryboard reports whether a storyboard step made the call.
+func (c Call) IsStoryboard() bool { return strings.HasPrefix(c.ProbeID, StoryboardPrefix) }
+
+// Probes returns a view of the store without the storyboard steps' calls:
+// the rules' judges read the harness's own crafted probes (a storyboard
+// sends the spec's sample requests, with credentials stripped on purpose
+// in places); the storyboards grade their own calls.
+func (s *Store) Probes() *Store {
+	v := &Store{target: s.target, scope: s.scope}
+	for _, c := range s.Calls() {
+		if !c.IsStoryboard() {
 			v.calls = append(v.calls, c)
 		}
 	}

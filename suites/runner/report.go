@@ -95,7 +95,7 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 		}
 		run.Rules = append(run.Rules, rr)
 	}
-	run.Steps = steps(store, results)
+	run.Steps = steps(store.Probes(), results)
 	var refused []string
 	for _, c := range store.Calls() {
 		if c.Refused != "" && c.Has(evidence.PurposeValid) {

@@ -90,6 +90,19 @@ func covers(opts suites.Options, t catalogue.Transport) bool {
 	return false
 }
 
+// SelectNone is the selection of a run whose label filter names only
+// storyboards: every judge the transports cover is left out (reported
+// disabled), none runs.
+func SelectNone(filter string, opts suites.Options) Selection {
+	sel := Selection{Filter: filter, Options: opts}
+	for _, c := range suites.Checks() {
+		if covers(opts, c.Transport) {
+			sel.Excluded = append(sel.Excluded, c)
+		}
+	}
+	return sel
+}
+
 // Result is one judge's result: Ginkgo's outcome for the spec and the
 // verdict behind it.
 type Result struct {
@@ -111,6 +124,9 @@ func (t *t) Fail() { t.failed = true }
 // Judge runs the selected judges over store as a Ginkgo suite and returns
 // one result per selected judge, in catalogue order.
 func Judge(store *evidence.Store, sel Selection) ([]Result, error) {
+	if len(sel.Selected) == 0 {
+		return nil, nil // SelectNone: the run judges storyboards only
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	globals.Reset()
@@ -123,7 +139,7 @@ func Judge(store *evidence.Store, sel Selection) ([]Result, error) {
 		verdicts = map[string]suites.Verdict{}
 		specs    types.SpecReports
 	)
-	suites.Register(store, sel.Options, func(v suites.Verdict) {
+	suites.Register(store.Probes(), sel.Options, func(v suites.Verdict) {
 		vmu.Lock()
 		defer vmu.Unlock()
 		verdicts[key(v.Rule, v.Transport)] = v

@@ -59,7 +59,12 @@ type TestKit struct {
 	Auth      map[string]any `yaml:"auth"`
 	AppliesTo any            `yaml:"applies_to"`
 	Path      string         `yaml:"-"`
+
+	raw any // the whole kit, decoded
 }
+
+// Raw is the whole kit as decoded JSON-model data (map[string]any).
+func (k *TestKit) Raw() any { return k.raw }
 
 // RunnerContract is the part of universal/runner-output-contract.yaml the
 // loader reads.
@@ -180,6 +185,10 @@ func loadTestKit(p, r string) (*TestKit, error) {
 	if err := decodeDoc(r, data, kit); err != nil {
 		return nil, err
 	}
+	if err := decodeDoc(r, data, &kit.raw); err != nil {
+		return nil, err
+	}
+	kit.raw = Normalize(kit.raw)
 	return kit, nil
 }
 

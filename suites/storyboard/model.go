@@ -38,6 +38,10 @@ type Observation struct {
 	// IsError says the reply was an error by its transport's discipline
 	// (MCP isError, A2A failed/rejected state, JSON-RPC error).
 	IsError bool
+	// Refused says the agent refused the call: an error by its transport's
+	// discipline or an adcp_error at any layer (an errors[] array of a
+	// success-shaped payload alone is not a refusal).
+	Refused bool
 	// ExtractionPath is the path the extractor took ("structured_content",
 	// "text_fallback", "artifact", "status_message", "jsonrpc_error",
 	// "none", or "http_body").

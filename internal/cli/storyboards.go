@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+)
+
+// storyboardsOff is the --storyboards value that runs no storyboard.
+const storyboardsOff = "off"
+
+// storyboardsEnv names a compliance folder to use when --storyboards is
+// not given (CI and developers point it at their copy of the spec).
+const storyboardsEnv = "ADCP_CONFORM_STORYBOARDS"
+
+// storyboardsHelp is the help of run's --storyboards flag.
+var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%s/ (universal/, protocols/, specialisms/, test-kits/), or %q; "+
+	"default: $%s, else none (the storyboards are skipped with the reason)", schemas.DefaultRelease, storyboardsOff, storyboardsEnv)
+
+// storyboardPlan is what a run knows about its storyboards before probing.
+type storyboardPlan struct {
+	release *storyboard.Release
+	// unavailable says why the run has no storyboards ("" when it has).
+	unavailable string
+	include     func(*storyboard.Storyboard) bool
+}
+
+// loadStoryboards reads --storyboards (or $ADCP_CONFORM_STORYBOARDS): a
+// folder that does not load is a usage error; none at all leaves the
+// storyboards out with the reason, said on errOut.
+func loadStoryboards(src string, getenv func(string) string, errOut io.Writer) (*storyboardPlan, error) {
+	p := &storyboardPlan{}
+	if src == storyboardsOff {
+		p.unavailable = "--storyboards off"
+		return p, nil
+	}
+	if src == "" {
+		src = getenv(storyboardsEnv)
+	}
+	if src == "" {
+		p.unavailable = "no compliance folder (give one with --storyboards DIR or $" + storyboardsEnv + ")"
+		fmt.Fprintf(errOut, "adcp-conform: storyboards: %s; the spec's storyboards are skipped\n", p.unavailable)
+		return p, nil
+	}
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		return nil, usagef("--storyboards %s: fetching a published compliance folder is not supported yet; give a local folder", src)
+	}
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil, usagef("--storyboards %s: not a folder", src)
+	}
+	rel, err := storyboard.Load(src)
+	if err != nil {
+		return nil, usagef("--storyboards: %v", err)
+	}
+	if len(rel.Storyboards) == 0 {
+		return nil, usagef("--storyboards %s: no storyboards (want a compliance/<release>/ folder)", src)
+	}
+	p.release = rel
+	return p, nil
+}
+
+// StoryboardLabels are a storyboard's labels for --label-filter:
+// storyboard:<id> and category:<group>, "/" written "." (Ginkgo labels
+// cannot hold it).
+func StoryboardLabels(sb *storyboard.Storyboard) []string {
+	return []string{"storyboard:" + strings.ReplaceAll(sb.ID, "/", "."), "category:" + strings.ReplaceAll(sb.Group(), "/", "."),
+		"kind:" + string(sb.Kind)}
+}
+
+// selectStoryboards sets the plan's include function from --storyboard
+// ids and the label filter; it reports whether the filter selects any
+// storyboard (a filter naming only storyboards selects no rule, and that
+// is no mistake).
+func (p *storyboardPlan) selectStoryboards(ids []string, filter string) (bool, error) {
+	if p.release == nil {
+		return false, nil
+	}
+	match := func([]string) bool { return true }
+	if filter != "" {
+		m, err := types.ParseLabelFilter(filter)
+		if err != nil {
+			return false, usagef("--label-filter %q: %v", filter, err)
+		}
+		match = m
+	}
+	var unknown []string
+	for _, id := range ids {
+		if !slices.ContainsFunc(p.release.Storyboards, func(sb *storyboard.Storyboard) bool { return sb.ID == id }) {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		return false, usagef("--storyboard: no storyboard %s in %s", strings.Join(unknown, ", "), filepath.Base(p.release.Dir))
+	}
+	p.include = func(sb *storyboard.Storyboard) bool {
+		if len(ids) > 0 && !slices.Contains(ids, sb.ID) {
+			return false
+		}
+		return filter == "" || match(StoryboardLabels(sb))
+	}
+	any := false
+	for _, sb := range p.release.Storyboards {
+		if p.include(sb) && (filter != "" || len(ids) > 0) {
+			any = true
+		}
+	}
+	return any, nil
+}
+
+// run runs the storyboards after the probes, through the same clients and
+// limits, into the same store.
+func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *evidence.Store, set *schemas.Set) []storyboard.StoryboardResult {
+	if p.release == nil {
+		return nil
+	}
+	secrets := cfg.Secrets()
+	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
+	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
+	add := store.Add
+	if cfg.OnCall != nil {
+		add = func(c evidence.Call) { store.Add(c); cfg.OnCall(c) }
+	}
+	return live.Run(ctx, live.Config{
+		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency,
+		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, Schemas: set, RunnerVersion: AdcpRelease,
+			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0},
+	})
+}

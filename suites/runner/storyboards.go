@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+)
+
+// AddStoryboards puts a run's storyboard results into its report: one
+// StoryboardResult per storyboard, and one step (runner output contract
+// step_result) per step of each storyboard that ran. unavailable, when
+// set, is why the run had no storyboards: a note. Settle the run after.
+func AddStoryboards(run *report.Run, results []storyboard.StoryboardResult, unavailable string) {
+	if unavailable != "" {
+		run.Notes = append(run.Notes, "storyboards: "+unavailable)
+	}
+	for _, res := range results {
+		sb := res.Storyboard
+		out := report.StoryboardResult{ID: sb.ID, Title: sb.Title, Category: sb.Group(), Path: sb.Path, Track: sb.Track,
+			Outcome: outcomeOf(res.Outcome), DurationMS: res.DurationMS}
+		switch {
+		case res.NotSelected != nil:
+			out.Outcome = report.Disabled
+			out.Skip = &report.Skip{Reason: res.NotSelected.Reason, Detail: res.NotSelected.Detail}
+		case res.Skip != nil:
+			out.Skip = &report.Skip{Reason: res.Skip.Reason, Detail: res.Skip.Detail}
+		}
+		for _, st := range res.Steps {
+			step := reportStep(sb, st)
+			switch {
+			case step.Skip != nil:
+				out.StepsSkipped++
+			case step.Error != "":
+				out.StepsError++
+			case step.Passed:
+				out.StepsPassed++
+			default:
+				out.StepsFailed++
+			}
+			run.Steps = append(run.Steps, step)
+		}
+		run.Storyboards = append(run.Storyboards, out)
+	}
+	sort.SliceStable(run.Storyboards, func(i, j int) bool { return run.Storyboards[i].Category < run.Storyboards[j].Category })
+	run.Settle()
+}
+
+func outcomeOf(o storyboard.Outcome) report.Outcome {
+	switch o {
+	case storyboard.Passed:
+		return report.Passed
+	case storyboard.Failed:
+		return report.Failed
+	case storyboard.Errored:
+		return report.Error
+	}
+	return report.Skipped
+}
+
+func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step {
+	step := report.Step{StoryboardID: sb.ID, PhaseID: st.PhaseID, StepID: st.StepID, Title: st.Title, Task: st.Task,
+		Passed: st.Passed, DurationMS: st.DurationMS, Error: st.Error, Validations: []report.Validation{}}
+	if st.Skip != nil {
+		step.Skip = &report.Skip{Reason: st.Skip.Reason, Detail: st.Skip.Detail}
+		step.Passed = false
+	}
+	if st.Optional && !st.Passed && st.Skip == nil && st.Error == "" {
+		// A failure inside an optional phase fails no storyboard on its own
+		// (storyboard-schema.yaml, "Optional phase semantics"): reported,
+		// not counted against the seller.
+		step.Notices = append(step.Notices, report.Notice{Code: "optional_phase", Message: "this step is in an optional phase: its failure alone does not fail the storyboard"})
+	}
+	for _, n := range st.Notes {
+		step.Notices = append(step.Notices, report.Notice{Code: "runner_note", Message: wire.Sanitize(n, 300)})
+	}
+	for _, v := range st.Validations {
+		step.Validations = append(step.Validations, reportValidation(v))
+	}
+	if o := st.Obs; o != nil {
+		step.Extraction = report.Extraction{Path: o.ExtractionPath}
+		if st.Request != nil {
+			b, _ := json.Marshal(st.Request)
+			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: wire.RedactJSON(b)}
+		}
+		resp := &report.Response{Transport: o.Transport, Status: o.HTTPStatus, Payload: o.PayloadRaw}
+		if resp.Payload == nil && o.Call.Message != nil {
+			resp.Payload = o.Call.Message
+		}
+		step.Response = resp
+	}
+	return step
+}
+
+func reportValidation(v storyboard.Result) report.Validation {
+	out := report.Validation{ID: v.ID, Check: v.Check, Rule: "storyboard", Passed: v.Passed, Description: v.Description, Severity: v.Severity,
+		NotApplicable: v.NotApplicable, Note: v.Note, Observations: v.Observations, Message: v.Message, JSONPointer: v.JSONPointer}
+	if !v.Passed {
+		out.Expected = v.Expected
+		if v.Actual != nil {
+			if b, err := json.Marshal(v.Actual); err == nil {
+				out.Actual = b
+			}
+		} else {
+			out.Actual = json.RawMessage("null")
+		}
+	}
+	if v.SchemaID != "" {
+		id, url := v.SchemaID, v.SchemaURL
+		out.SchemaID, out.SchemaURL = &id, &url
+	}
+	if v.Message == "" && !v.Passed {
+		out.Message = fmt.Sprintf("%s failed", v.Check)
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+package storyboard
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+)
+
+// The skip reasons of the runner output contract (skip_result.reasons).
+const (
+	NotApplicable         = "not_applicable"
+	NoPhases              = "no_phases"
+	PrerequisiteFailed    = "prerequisite_failed"
+	MissingTool           = "missing_tool"
+	MissingTestController = "missing_test_controller"
+	UnsatisfiedContract   = "unsatisfied_contract"
+	PeerBranchTaken       = "peer_branch_taken"
+	PeerSubstituted       = "peer_substituted"
+	RequirementUnmet      = "requirement_unmet"
+)
+
+// NotSelected is the selection_result reason of a storyboard the run mode
+// left out (read-only run, no sandbox, --storyboard).
+const NotSelected = "explicit_scope_excluded"
+
+// Skip says why a storyboard, phase or step did not run.
+type Skip struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// Env is what a storyboard run knows about the agent and the run.
+type Env struct {
+	// Tools are the tools (MCP) or skills (A2A) the agent advertises.
+	Tools []string
+	// Capabilities is the decoded get_adcp_capabilities payload; nil when
+	// the agent gave none.
+	Capabilities any
+	// AgentURL is the agent's URL ($agent_url).
+	AgentURL string
+	// AllowMutations lets storyboards with mutating steps run.
+	AllowMutations bool
+	// Sandbox says the user declared the agent a sandbox: the test
+	// controller may be driven.
+	Sandbox bool
+	// Credential says the run authenticates with a configured credential
+	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).
+	Credential bool
+	// ProbeTask is the protected read the security storyboard probes
+	// ($test_kit.auth.probe_task); "" keeps the test kit's.
+	ProbeTask string
+	// Schemas validate response_schema; nil when the run has none.
+	Schemas *schemas.Set
+	// RunnerVersion is the runner_capability_version (the AdCP release the
+	// engine implements), for advisory promotion.
+	RunnerVersion string
+	// Mutating says whether a task changes seller state.
+	Mutating func(task string) bool
+	// TestKits are the release's test kits, decoded, by path relative to
+	// the release ("test-kits/acme-outdoor.yaml").
+	TestKits map[string]map[string]any
+	// NewUUID mints the run's generated values; nil uses a random v4.
+	NewUUID func() string
+	// Generated seeds the generated values by storyboard id (a re-judging
+	// of a recorded run); nil mints fresh ones.
+	Generated map[string]map[string]string
+	// Clock is the time source of step durations; nil is time.Now.
+	Clock func() time.Time
+}
+
+func (e *Env) has(tool string) bool { return slices.Contains(e.Tools, tool) }
+
+func (e *Env) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+// StepResult is one step's result (runner output contract step_result).
+type StepResult struct {
+	PhaseID     string
+	StepID      string
+	Title       string
+	Task        string
+	Passed      bool
+	Optional    bool // the step is in an optional phase: its failure alone fails no storyboard
+	Skip        *Skip
+	Error       string // transport-level: the call proves nothing
+	Validations []Result
+	Obs         *Observation
+	Request     map[string]any
+	DurationMS  float64
+	Notes       []string
+}
+
+// Failed reports whether the step failed (ran, and a required validation
+// failed).
+func (s StepResult) Failed() bool { return s.Skip == nil && s.Error == "" && !s.Passed }
+
+// Outcome is a storyboard's result.
+type Outcome string
+
+// The outcomes of a storyboard.
+const (
+	Passed  Outcome = "passed"
+	Failed  Outcome = "failed"
+	Skipped Outcome = "skipped"
+	Errored Outcome = "error"
+)
+
+// StoryboardResult is the result of one storyboard.
+type StoryboardResult struct {
+	Storyboard *Storyboard
+	Outcome    Outcome
+	// Skip is set when the storyboard did not run at all (a gate).
+	Skip *Skip
+	// NotSelected is set when the run mode left the storyboard out.
+	NotSelected *Skip
+	Steps       []StepResult
+	DurationMS  float64
+	// Generated are the values the run minted ($generate:uuid_v4#alias,
+	// context_outputs generate), by alias: recorded so a re-judging of the
+	// run resolves the same requests and comparands.
+	Generated map[string]string
+}
+
+// runner is one storyboard's run.
+type runner struct {
+	sb    *Storyboard
+	env   *Env
+	d     Dispatcher
+	vars  *Vars
+	kit   map[string]any
+	prior []*Observation
+	// contributions: flag → "phase.step"
+	contributions map[string]string
+	// passed: step id → passed (for contributes_if)
+	passed map[string]bool
+	steps  []StepResult
+	// tripped: phase id → the step that tripped its cascade
+	tripped map[string]string
+	// declared: context name → the step that declares it as an output
+	// but did not pass (so did not capture it)
+	declared map[string]string
+}
+
+// Run runs one storyboard against the agent through d. It never panics on
+// any reply; a call that proves nothing makes its step an error.
+func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) StoryboardResult {
+	start := env.now()
+	res := StoryboardResult{Storyboard: sb}
+	if skip := Gate(sb, env); skip != nil {
+		res.Skip, res.Outcome = skip, Skipped
+		return res
+	}
+	if ns := RunMode(sb, env); ns != nil {
+		res.NotSelected, res.Outcome = ns, Skipped
+		return res
+	}
+	r := &runner{sb: sb, env: env, d: d, contributions: map[string]string{}, passed: map[string]bool{}, tripped: map[string]string{}, declared: map[string]string{}}
+	r.kit = TestKitFor(sb, env)
+	r.vars = &Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
+		Prior: map[string]any{}, NewUUID: env.NewUUID}
+	for k, v := range env.Generated[sb.ID] {
+		r.vars.Generated[k] = v
+	}
+	for k, v := range sb.Context {
+		r.vars.Context[k] = Normalize(v)
+	}
+	for i := range sb.Phases {
+		if ctx.Err() != nil {
+			r.skipRest(i, &Skip{Reason: RequirementUnmet, Detail: "the run's deadline passed before this phase"})
+			break
+		}
+		r.phase(ctx, i)
+	}
+	r.settleBranchSets()
+	res.Steps = r.steps
+	res.Generated = r.vars.Generated
+	res.Outcome = outcomeOf(r.steps)
+	res.DurationMS = float64(env.now().Sub(start).Microseconds()) / 1000
+	return res
+}
+
+// outcomeOf folds step results: failed if a required step failed, else
+// error if one errored, else passed if one passed, else skipped.
+func outcomeOf(steps []StepResult) Outcome {
+	var errored, passed bool
+	for _, s := range steps {
+		switch {
+		case s.Skip != nil:
+		case s.Error != "":
+			errored = errored || !s.Optional
+		case !s.Passed:
+			if !s.Optional {
+				return Failed
+			}
+		default:
+			passed = true
+		}
+	}
+	switch {
+	case errored:
+		return Errored
+	case passed:
+		return Passed
+	}
+	return Skipped
+}
+
+func (r *runner) skipRest(from int, skip *Skip) {
+	for _, ph := range r.sb.Phases[from:] {
+		for _, st := range ph.Steps {
+			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: skip})
+		}
+	}
+}
+
+// phase runs phase i: its gates, its cascade, then its steps in order.
+func (r *runner) phase(ctx context.Context, i int) {
+	ph := &r.sb.Phases[i]
+	first := len(r.steps)
+	skipAll := func(s *Skip) {
+		for _, st := range ph.Steps {
+			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: s})
+		}
+	}
+	if ph.RequiresCapability != nil {
+		if ok, detail := EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
+			skipAll(&Skip{Reason: NotApplicable, Detail: detail})
+			return
+		}
+	}
+	if ph.SkipIf != "" {
+		skip, err := EvalSkipIf(ph.SkipIf, r.vars)
+		if err != nil {
+			skipAll(&Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
+			return
+		}
+		if skip {
+			skipAll(&Skip{Reason: NotApplicable, Detail: fmt.Sprintf("skip_if %q is true", ph.SkipIf)})
+			return
+		}
+	}
+	upstream := r.upstreamTrip(i)
+	for j := range ph.Steps {
+		st := &ph.Steps[j]
+		if upstream != "" && st.Stateful {
+			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
+				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
+			continue
+		}
+		r.steps = append(r.steps, r.step(ctx, ph, st))
+	}
+	r.substitutePeers(ph, r.steps[first:])
+	r.trip(ph, r.steps[first:])
+}
+
+// upstreamTrip returns the step that tripped a phase phase i depends on
+// ("" when none): every prior phase by default, the listed ones with
+// depends_on, none with depends_on: []; never an any_of branch-set peer.
+func (r *runner) upstreamTrip(i int) string {
+	ph := r.sb.Phases[i]
+	for _, prev := range r.sb.Phases[:i] {
+		if ph.DependsOn != nil && !slices.Contains(ph.DependsOn, prev.ID) {
+			continue
+		}
+		if ph.BranchSet != nil && prev.BranchSet != nil && ph.BranchSet.ID == prev.BranchSet.ID && ph.BranchSet.Semantics == "any_of" {
+			continue
+		}
+		if t := r.tripped[prev.ID]; t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// trip records whether the phase's results trip the cascade
+// (runner-output-contract.yaml cascade_rules.default_cascade and the sole
+// stateful step exemption).
+func (r *runner) trip(ph *Phase, results []StepResult) {
+	stateful := 0
+	for _, st := range ph.Steps {
+		if st.Stateful {
+			stateful++
+		}
+	}
+	for k, res := range results {
+		st := ph.Steps[k]
+		if !st.Stateful {
+			continue
+		}
+		at := ph.ID + "." + st.ID
+		switch {
+		case res.Skip == nil && res.Error != "":
+			r.tripped[ph.ID] = at
+		case res.Skip == nil && !res.Passed:
+			r.tripped[ph.ID] = at
+		case res.Skip != nil:
+			switch res.Skip.Reason {
+			case PrerequisiteFailed, UnsatisfiedContract, PeerBranchTaken:
+				r.tripped[ph.ID] = at
+			case NotApplicable, MissingTool, MissingTestController:
+				if stateful > 1 || hasSubstitute(ph, st.ID) {
+					r.tripped[ph.ID] = at
+				}
+			}
+		}
+		if r.tripped[ph.ID] != "" {
+			return
+		}
+	}
+}
+
+func hasSubstitute(ph *Phase, id string) bool {
+	for _, st := range ph.Steps {
+		if slices.Contains(st.ProvidesStateFor, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// substitutePeers regrades a missing_tool or missing_test_controller step
+// peer_substituted when a same-phase step that provides its state passed.
+func (r *runner) substitutePeers(ph *Phase, results []StepResult) {
+	for k := range results {
+		res := &results[k]
+		if res.Skip == nil || (res.Skip.Reason != MissingTool && res.Skip.Reason != MissingTestController) {
+			continue
+		}
+		for m, st := range ph.Steps {
+			if slices.Contains(st.ProvidesStateFor, res.StepID) && results[m].Skip == nil && results[m].Passed {
+				res.Skip = &Skip{Reason: PeerSubstituted, Detail: fmt.Sprintf("%s.%s passed and provides the state of %s", ph.ID, st.ID, res.StepID)}
+				break
+			}
+		}
+	}
+}
+
+// settleBranchSets regrades the failing steps of any_of branch-set peers
+// that did not contribute, once a peer contributed the set's flag
+// (storyboard-schema.yaml "Branch sets", runner grading).
+func (r *runner) settleBranchSets() {
+	for k := range r.steps {
+		res := &r.steps[k]
+		ph := r.phaseByID(res.PhaseID)
+		if ph == nil || ph.BranchSet == nil {
+			continue
+		}
+		by, ok := r.contributions[ph.BranchSet.ID]
+		if !ok || strings.HasPrefix(by, ph.ID+".") {
+			continue
+		}
+		if res.Failed() || res.Error != "" {
+			res.Skip = &Skip{Reason: PeerBranchTaken, Detail: fmt.Sprintf("%s contributed by %s — %s is moot", ph.BranchSet.ID, by, ph.ID)}
+			res.Error = ""
+		}
+	}
+}
+
+func (r *runner) phaseByID(id string) *Phase {
+	for i := range r.sb.Phases {
+		if r.sb.Phases[i].ID == id {
+			return &r.sb.Phases[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,308 @@
+package storyboard
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fake answers each task with a canned payload (or an error reply, or a
+// failure) and records the requests it got.
+type fake struct {
+	mu      sync.Mutex
+	answers map[string]func(req Request) *Observation
+	got     []Request
+}
+
+func (f *fake) Call(_ context.Context, req Request) *Observation {
+	f.mu.Lock()
+	f.got = append(f.got, req)
+	f.mu.Unlock()
+	if a, ok := f.answers[req.Task]; ok {
+		o := a(req)
+		o.Task, o.Request = req.Task, req.Args
+		if o.Transport == "" {
+			o.Transport = "mcp"
+		}
+		return o
+	}
+	return &Observation{Transport: "mcp", Task: req.Task, Failure: "no answer for " + req.Task}
+}
+
+func (f *fake) Get(_ context.Context, probeID, path string) *Observation {
+	return &Observation{Transport: "http", HTTPStatus: 404, Failure: ""}
+}
+
+func ok(payload map[string]any) func(Request) *Observation {
+	return func(Request) *Observation { return &Observation{Payload: Normalize(payload), HTTPStatus: 200} }
+}
+
+func refuse(code string) func(Request) *Observation {
+	return func(Request) *Observation {
+		return &Observation{IsError: true, Refused: true, ErrorCode: code, Error: map[string]any{"code": code, "message": "no"}, HTTPStatus: 200}
+	}
+}
+
+func parse(t *testing.T, src string) *Storyboard {
+	t.Helper()
+	sb, _, err := Parse("protocols/media-buy/test.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Kind, sb.Path = Protocols, "protocols/media-buy/test.yaml"
+	return sb
+}
+
+func env(tools ...string) *Env {
+	return &Env{Tools: tools, AllowMutations: true, Mutating: Mutating,
+		Capabilities: Normalize(map[string]any{"supported_protocols": []any{"media_buy"}}),
+		NewUUID:      func() string { return "00000000-0000-4000-8000-000000000000" }}
+}
+
+// outcomes renders a result as "phase.step=outcome" lines.
+func outcomes(res StoryboardResult) string {
+	var b strings.Builder
+	for _, s := range res.Steps {
+		b.WriteString(s.PhaseID + "." + s.StepID + "=")
+		switch {
+		case s.Skip != nil:
+			b.WriteString("skip:" + s.Skip.Reason)
+		case s.Error != "":
+			b.WriteString("error")
+		case s.Passed:
+			b.WriteString("pass")
+		default:
+			b.WriteString("fail")
+		}
+		b.WriteString(" ")
+	}
+	return strings.TrimSpace(b.String()) + " => " + string(res.Outcome)
+}
+
+const cascadeSB = `
+id: t
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+phases:
+  - id: setup
+    title: setup
+    steps:
+      - id: create
+        title: create
+        task: create_media_buy
+        stateful: true
+        sample_request: {brand: {domain: acme.example}}
+        context_outputs:
+          - name: media_buy_id
+            path: media_buy_id
+        validations:
+          - check: field_present
+            path: media_buy_id
+            description: id
+  - id: read
+    title: read
+    steps:
+      - id: get
+        title: get
+        task: get_media_buys
+        stateful: true
+        sample_request: {media_buy_ids: ["$context.media_buy_id"]}
+        validations:
+          - check: field_present
+            path: media_buys
+            description: buys
+      - id: formats
+        title: formats
+        task: list_creative_formats
+        stateful: false
+        validations:
+          - check: field_present
+            path: formats
+            description: formats
+  - id: independent
+    title: independent
+    depends_on: []
+    steps:
+      - id: products
+        title: products
+        task: get_products
+        stateful: true
+        sample_request: {brief: x}
+        validations:
+          - check: field_present
+            path: products
+            description: products
+`
+
+func TestRunCascadesAFailedStatefulStep(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answers map[string]func(Request) *Observation
+		want    string
+	}{
+		{"every step passes and the captured id reaches the next request", map[string]func(Request) *Observation{
+			"create_media_buy":      ok(map[string]any{"media_buy_id": "mb_1", "status": "active"}),
+			"get_media_buys":        ok(map[string]any{"media_buys": []any{}}),
+			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
+			"get_products":          ok(map[string]any{"products": []any{}}),
+		}, "setup.create=pass read.get=pass read.formats=pass independent.products=pass => passed"},
+		{"a failed create skips the dependent stateful step, not the stateless one nor the independent phase", map[string]func(Request) *Observation{
+			"create_media_buy":      ok(map[string]any{"status": "active"}),
+			"get_media_buys":        ok(map[string]any{"media_buys": []any{}}),
+			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
+			"get_products":          ok(map[string]any{"products": []any{}}),
+		}, "setup.create=fail read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => failed"},
+		{"a refused create is a failure of the story", map[string]func(Request) *Observation{
+			"create_media_buy":      refuse("INVALID_REQUEST"),
+			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
+			"get_products":          ok(map[string]any{"products": []any{}}),
+		}, "setup.create=fail read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => failed"},
+		{"a call that proves nothing is an error, never a failure", map[string]func(Request) *Observation{
+			"create_media_buy":      func(Request) *Observation { return &Observation{Failure: "timeout"} },
+			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
+			"get_products":          ok(map[string]any{"products": []any{}}),
+		}, "setup.create=error read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{answers: tc.answers}
+			res := Run(context.Background(), parse(t, cascadeSB), env("create_media_buy", "get_media_buys", "list_creative_formats", "get_products"), f)
+			if got := outcomes(res); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			for _, r := range f.got {
+				if r.Task == "get_media_buys" {
+					if ids, _ := r.Args["media_buy_ids"].([]any); len(ids) != 1 || ids[0] != "mb_1" {
+						t.Errorf("get_media_buys sent %v, want the captured mb_1", r.Args["media_buy_ids"])
+					}
+				}
+				if r.Task == "create_media_buy" && r.Args["idempotency_key"] == nil {
+					t.Errorf("a mutating request went out without an idempotency_key: %v", r.Args)
+				}
+			}
+		})
+	}
+}
+
+func TestRunGatesAStoryboardBeforeAnyCall(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		env        func() *Env
+		want       string // skip reason, or "not_selected"
+	}{
+		{"a protocol the agent does not claim", cascadeSB, func() *Env {
+			e := env("create_media_buy")
+			e.Capabilities = Normalize(map[string]any{"supported_protocols": []any{"signals"}})
+			return e
+		}, NotApplicable},
+		{"a read-only run leaves a mutating storyboard out", cascadeSB, func() *Env { e := env("create_media_buy"); e.AllowMutations = false; return e }, "not_selected"},
+		{"none of the required tools", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequired_tools: [sync_creatives]\n", 1), func() *Env { return env("get_products") }, MissingTool},
+		{"an unknown requirement", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires: [teleporter]\n", 1), func() *Env { return env("get_products") }, RequirementUnmet},
+		{"a capability gate that does not hold", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires_capability: {path: media_buy.supports_proposals, equals: true}\n", 1), func() *Env { return env("get_products") }, NotApplicable},
+		{"controller seeding", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nprerequisites: {controller_seeding: true}\n", 1), func() *Env { return env("get_products") }, NotApplicable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{}
+			res := Run(context.Background(), parse(t, tc.yaml), tc.env(), f)
+			got := ""
+			switch {
+			case res.Skip != nil:
+				got = res.Skip.Reason
+			case res.NotSelected != nil:
+				got = "not_selected"
+			}
+			if got != tc.want || res.Outcome != Skipped {
+				t.Errorf("got %q (%s), want %q skipped", got, res.Outcome, tc.want)
+			}
+			if len(f.got) != 0 {
+				t.Errorf("a gated storyboard sent %d calls", len(f.got))
+			}
+		})
+	}
+}
+
+const branchSB = `
+id: b
+version: "1.0.0"
+title: b
+category: b
+narrative: b
+phases:
+  - id: accepted_path
+    title: a
+    optional: true
+    branch_set: {id: handled, semantics: any_of}
+    steps:
+      - id: accept
+        title: a
+        task: get_products
+        contributes: true
+        sample_request: {brief: x}
+        validations:
+          - check: field_present
+            path: products
+            description: products
+  - id: rejected_path
+    title: r
+    optional: true
+    branch_set: {id: handled, semantics: any_of}
+    steps:
+      - id: reject
+        title: r
+        task: get_products
+        contributes: true
+        expect_error: true
+        sample_request: {brief: x}
+        validations:
+          - check: error_code
+            value: UNSUPPORTED_FEATURE
+            description: code
+  - id: gate
+    title: g
+    steps:
+      - id: assert
+        title: g
+        task: assert_contribution
+        validations:
+          - check: any_of
+            allowed_values: [handled]
+            description: one path
+`
+
+func TestRunGradesBranchSets(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(Request) *Observation
+		want   string
+	}{
+		{"the accepting peer contributes, the other is moot", ok(map[string]any{"products": []any{}}),
+			"accepted_path.accept=pass rejected_path.reject=skip:peer_branch_taken gate.assert=pass => passed"},
+		{"the rejecting peer contributes, the other is moot", refuse("UNSUPPORTED_FEATURE"),
+			"accepted_path.accept=skip:peer_branch_taken rejected_path.reject=pass gate.assert=pass => passed"},
+		{"no peer contributes: the assertion fails the storyboard", refuse("INTERNAL_ERROR"),
+			"accepted_path.accept=fail rejected_path.reject=fail gate.assert=fail => failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{answers: map[string]func(Request) *Observation{"get_products": tc.answer}}
+			res := Run(context.Background(), parse(t, branchSB), env("get_products"), f)
+			if got := outcomes(res); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunSkipsAStepWhoseToolIsMissingWithoutFailingTheStory(t *testing.T) {
+	sb := parse(t, cascadeSB)
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": ok(map[string]any{"media_buy_id": "mb_1"}),
+		"get_products":     ok(map[string]any{"products": []any{}}),
+	}}
+	res := Run(context.Background(), sb, env("create_media_buy", "get_products"), f)
+	want := "setup.create=pass read.get=skip:missing_tool read.formats=skip:missing_tool independent.products=pass => passed"
+	if got := outcomes(res); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,367 @@
+// Package live runs a release's storyboards against a seller through the
+// project's raw-byte MCP and A2A clients: every step's call is recorded in
+// the run's evidence store, and every verdict is read from those bytes.
+//
+//	results := live.Run(ctx, live.Config{MCP: cfg.MCP, Release: rel, Env: env, Store: store, Add: add})
+package live
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+)
+
+// DefaultConcurrency bounds the storyboards run at once.
+const DefaultConcurrency = 4
+
+// Config is what a storyboard run needs.
+type Config struct {
+	// MCP reaches the seller's MCP face; an empty Endpoint runs the
+	// storyboards over A2A.
+	MCP mcp.Config
+	// A2A reaches the seller's A2A face (when MCP has no endpoint).
+	A2A a2a.Config
+	// Release is the loaded compliance release.
+	Release *storyboard.Release
+	// Env carries the run's options (mutations, sandbox, schemas, …);
+	// Tools, Capabilities, AgentURL and TestKits are filled from the
+	// store and the release.
+	Env storyboard.Env
+	// Store holds the probe phase's calls: the tool list and the
+	// capabilities are read from it, not asked again.
+	Store *evidence.Store
+	// Add records a step's call.
+	Add func(evidence.Call)
+	// Include selects storyboards (--storyboard, labels); nil selects all.
+	Include func(*storyboard.Storyboard) bool
+	// Concurrency bounds the storyboards in flight; 0 means
+	// DefaultConcurrency.
+	Concurrency int
+	// Dispatcher, when set, replaces the live clients: a storyboard.Replay
+	// over a recorded store re-judges a run offline (nothing is recorded).
+	Dispatcher storyboard.Dispatcher
+	// Transport says which face the recorded run used, for a replay
+	// ("mcp" or "a2a"); a live run takes it from MCP.Endpoint.
+	Transport evidence.Transport
+}
+
+// Run runs every storyboard of the release: the ones Include leaves out
+// are reported not selected, the others run (or skip at their gates). The
+// results are in the release's storyboard order.
+func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
+	env := cfg.Env
+	live := &dispatcher{cfg: cfg, add: cfg.Add}
+	var d storyboard.Dispatcher = live
+	if cfg.Dispatcher != nil {
+		d, live.add = cfg.Dispatcher, nil
+	}
+	t := transport(cfg)
+	if env.AgentURL == "" {
+		env.AgentURL = cfg.MCP.Endpoint
+		if t == evidence.A2A {
+			env.AgentURL = cfg.A2A.BaseURL
+		}
+	}
+	env.Tools, env.Capabilities = fromStore(cfg.Store, t)
+	if env.Mutating == nil {
+		env.Mutating = storyboard.Mutating
+	}
+	env.TestKits = TestKits(cfg.Release)
+	results := make([]storyboard.StoryboardResult, len(cfg.Release.Storyboards))
+	limit := cfg.Concurrency
+	if limit <= 0 {
+		limit = DefaultConcurrency
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, sb := range cfg.Release.Storyboards {
+		if cfg.Include != nil && !cfg.Include(sb) {
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
+				NotSelected: &storyboard.Skip{Reason: storyboard.NotSelected, Detail: "not selected by --storyboard or the label filter"}}
+			continue
+		}
+		if skip := storyboard.Gate(sb, &env); skip != nil {
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, Skip: skip}
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			e := env
+			results[i] = storyboard.Run(ctx, sb, &e, d)
+			if len(results[i].Generated) > 0 {
+				b, _ := json.Marshal(results[i].Generated)
+				live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
+			}
+		}()
+	}
+	wg.Wait()
+	live.close()
+	return results
+}
+
+// GeneratedProbeID is the probe ID of the record of a storyboard's
+// generated values.
+func GeneratedProbeID(id string) string { return evidence.StoryboardPrefix + id + "#generated" }
+
+// Generated reads the generated values a recorded run kept, by storyboard.
+func Generated(store *evidence.Store) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, c := range store.Calls(evidence.OfKind(evidence.KindStoryboardContext)) {
+		var m map[string]string
+		if json.Unmarshal(c.Arguments, &m) == nil {
+			id := strings.TrimSuffix(strings.TrimPrefix(c.ProbeID, evidence.StoryboardPrefix), "#generated")
+			out[id] = m
+		}
+	}
+	return out
+}
+
+func transport(cfg Config) evidence.Transport {
+	if cfg.Transport != "" {
+		return cfg.Transport
+	}
+	if cfg.MCP.Endpoint == "" {
+		return evidence.A2A
+	}
+	return evidence.MCP
+}
+
+// TestKits decodes the release's test kits by path.
+func TestKits(rel *storyboard.Release) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, k := range rel.TestKits {
+		if m, ok := k.Raw().(map[string]any); ok {
+			out[k.Path] = m
+		}
+	}
+	return out
+}
+
+// fromStore reads the tools the seller listed and its capabilities from
+// the probe phase's calls.
+func fromStore(store *evidence.Store, t evidence.Transport) ([]string, any) {
+	var tools []string
+	var caps any
+	for _, c := range store.Calls() {
+		if c.Transport != t {
+			continue
+		}
+		switch {
+		case c.Kind == evidence.KindToolsList && tools == nil:
+			tools = toolNames(c.Result)
+		case t == evidence.A2A && c.Kind == evidence.KindHTTPGet && tools == nil && c.Has(evidence.PurposeDiscovery):
+			if card, err := a2a.ParseCard(c.Body, c.URL); err == nil {
+				tools = card.Skills
+			}
+		case c.Kind == evidence.KindToolCall && c.Tool == "get_adcp_capabilities" && caps == nil && c.Has(evidence.PurposeValid):
+			if o := storyboard.Observe(c, c.Tool, nil, false); o.Failure == "" && !o.Refused {
+				caps = o.Payload
+			}
+		}
+	}
+	sort.Strings(tools)
+	return tools, caps
+}
+
+func toolNames(result json.RawMessage) []string {
+	var r struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if extract.Decode(result, &r) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// dispatcher makes the steps' calls. Calls with the run's credentials
+// share one MCP session; a step overriding the credentials (auth: none, a
+// random invalid key) gets a session of its own, and a refusal at its
+// initialize is the step's evidence.
+type dispatcher struct {
+	cfg Config
+	add func(evidence.Call)
+
+	once    sync.Once
+	session *mcp.Session
+	dialErr evidence.Call
+	a2a     *a2a.Client
+	mu      sync.Mutex
+}
+
+func (d *dispatcher) close() {
+	if d.session != nil {
+		_ = d.session.Close()
+	}
+}
+
+func (d *dispatcher) record(c evidence.Call) {
+	if d.add != nil {
+		d.add(c)
+	}
+}
+
+func (d *dispatcher) shared(ctx context.Context) (*mcp.Session, *evidence.Call) {
+	d.once.Do(func() {
+		s, init, err := mcp.Dial(ctx, d.cfg.MCP, "storyboard/initialize")
+		d.record(init)
+		if err != nil {
+			d.dialErr = init
+			if d.dialErr.HarnessError == "" {
+				d.dialErr.HarnessError = err.Error()
+			}
+			return
+		}
+		d.session = s
+	})
+	if d.session == nil {
+		c := d.dialErr
+		return nil, &c
+	}
+	return d.session, nil
+}
+
+// Call sends one AdCP task.
+func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboard.Observation {
+	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
+	var call evidence.Call
+	if d.cfg.MCP.Endpoint == "" {
+		call = d.callA2A(ctx, req, override)
+	} else {
+		call = d.callMCP(ctx, req, override)
+	}
+	if b, err := json.Marshal(req.Args); err == nil {
+		call.Arguments = wire.RedactJSON(b)
+	}
+	if v, ok := req.Args["context"]; ok {
+		call.Context, _ = json.Marshal(v)
+	}
+	call.Credential = credentialName(req.Auth, override)
+	d.record(call)
+	return storyboard.Observe(call, req.Task, req.Args, override)
+}
+
+func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
+	if !override {
+		s, failed := d.shared(ctx)
+		if failed != nil {
+			c := *failed
+			c.ProbeID, c.Tool, c.Kind = req.ProbeID, req.Task, evidence.KindToolCall
+			return c
+		}
+		return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
+	}
+	cfg := d.cfg.MCP
+	cfg.BearerToken, cfg.Header = bogus(req.Auth)
+	s, init, err := mcp.Dial(ctx, cfg, req.ProbeID+"#initialize")
+	if err != nil {
+		// A refusal at initialize answers the step: the credential was
+		// rejected before any tool was reached.
+		init.ProbeID, init.Tool, init.Kind = req.ProbeID, req.Task, evidence.KindToolCall
+		return init
+	}
+	defer s.Close()
+	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
+	cfg := d.cfg.A2A
+	if override {
+		cfg.BearerToken, cfg.Header = bogus(req.Auth)
+	}
+	card, disc, err := a2a.Discover(ctx, cfg, req.ProbeID+"#card")
+	if err != nil {
+		disc.ProbeID, disc.Tool, disc.Kind = req.ProbeID, req.Task, evidence.KindToolCall
+		return disc
+	}
+	return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+// Get fetches a well-known document: a path on the agent's origin, or a
+// full URL named by an earlier reply (fetched without the run's headers,
+// https and public hosts only unless it is the agent's own origin).
+func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.Observation {
+	cfg := d.cfg.MCP
+	base := cfg.Endpoint
+	if base == "" {
+		cfg = mcp.Config{Timeout: d.cfg.A2A.Timeout, Limits: d.cfg.A2A.Limits, Base: d.cfg.A2A.Base}
+		base = d.cfg.A2A.BaseURL
+	}
+	url := path
+	if strings.HasPrefix(path, "/") {
+		url = origin(base) + path
+	}
+	c := mcp.Get(ctx, cfg, probeID, url)
+	d.record(c)
+	return storyboard.Observe(c, "", nil, true)
+}
+
+func origin(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+		return u[:i+3+j]
+	}
+	return u
+}
+
+// bogus returns the credentials a negative auth probe sends: none, or a
+// per-run random value of the requested shape (storyboard-schema.yaml,
+// step `auth`).
+func bogus(a *storyboard.Auth) (token string, h http.Header) {
+	if a == nil || a.None {
+		return "", nil
+	}
+	switch a.ValueStrategy {
+	case "random_invalid_jwt":
+		enc := base64.RawURLEncoding
+		return enc.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." +
+			enc.EncodeToString([]byte(`{"sub":"invalid"}`)) + "." + enc.EncodeToString(random(32)), nil
+	case "random_invalid":
+		if a.Type == "basic" {
+			creds := hex.EncodeToString(random(8)) + ":" + hex.EncodeToString(random(16))
+			return "", http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(creds))}}
+		}
+		return "invalid-" + hex.EncodeToString(random(32)), nil
+	}
+	return "", nil
+}
+
+func random(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
+}
+
+func credentialName(a *storyboard.Auth, override bool) string {
+	switch {
+	case !override:
+		return "configured"
+	case a.None:
+		return "none"
+	}
+	return "random"
+}

@@ -1,0 +1,32 @@
+package storyboard
+
+import (
+	"context"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+)
+
+// Replay is a Dispatcher over a recorded run: each step gets the call the
+// run recorded under its probe ID, read again by Observe, so `adcp-conform
+// judge` grades the storyboards of a recorded run with no seller. A step
+// the run never recorded proves nothing: its observation is a failure.
+type Replay struct{ Store *evidence.Store }
+
+// Call returns the recorded call of req.ProbeID.
+func (r Replay) Call(_ context.Context, req Request) *Observation {
+	c, ok := r.Store.Call(req.ProbeID)
+	if !ok {
+		return &Observation{Task: req.Task, Transport: "", Request: req.Args, Failure: "not recorded in the evidence"}
+	}
+	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
+	return Observe(c, req.Task, req.Args, override)
+}
+
+// Get returns the recorded fetch of probeID.
+func (r Replay) Get(_ context.Context, probeID, _ string) *Observation {
+	c, ok := r.Store.Call(probeID)
+	if !ok {
+		return &Observation{Transport: "http", Failure: "not recorded in the evidence"}
+	}
+	return Observe(c, "", nil, true)
+}

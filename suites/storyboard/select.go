@@ -1,0 +1,239 @@
+package storyboard
+
+import (
+	"crypto/rand"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Applies reports whether the storyboard is for this agent at all: every
+// universal storyboard is; a protocol's storyboards when the agent's
+// supported_protocols claims the protocol; a specialism's when its
+// specialisms claim it. The domains/ folder of 3.1 mirrors protocols/
+// and is never selected (its storyboards would run twice). When it does
+// not apply, detail cites the declaration (skip_result not_applicable).
+func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
+	parts := strings.Split(sb.Path, "/")
+	switch sb.Kind {
+	case Universal:
+		return true, ""
+	case Domains:
+		return false, "domains/ mirrors protocols/ in this release; the protocols/ copy runs"
+	case Protocols:
+		if len(parts) < 2 {
+			return false, "not under a protocol folder"
+		}
+		want := strings.ReplaceAll(parts[1], "-", "_")
+		declared := stringsAt(caps, "supported_protocols")
+		if slices.ContainsFunc(declared, func(p string) bool { return strings.ReplaceAll(p, "-", "_") == want }) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the agent does not declare protocol %s (supported_protocols: [%s])", want, strings.Join(declared, ", "))
+	case Specialisms:
+		if len(parts) < 2 {
+			return false, "not under a specialism folder"
+		}
+		want := parts[1]
+		declared := stringsAt(caps, "specialisms")
+		norm := func(s string) string { return strings.ReplaceAll(s, "_", "-") }
+		if slices.ContainsFunc(declared, func(p string) bool { return norm(p) == want }) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the agent does not declare specialism %s (specialisms: [%s])", want, strings.Join(declared, ", "))
+	}
+	return false, "not a storyboard folder"
+}
+
+// stringsAt reads a list of strings at a dotted path of the capabilities.
+func stringsAt(caps any, p string) []string {
+	v, _, _ := Lookup(caps, p)
+	arr, _ := v.([]any)
+	var out []string
+	for _, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// knownRequires are the values of `requires:` the engine knows.
+var knownRequires = []string{"controller", "seeded_state", "real_wire", "webhook_receiver", "multi_agent"}
+
+// Gate applies a storyboard's load-time gates (storyboard-schema.yaml:
+// requires, required_any_of_tools, required_tools, requires_capability,
+// requires_all_capabilities, prerequisites.controller_seeding, webhook
+// substitutions) and returns the skip, or nil when it may run.
+func Gate(sb *Storyboard, env *Env) *Skip {
+	if ok, detail := Applies(sb, env.Capabilities); !ok {
+		return &Skip{Reason: NotApplicable, Detail: detail}
+	}
+	if len(sb.Phases) == 0 {
+		return &Skip{Reason: NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
+	}
+	var unmet []string
+	for _, req := range sb.Requires {
+		switch {
+		case !slices.Contains(knownRequires, req):
+			unmet = append(unmet, "unrecognized requirement "+req)
+		case req == "controller" && !env.has(controllerTool):
+			unmet = append(unmet, "controller: the agent does not advertise comply_test_controller")
+		case req == "seeded_state":
+			unmet = append(unmet, "seeded_state: the run does not declare out-of-band seeded state")
+		case req == "webhook_receiver":
+			unmet = append(unmet, "webhook_receiver: webhook storyboards are not run by adcp-conform yet")
+		case req == "multi_agent":
+			unmet = append(unmet, "multi_agent: the run was given one agent")
+		}
+	}
+	for _, fam := range sb.RequiredAnyOfTools {
+		if !slices.ContainsFunc(fam.Tools, env.has) {
+			d := "missing_required_tool_family: needs " + strings.Join(fam.Tools, " or ")
+			if fam.Rationale != "" {
+				d += " (" + fam.Rationale + ")"
+			}
+			unmet = append(unmet, d)
+		}
+	}
+	if len(unmet) > 0 {
+		return &Skip{Reason: RequirementUnmet, Detail: strings.Join(unmet, "; ")}
+	}
+	if len(sb.RequiredTools) > 0 && !slices.ContainsFunc(sb.RequiredTools, env.has) {
+		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
+			strings.Join(sb.RequiredTools, ", "), strings.Join(env.Tools, ", "))}
+	}
+	if sb.RequiresCapability != nil {
+		if ok, detail := EvalCapability(sb.RequiresCapability, env.Capabilities); !ok {
+			return &Skip{Reason: NotApplicable, Detail: detail}
+		}
+	}
+	for i := range sb.RequiresAllCapabilities {
+		if ok, detail := EvalCapability(&sb.RequiresAllCapabilities[i], env.Capabilities); !ok {
+			return &Skip{Reason: NotApplicable, Detail: detail}
+		}
+	}
+	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
+		// "Missing seed_* support on the agent grades the storyboard
+		// not_applicable, not failed" (storyboard-schema.yaml,
+		// prerequisites.controller_seeding).
+		return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which adcp-conform does not drive yet"}
+	}
+	if usesWebhookURL(sb) {
+		return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
+	}
+	return nil
+}
+
+// RunMode returns why the run's mode leaves a storyboard out (a
+// selection_result, not a skip): mutating steps in a read-only run, a
+// controller-driven storyboard outside a sandbox.
+func RunMode(sb *Storyboard, env *Env) *Skip {
+	var mutating []string
+	controller := slices.Contains(sb.Requires, "controller")
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			if st.Task == controllerTool {
+				controller = true
+				continue
+			}
+			if env.Mutating != nil && env.Mutating(st.Task) && !slices.Contains(mutating, st.Task) {
+				mutating = append(mutating, st.Task)
+			}
+		}
+	}
+	if len(mutating) > 0 && !env.AllowMutations {
+		return &Skip{Reason: NotSelected, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
+	}
+	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
+		return &Skip{Reason: NotSelected, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
+	}
+	return nil
+}
+
+func usesWebhookURL(sb *Storyboard) bool {
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			if containsToken(st.SampleRequest, "{{runner.webhook") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsToken(v any, tok string) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, tok)
+	case map[string]any:
+		for _, e := range x {
+			if containsToken(e, tok) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if containsToken(e, tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestKitFor returns the storyboard's test kit as the run sees it: the
+// release's kit, with its static credential replaced by the run's. The
+// kits ship demo keys for the spec's own test agent; sending those to a
+// seller would test nothing, so auth.api_key is the run's credential when
+// it has one (a marker, never the secret: the dispatcher sends the
+// configured credential) and absent when it has none; auth.basic is
+// dropped (the run has no Basic credential). auth.probe_task is the run's
+// when given.
+func TestKitFor(sb *Storyboard, env *Env) map[string]any {
+	kit := map[string]any{}
+	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" {
+		if k, ok := env.TestKits[path.Clean(sb.Prerequisites.TestKit)]; ok {
+			if c, ok := Normalize(k).(map[string]any); ok {
+				kit = c
+			}
+		}
+	}
+	auth, _ := kit["auth"].(map[string]any)
+	if auth == nil {
+		auth = map[string]any{}
+	}
+	delete(auth, "basic")
+	delete(auth, "api_key")
+	if env.Credential {
+		auth["api_key"] = "[configured credential]"
+	}
+	if env.ProbeTask != "" {
+		auth["probe_task"] = env.ProbeTask
+	}
+	kit["auth"] = auth
+	return kit
+}
+
+// randomUUID returns an RFC 4122 version 4 UUID.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Group is the category a storyboard is reported under: "universal", its
+// protocol ("media-buy") or "specialism/<name>".
+func (sb *Storyboard) Group() string {
+	parts := strings.Split(sb.Path, "/")
+	switch {
+	case sb.Kind == Universal || len(parts) < 2:
+		return string(sb.Kind)
+	case sb.Kind == Specialisms:
+		return "specialism/" + parts[1]
+	}
+	return parts[1]
+}

@@ -1,0 +1,356 @@
+package storyboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// runnerTasks are the tasks the runner performs itself rather than send to
+// the agent as an AdCP task, and what each needs. A task not here and not
+// advertised by the agent is missing_tool.
+var runnerTasks = map[string]string{
+	"assert_contribution":              "",
+	"protected_resource_metadata":      "",
+	"oauth_auth_server_metadata":       "",
+	"expect_webhook":                   "webhook_receiver",
+	"expect_no_webhook":                "webhook_receiver",
+	"expect_webhook_retry_keys_stable": "webhook_receiver",
+	"expect_webhook_signature_valid":   "webhook_receiver",
+	"fetch_brand_jwks":                 "webhook_receiver",
+	"assert_jwks_purpose":              "webhook_receiver",
+	"replay_webhook_vector":            "webhook_receiver",
+	"expect_substitution_safe":         "substitution_observer_runner",
+	"expect_rate_limit_not_replayed":   "rate_limit_trip_runner",
+}
+
+// controllerTool is the sandbox test controller.
+const controllerTool = "comply_test_controller"
+
+// step runs one step: resolves its task, applies the step gates, builds
+// the request, dispatches it, grades the validations, captures context.
+func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult) {
+	res = StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional}
+	start := r.env.now()
+	defer func() {
+		res.DurationMS = float64(r.env.now().Sub(start).Microseconds()) / 1000
+		if !res.Passed {
+			for _, o := range st.ContextOutputs {
+				if _, have := r.vars.Context[o.Variable()]; !have {
+					r.declared[o.Variable()] = ph.ID + "." + st.ID
+				}
+			}
+		}
+	}()
+	task, err := r.task(st)
+	if err != nil {
+		res.Skip = &Skip{Reason: RequirementUnmet, Detail: err.Error()}
+		return res
+	}
+	res.Task = task
+	if skip := r.stepGate(st, task); skip != nil {
+		res.Skip = skip
+		return res
+	}
+	facts := Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
+		SchemaRef: st.ResponseSchemaRef, AgentURL: r.env.AgentURL, ExpectError: st.ExpectError}
+	probeID := "storyboard/" + r.sb.ID + "/" + ph.ID + "/" + st.ID
+	switch task {
+	case "assert_contribution":
+		// A runner-owned assertion over the branch-set flags: nothing is sent.
+	case "protected_resource_metadata", "oauth_auth_server_metadata":
+		path, err := r.metadataPath(task)
+		if err != nil {
+			res.Passed = false
+			res.Validations = []Result{{Check: "http_status", Passed: false, Description: "the metadata document can be located",
+				Message: err.Error()}}
+			return r.settle(st, ph, res, facts)
+		}
+		facts.Obs = r.d.Get(ctx, probeID, path)
+	default:
+		req, unresolved := r.request(st)
+		if by := r.uncaptured(unresolved); by != "" {
+			// The value's capturing step did not pass: this step depends on
+			// it, so it is skipped citing that step (storyboard-schema.yaml,
+			// context_outputs runner behaviour), not failed a second time.
+			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("%s is captured by %s, which did not pass", unresolved, by)}
+			return res
+		}
+		if unresolved != "" {
+			res.Validations = []Result{{Check: "unresolved_substitution", Passed: false, Expected: unresolved,
+				Description: fmt.Sprintf("the request's substitution %s resolves before anything is sent", unresolved),
+				Message:     "unresolved substitution " + unresolved + ": its capturing step did not pass or did not run"}}
+			return r.settle(st, ph, res, facts)
+		}
+		res.Request = req
+		facts.Obs = r.d.Call(ctx, Request{ProbeID: probeID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit})
+	}
+	res.Obs = facts.Obs
+	if facts.Obs != nil {
+		if facts.Obs.Failure != "" {
+			res.Error = facts.Obs.Failure
+			r.prior = append(r.prior, facts.Obs)
+			return res
+		}
+		r.prior = append(r.prior, facts.Obs)
+		r.vars.Prior[st.ID] = facts.Obs.Payload
+	}
+	for _, v := range st.Validations {
+		v, unresolved := r.resolveValidation(v)
+		if unresolved != "" {
+			res.Validations = append(res.Validations, Result{ID: v.ID, Check: "unresolved_substitution", Passed: false, Expected: unresolved,
+				Description: fmt.Sprintf("%s: the comparand %s resolves", v.Check, unresolved),
+				Message:     "unresolved substitution " + unresolved + " in a " + v.Check + " validation"})
+			continue
+		}
+		res.Validations = append(res.Validations, Grade(v, facts, r.env.RunnerVersion))
+	}
+	if facts.Obs != nil && !st.ExpectError && facts.Obs.Transport != "http" && facts.Obs.Refused {
+		// The storyboard expects this call to succeed and the agent refused
+		// it: whatever the authored checks say, the story broke here.
+		res.Validations = append(res.Validations, Result{Check: "unexpected_error", Passed: false,
+			Description: "the step expects a success (no expect_error) and the agent answered with an error",
+			Expected:    "a success", Actual: facts.Obs.Error, Message: "the agent refused the call: " + errorText(facts.Obs)})
+	}
+	return r.settle(st, ph, res, facts)
+}
+
+// resolveValidation substitutes the $context and $generate tokens of a
+// validation's comparands (value, allowed_values): field_value resolves
+// its comparand "at YAML authoring time via $context.<name> substitution"
+// (storyboard-schema.yaml, "Cross-step comparison").
+func (r *runner) resolveValidation(v Validation) (Validation, string) {
+	if v.Value != nil {
+		x, err := Substitute(Normalize(v.Value), r.vars)
+		var ue *UnresolvedError
+		if errors.As(err, &ue) {
+			return v, ue.Token
+		}
+		if err == nil {
+			v.Value = x
+		}
+	}
+	if len(v.AllowedValues) > 0 {
+		x, err := Substitute(Normalize(v.AllowedValues), r.vars)
+		var ue *UnresolvedError
+		if errors.As(err, &ue) {
+			return v, ue.Token
+		}
+		if l, ok := x.([]any); ok && err == nil {
+			v.AllowedValues = l
+		}
+	}
+	return v, ""
+}
+
+// uncaptured returns the step that declares the context output a token
+// names but did not capture it ("" when no earlier step declares it).
+func (r *runner) uncaptured(token string) string {
+	name, ok := strings.CutPrefix(token, "$context.")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(name, ".["); i >= 0 {
+		name = name[:i]
+	}
+	return r.declared[name]
+}
+
+func errorText(o *Observation) string {
+	if o.ErrorCode != "" {
+		if m, ok := o.Error["message"].(string); ok {
+			return o.ErrorCode + ": " + m
+		}
+		return o.ErrorCode
+	}
+	return "an error reply without an AdCP error code"
+}
+
+// settle decides Passed from the required validations, then (on a pass)
+// captures context outputs and records contributions.
+func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepResult {
+	res.Passed = true
+	for _, v := range res.Validations {
+		if !v.Passed && v.Severity != "advisory" {
+			res.Passed = false
+		}
+	}
+	if res.Passed && len(st.ContextOutputs) > 0 {
+		var payload any
+		if facts.Obs != nil {
+			payload = facts.Obs.Payload
+		}
+		captured, fail := Capture(st.ContextOutputs, payload, r.vars)
+		if fail != nil {
+			res.Passed = false
+			ptr := Pointer(fail.Path)
+			res.Validations = append(res.Validations, Result{Check: "capture_path_not_resolvable", Passed: false,
+				Description: fmt.Sprintf("context output %q captures %q from the response", fail.Name, fail.Path),
+				JSONPointer: &ptr, Expected: fail.Path, Actual: fail.Value,
+				Message: fmt.Sprintf("%s did not resolve to a usable value (absent, null or empty)", fail.Path)})
+		}
+		for k, v := range captured {
+			r.vars.Context[k] = v
+		}
+	}
+	r.passed[st.ID] = res.Passed
+	if res.Passed {
+		if flag := contributionFlag(st, ph); flag != "" {
+			ok := true
+			if st.ContributesIf != "" {
+				var err error
+				ok, err = EvalContributesIf(st.ContributesIf, func(id string) (bool, bool) { p, seen := r.passed[id]; return p, seen })
+				if err != nil {
+					ok = false
+					res.Notes = append(res.Notes, fmt.Sprintf("contributes_if %q cannot be evaluated: %v", st.ContributesIf, err))
+				}
+			}
+			if ok {
+				if _, dup := r.contributions[flag]; !dup {
+					r.contributions[flag] = ph.ID + "." + st.ID
+				}
+			}
+		}
+	}
+	return res
+}
+
+func contributionFlag(st *Step, ph *Phase) string {
+	if st.ContributesTo != "" {
+		return st.ContributesTo
+	}
+	if st.Contributes && ph.BranchSet != nil {
+		return ph.BranchSet.ID
+	}
+	return ""
+}
+
+// task resolves the step's task: a $test_kit reference, with task_default
+// when it resolves to nothing.
+func (r *runner) task(st *Step) (string, error) {
+	t := st.Task
+	if !strings.HasPrefix(t, "$test_kit.") {
+		if t == "" {
+			return "", errors.New("the step names no task")
+		}
+		return t, nil
+	}
+	v, _, ok := Lookup(r.kit, strings.TrimPrefix(t, "$test_kit."))
+	if s, isStr := v.(string); ok && isStr && s != "" {
+		return s, nil
+	}
+	if st.TaskDefault != "" {
+		return st.TaskDefault, nil
+	}
+	return "", fmt.Errorf("task %s resolves to nothing and the step has no task_default", t)
+}
+
+// stepGate returns why a step cannot run, or nil.
+func (r *runner) stepGate(st *Step, task string) *Skip {
+	if need, ok := runnerTasks[task]; ok {
+		if need != "" {
+			return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("%s: the runner task %s needs %s, which adcp-conform does not provide yet", need, task, need)}
+		}
+	} else {
+		if task == controllerTool {
+			if !r.env.has(controllerTool) {
+				return &Skip{Reason: MissingTestController, Detail: "the agent does not advertise comply_test_controller"}
+			}
+			if !r.env.Sandbox {
+				return &Skip{Reason: MissingTestController, Detail: "comply_test_controller is driven only on a sandbox (--sandbox)"}
+			}
+		} else if !r.env.has(task) {
+			return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools (%s)", task, strings.Join(r.env.Tools, ", "))}
+		}
+		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations {
+			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
+		}
+	}
+	if st.RequiresTool != "" && !r.env.has(st.RequiresTool) {
+		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
+	}
+	if st.RequiresCapability != nil {
+		if ok, detail := EvalCapability(st.RequiresCapability, r.env.Capabilities); !ok {
+			return &Skip{Reason: NotApplicable, Detail: detail}
+		}
+	}
+	if st.RequiresContract != "" {
+		return &Skip{Reason: UnsatisfiedContract, Detail: "the test-kit contract " + st.RequiresContract + " is not in scope for this run"}
+	}
+	return nil
+}
+
+// request builds a step's request: the sample request with every
+// substitution resolved, the context inputs injected, and what the spec
+// says a caller adds (an idempotency_key on a mutating task). It returns
+// the unresolved token when one remains.
+func (r *runner) request(st *Step) (map[string]any, string) {
+	var req map[string]any
+	if st.SampleRequest != nil {
+		v, err := Substitute(Normalize(st.SampleRequest), r.vars)
+		var ue *UnresolvedError
+		if errors.As(err, &ue) {
+			return nil, ue.Token
+		}
+		if err != nil {
+			return nil, err.Error()
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, "sample_request is not an object"
+		}
+		req = m
+	} else {
+		req = map[string]any{}
+	}
+	_ = InjectInputs(req, st.ContextInputs, r.vars.Context)
+	if !st.OmitIdempotencyKey && r.env.Mutating != nil && r.env.Mutating(st.Task) {
+		// Every mutating request carries an idempotency_key (3.x): a
+		// caller mints one when the sample leaves it out.
+		if _, ok := req["idempotency_key"]; !ok {
+			req["idempotency_key"] = r.newUUID()
+		}
+	}
+	return req, ""
+}
+
+func (r *runner) newUUID() string {
+	if r.env.NewUUID != nil {
+		return r.env.NewUUID()
+	}
+	return randomUUID()
+}
+
+// metadataPath is where the security storyboard's well-known documents
+// are: RFC 9728 protected-resource metadata at the agent's origin with its
+// path appended, and RFC 8414 metadata at the first authorization
+// server's issuer.
+func (r *runner) metadataPath(task string) (string, error) {
+	if task == "protected_resource_metadata" {
+		u := r.env.AgentURL
+		i := strings.Index(u, "://")
+		if i < 0 {
+			return "", fmt.Errorf("agent URL %q has no scheme", u)
+		}
+		rest := u[i+3:]
+		path := ""
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			path = rest[j:]
+		}
+		return "/.well-known/oauth-protected-resource" + strings.TrimSuffix(path, "/"), nil
+	}
+	for k := len(r.prior) - 1; k >= 0; k-- {
+		o := r.prior[k]
+		if o.Task != "protected_resource_metadata" {
+			continue
+		}
+		servers, _, _ := Lookup(o.Payload, "authorization_servers[0]")
+		issuer, ok := servers.(string)
+		if !ok || !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://") {
+			return "", errors.New("the protected-resource metadata names no authorization server URL")
+		}
+		return strings.TrimSuffix(issuer, "/") + "/.well-known/oauth-authorization-server", nil
+	}
+	return "", errors.New("no protected-resource metadata was fetched before this step")
+}
