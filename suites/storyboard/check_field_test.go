@@ -356,6 +356,8 @@ func TestResponseSchema(t *testing.T) {
 		{name: "ref with the release prefix", validation: `{check: response_schema}`, facts: with(facts(t, `{"status":"completed","products":[{"product_id":1}]}`), "get_products", "/schemas/3.1.19/media-buy/get-products-response.json"), want: "fail"},
 		{name: "ref not in the release", validation: `{check: response_schema}`, facts: with(facts(t, `{}`), "comply_test_controller", "extensions/test/comply-test-controller-response.json"), want: "na"},
 		{name: "unresolved ref", validation: `{check: response_schema}`, facts: with(facts(t, `{}`), "x", "$test_kit.schemas.primary_response"), want: "na"},
+		{name: "working status against its async variant", validation: `{check: response_schema}`, facts: with(facts(t, `{"status":"working","task_id":"t1"}`), "create_media_buy", "media-buy/create-media-buy-response.json"), want: "pass"},
+		{name: "submitted arm of the main schema", validation: `{check: response_schema}`, facts: with(facts(t, `{"status":"submitted","task_id":"t1"}`), "create_media_buy", "media-buy/create-media-buy-response.json"), want: "pass"},
 		{name: "unknown task without ref", validation: `{check: response_schema}`, facts: with(facts(t, `{}`), "no_such_task", ""), want: "na"},
 	}
 	runGrade(t, cases)
@@ -517,4 +519,45 @@ func TestEverySpecValidationGradesWithoutPanic(t *testing.T) {
 			t.Logf("%s: graded %d validations of %d kinds", release, n, len(kinds))
 		})
 	}
+}
+
+// FuzzGrade feeds arbitrary replies to every single-response kind: no
+// panic, every not_applicable passes and says why, every failure says what.
+func FuzzGrade(f *testing.F) {
+	for _, p := range hostile() {
+		if len(p) < 4096 {
+			f.Add([]byte(p), "products[0].product_id", 401)
+		}
+	}
+	f.Add([]byte(`{"resource":"https://seller.example/mcp","adcp_error":{"code":"X"}}`), "resource", 200)
+	f.Add([]byte(`{"a":[{"b":null}],"errors":[{"code":7}]}`), "a[*].b", 0)
+	kinds := []string{"field_present", "field_absent", "field_value", "field_value_or_absent", "field_contains", "field_pattern", "envelope_field_absent", "array_length", "field_greater_than", "error_code", "http_status", "http_status_in", "status_code", "on_401_require_header", "resource_equals_agent_url"}
+	f.Fuzz(func(t *testing.T, payload []byte, path string, status int) {
+		doc, err := storyboard.DecodeJSON(payload)
+		if err != nil {
+			return
+		}
+		o := &storyboard.Observation{Transport: "mcp", Payload: doc, PayloadRaw: payload, HTTPStatus: status, Header: http.Header{"Www-Authenticate": {path}}}
+		if m, ok := doc.(map[string]any); ok {
+			if e, ok := m["adcp_error"].(map[string]any); ok {
+				o.Error = e
+				o.ErrorCode, _ = e["code"].(string)
+			}
+		}
+		fs := storyboard.Facts{Obs: o, AgentURL: "https://seller.example/mcp"}
+		for _, k := range kinds {
+			b, _ := json.Marshal(map[string]any{"check": k, "path": path, "value": doc, "allowed_values": []any{doc, 1}, "pattern": path, "min": 0})
+			var v storyboard.Validation
+			if err := yaml.Unmarshal(b, &v); err != nil {
+				continue
+			}
+			r := storyboard.Grade(v, fs, "1.0.0")
+			if r.NotApplicable && (!r.Passed || r.Note == "") {
+				t.Fatalf("%s: malformed not_applicable %+v", k, r)
+			}
+			if !r.Passed && r.Message == "" {
+				t.Fatalf("%s: failure without a message %+v", k, r)
+			}
+		}
+	})
 }
