@@ -301,8 +301,8 @@ func checkFieldValueOrAbsent(v Validation, f Facts) Result {
 // when any value resolved at path matches value or one of allowed_values,
 // objects and arrays matched as deep subsets. A path that ends on an
 // array without [*] (experimental_features, …impacts in the shipped
-// storyboards) contains that array's elements: its terminal values are
-// the elements, as `path[*]` would give.
+// storyboards, which expect an element) contains that array's elements,
+// as `path[*]` would give.
 func checkFieldContains(v Validation, f Facts) Result {
 	p, na := pathOf(v, true)
 	if na != nil {
@@ -316,26 +316,31 @@ func checkFieldContains(v Validation, f Facts) Result {
 	if err != nil {
 		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", bound(p, 200), err))
 	}
-	var terms []any
-	if len(ms) == 1 && !strings.HasSuffix(p, "[*]") {
-		if arr, isArr := ms[0].Value.([]any); isArr {
-			terms = arr
+	// The terminal values: each resolved value, and when the path does not
+	// end in [*] and a value is an array, its elements (reported) — the
+	// array itself is still matched, so an array expectation is a deep
+	// subset of it.
+	spread := !strings.HasSuffix(p, "[*]")
+	var terms, wholes []any
+	for _, m := range ms {
+		if arr, isArr := m.Value.([]any); isArr && spread {
+			terms = append(terms, arr...)
+			wholes = append(wholes, m.Value)
+			continue
 		}
+		terms = append(terms, m.Value)
 	}
-	if terms == nil {
-		terms = make([]any, 0, len(ms))
-		for _, m := range ms {
-			terms = append(terms, m.Value)
-		}
-	}
-	for _, t := range terms {
-		for _, a := range allowed {
+	for _, a := range allowed {
+		for _, t := range append(wholes, terms...) {
 			if subset(a, t, 0) {
 				return pass()
 			}
 		}
 	}
-	at := Pointer(p)
+	// The pointer names the array the wildcard walks (the path before its
+	// first [*]), or the one value resolved.
+	prefix, _, _ := strings.Cut(p, "[*]")
+	at := Pointer(prefix)
 	if len(ms) == 1 {
 		at = ms[0].Pointer
 	}
