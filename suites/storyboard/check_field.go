@@ -687,6 +687,10 @@ func canonicalResource(raw string) (string, error) {
 //     grades not_applicable (error_code grades the missing code); a
 //     non-error reply with no payload fails.
 //
+// expect_error does not change the verdict: the schema judges the shape of
+// whatever came back (a success where an error was expected is
+// error_code's failure to report, not this check's).
+//
 // A payload in an async status (submitted, working, input-required)
 // against the task's main response schema is validated against the
 // release's async variant for that status when there is one.
