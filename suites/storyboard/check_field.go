@@ -221,7 +221,7 @@ func checkFieldPattern(v Validation, f Facts) Result {
 	}
 	m, err := re.MatchString(s)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish (%v): not judged", p, err))
+		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, bound(err.Error(), 200)))
 	}
 	if !m {
 		return fail(ptr(at), expected, echo(val), "%s does not match the pattern", p)

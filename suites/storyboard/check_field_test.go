@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -481,6 +482,19 @@ func TestGradeHostileRepliesDoNotPanicAndStayBounded(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestFieldPatternIsBoundedInTime(t *testing.T) {
+	f := facts(t, `{"s":"`+strings.Repeat("a", 64)+`!"}`)
+	start := time.Now()
+	r := storyboard.Grade(val(t, `{check: field_pattern, path: s, pattern: "^(a+)+$"}`), f, "")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("a catastrophic pattern ran %v", d)
+	}
+	if verdict(r) == "pass" {
+		t.Fatalf("a non-matching string passed: %+v", r)
+	}
+	t.Logf("%s after %v: %s", verdict(r), time.Since(start), r.Note)
 }
 
 // TestEverySpecValidationGradesWithoutPanic runs every validation of every
