@@ -51,7 +51,13 @@ type Violation struct {
 	Pointer string
 	// SchemaID is the $id of the schema, with the keyword's location.
 	SchemaID string
-	Message  string
+	// Keyword is the schema keyword that rejected the value ("required",
+	// "type", "oneOf"…), and SchemaPath is SchemaID followed by the
+	// keyword's path inside that schema: the runner output contract's
+	// keyword and schema_path of a response_schema error.
+	Keyword    string
+	SchemaPath string
+	Message    string
 }
 
 // Load reads the schema tree at dir (its base name is the release).
@@ -222,6 +228,21 @@ func (s *Set) Response(task string, body []byte) ([]Violation, error) {
 	return s.validate(rel, body)
 }
 
+// Validate validates doc against the release's schema at rel, a path
+// relative to the release folder ("media-buy/get-products-response.json",
+// as a storyboard's response_schema_ref names it). A schema that is not in
+// the release, or does not compile, is an error, never a violation.
+func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
+	rel = cleanRel(rel)
+	if rel == "" {
+		return nil, fmt.Errorf("%w: empty or escaping schema path", ErrNoSchema)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(rel))); err != nil {
+		return nil, fmt.Errorf("%w: %s is not in release %s", ErrNoSchema, rel, s.release)
+	}
+	return s.validate(rel, doc)
+}
+
 // Error validates an adcp_error object against core/error.json.
 func (s *Set) Error(obj []byte) ([]Violation, error) { return s.validate("core/error.json", obj) }
 
@@ -255,7 +276,17 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		for _, tok := range e.InstanceLocation {
 			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 		}
-		out = append(out, Violation{Pointer: p, SchemaID: strings.TrimPrefix(e.SchemaURL, base), Message: e.ErrorKind.LocalizedString(english)})
+		id := strings.TrimPrefix(e.SchemaURL, base)
+		kw, sp := "", id
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			kw = kp[len(kp)-1]
+			if strings.Contains(id, "#") {
+				sp = id + "/" + strings.Join(kp, "/")
+			} else {
+				sp = id + "#/" + strings.Join(kp, "/")
+			}
+		}
+		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
 	}
 	leaves(ve)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })

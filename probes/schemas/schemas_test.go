@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,30 @@ func TestResponseSchemasResolveRootRelativeRefs(t *testing.T) {
 	t.Logf("compiled get-products-response.json and its references in %v; %d violations, e.g. %+v", time.Since(start), len(vs), vs[0])
 	if _, err := s.Response("no_such_task", []byte(`{}`)); err != ErrNoSchema {
 		t.Errorf("unknown task: %v", err)
+	}
+}
+
+func TestValidateNamesKeywordAndSchemaPathAndRefusesSchemasOutsideTheRelease(t *testing.T) {
+	s := load(t)
+	vs, err := s.Validate("core/error.json", []byte(`{"code":"INVALID_REQUEST","message":42}`))
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("a broken error: %v %v", vs, err)
+	}
+	found := false
+	for _, v := range vs {
+		if v.Pointer == "/message" && v.Keyword == "type" && strings.HasPrefix(v.SchemaPath, v.SchemaID) && strings.HasSuffix(v.SchemaPath, "/type") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no type violation at /message with its keyword and schema path: %+v", vs)
+	}
+	if vs, err := s.Validate("media-buy/create-media-buy-response.json", []byte(`{"status":"failed","errors":[{"code":"INVALID_REQUEST","message":"no"}]}`)); err != nil || len(vs) > 0 {
+		t.Errorf("the error arm of create-media-buy-response.json: %v %v", vs, err)
+	}
+	for _, rel := range []string{"", "../3.2.0-beta.5/core/error.json", "/core/error.json", "extensions/test/comply-test-controller-response.json", "core"} {
+		if _, err := s.Validate(rel, []byte(`{}`)); !errors.Is(err, ErrNoSchema) {
+			t.Errorf("Validate(%q): %v, want ErrNoSchema", rel, err)
+		}
 	}
 }

@@ -1,4 +1,868 @@
 package storyboard
 
-// fieldChecks are the single-response check kinds.
-var fieldChecks = map[string]checkFunc{}
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dlclark/regexp2"
+
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+)
+
+// fieldChecks are the single-response check kinds: each reads only the
+// step's own observation (Facts.Obs) and its validation. Their semantics
+// are storyboard-schema.yaml's "--- Validation ---" section and the
+// expected/actual table of runner-output-contract.yaml > validation_result
+// (3.1.19 and 3.2.0-beta.5 agree on every kind both define).
+//
+// Decisions the spec leaves open, taken once for every kind here:
+//
+//   - Paths resolve against Obs.Payload, the extracted task result. A
+//     reply with no payload (nil) is an empty document: a field check on
+//     it sees every field absent. That is what was observed, not a lack of
+//     evidence; a call that proved nothing never reaches a check (Grade).
+//   - Presence is "resolves to a non-null value". A field that is present
+//     and null is absent for field_present, field_absent and
+//     field_value_or_absent (and their envelope_ twins). The contract's
+//     field_present actual is "null (the field was missing)", so a null
+//     cannot be the evidence of presence, and storyboard-schema.yaml's
+//     capture_path_not_resolvable treats a null as not resolvable; the
+//     reference runner (@adcp/client) reads null the same way. field_value
+//     compares a null like any other value.
+//   - A wildcard ([*]) is graded only where the spec defines it
+//     (field_contains). On another kind it is an authoring error that
+//     says nothing about the seller: not_applicable with the reason. So is
+//     a missing path, an invalid pattern, or a missing value/threshold.
+//   - Failure output bounds what it echoes of the seller (strings,
+//     arrays, nesting): the report must stay small on hostile replies.
+var fieldChecks = map[string]checkFunc{
+	"response_schema":           checkResponseSchema,
+	"field_present":             checkFieldPresent,
+	"envelope_field_present":    checkFieldPresent,
+	"field_absent":              checkFieldAbsent,
+	"envelope_field_absent":     checkFieldAbsent,
+	"field_pattern":             checkFieldPattern,
+	"envelope_field_pattern":    checkFieldPattern,
+	"field_value":               checkFieldValue,
+	"field_value_or_absent":     checkFieldValueOrAbsent,
+	"field_contains":            checkFieldContains,
+	"array_length":              checkArrayLength,
+	"field_greater_than":        checkFieldGreaterThan,
+	"status_code":               checkStatusCode,
+	"http_status":               checkHTTPStatus,
+	"http_status_in":            checkHTTPStatusIn,
+	"error_code":                checkErrorCode,
+	"on_401_require_header":     checkOn401RequireHeader,
+	"resource_equals_agent_url": checkResourceEqualsAgentURL,
+}
+
+// The envelope_ kinds: storyboard-schema.yaml says they walk
+// protocol-envelope.json / version-envelope.json instead of the step's
+// response_schema_ref. protocol-envelope.json's normative transport
+// serialization puts the envelope fields at the root of the extracted
+// result on MCP (flattened siblings of the body fields in
+// structuredContent) and inside the authoritative A2A DataPart, which is
+// what Obs.Payload holds; version-envelope.json's adcp_version is "part
+// of the payload itself". So the envelope is Obs.Payload's top-level
+// object, and the envelope_ kinds grade exactly as their field_ twins.
+// The distinct names matter only to static drift tooling.
+
+// Bounds on what a failure echoes of the seller's reply.
+const (
+	maxEchoString = 1024
+	maxEchoItems  = 100
+	maxEchoDepth  = 8
+	// regexTimeout bounds one pattern match: a storyboard pattern over a
+	// seller string must not hang the run.
+	regexTimeout = 2 * time.Second
+)
+
+// pathOf returns the validation's path, or a not_applicable result when it
+// has none or the check does not grade wildcards and the path has one.
+func pathOf(v Validation, wildcards bool) (string, *Result) {
+	if v.Path == nil {
+		r := notApplicable(fmt.Sprintf("the %s validation declares no path: an authoring error, not a seller fault", v.Check))
+		return "", &r
+	}
+	p := *v.Path
+	if _, err := parsePath(p); err != nil {
+		r := notApplicable(fmt.Sprintf("the path %q is not a storyboard path (%v): an authoring error, not a seller fault", bound(p, 200), err))
+		return "", &r
+	}
+	if !wildcards && strings.Contains(p, "[*]") {
+		r := notApplicable(fmt.Sprintf("%s does not define wildcard paths (%q); only field_contains does: not graded", v.Check, bound(p, 200)))
+		return "", &r
+	}
+	return p, nil
+}
+
+// lookup resolves a wildcard-free path in the payload: the value, its
+// pointer (where it is, or where it would be) and whether it resolved.
+func lookup(f Facts, p string) (any, string, bool) {
+	v, ptr, ok := Lookup(f.Obs.Payload, p)
+	if !ok {
+		return nil, Pointer(p), false
+	}
+	return v, ptr, true
+}
+
+func ptr(s string) *string { return &s }
+
+func pass() Result { return Result{Passed: true} }
+
+func fail(pointer *string, expected, actual any, format string, a ...any) Result {
+	return Result{Passed: false, JSONPointer: pointer, Expected: expected, Actual: actual, Message: fmt.Sprintf(format, a...)}
+}
+
+// --- presence ---
+
+func checkFieldPresent(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	val, at, ok := lookup(f, p)
+	if ok && val != nil {
+		return pass()
+	}
+	if ok {
+		return fail(ptr(at), p, nil, "%s is present but null", p)
+	}
+	// The contract's actual: null when the field is missing, or the
+	// observed non-object value where the path could not descend.
+	return fail(ptr(at), p, echo(blockingScalar(f.Obs.Payload, p)), "%s is missing", p)
+}
+
+// blockingScalar is the scalar value a path runs into before its end
+// (the path descends into a string or a number), or nil.
+func blockingScalar(doc any, p string) any {
+	segs, err := parsePath(p)
+	if err != nil {
+		return nil
+	}
+	cur := doc
+	for _, s := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			if s.wild || s.index >= 0 {
+				return nil
+			}
+			x, ok := c[s.key]
+			if !ok {
+				return nil
+			}
+			cur = x
+		case []any:
+			i := s.index
+			if s.index < 0 {
+				n, err := strconv.Atoi(s.key)
+				if err != nil {
+					return nil
+				}
+				i = n
+			}
+			if s.wild || i < 0 || i >= len(c) {
+				return nil
+			}
+			cur = c[i]
+		case nil:
+			return nil
+		default:
+			return cur
+		}
+	}
+	return nil
+}
+
+func checkFieldAbsent(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	val, at, ok := lookup(f, p)
+	if !ok || val == nil {
+		return pass()
+	}
+	return fail(ptr(at), nil, echo(val), "%s is present and must not be", p)
+}
+
+// --- pattern ---
+
+func checkFieldPattern(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	if v.Pattern == "" {
+		return notApplicable(fmt.Sprintf("the %s validation declares no pattern: an authoring error, not a seller fault", v.Check))
+	}
+	// pattern is "a JavaScript regular expression source"
+	// (storyboard-schema.yaml): ECMAScript syntax, unanchored like
+	// RegExp.prototype.test.
+	re, err := regexp2.Compile(v.Pattern, regexp2.ECMAScript)
+	if err != nil {
+		return notApplicable(fmt.Sprintf("the pattern %q does not compile as an ECMAScript regular expression (%v): an authoring error", bound(v.Pattern, 200), err))
+	}
+	re.MatchTimeout = regexTimeout
+	expected := map[string]any{"pattern": v.Pattern}
+	val, at, ok := lookup(f, p)
+	if !ok {
+		return fail(ptr(at), expected, nil, "%s is missing", p)
+	}
+	s, isStr := val.(string)
+	if !isStr {
+		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, jsonType(val))
+	}
+	m, err := re.MatchString(s)
+	if err != nil {
+		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, bound(err.Error(), 200)))
+	}
+	if !m {
+		return fail(ptr(at), expected, echo(val), "%s does not match the pattern", p)
+	}
+	return pass()
+}
+
+// --- values ---
+
+// expectation is a validation's value or allowed_values, normalized: the
+// allowed set, and what `expected` reports (the value itself, or the
+// allowed_values array).
+func expectation(v Validation) (allowed []any, reported any, ok bool) {
+	if v.Has("allowed_values") || len(v.AllowedValues) > 0 {
+		n := Normalize(v.AllowedValues)
+		list, _ := n.([]any)
+		return list, list, len(list) > 0
+	}
+	if v.Has("value") {
+		n := Normalize(v.Value)
+		return []any{n}, n, true
+	}
+	return nil, nil, false
+}
+
+func member(val any, allowed []any) bool {
+	n := Normalize(val)
+	for _, a := range allowed {
+		if Equal(n, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkFieldValue(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	allowed, expected, ok := expectation(v)
+	if !ok {
+		return notApplicable("the field_value validation declares neither value nor allowed_values: an authoring error, not a seller fault")
+	}
+	val, at, present := lookup(f, p)
+	if !present {
+		return fail(ptr(at), expected, nil, "%s is missing", p)
+	}
+	if !member(val, allowed) {
+		return fail(ptr(at), expected, echo(val), "%s holds a value the validation does not allow", p)
+	}
+	return pass()
+}
+
+func checkFieldValueOrAbsent(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	allowed, expected, ok := expectation(v)
+	if !ok {
+		// storyboard-schema.yaml: a field_value_or_absent with neither is
+		// a storyboard-load error the runner rejects before execution.
+		return notApplicable("the field_value_or_absent validation declares neither value nor allowed_values: a storyboard-load error, not a seller fault")
+	}
+	val, at, present := lookup(f, p)
+	if !present || val == nil {
+		return pass()
+	}
+	if !member(val, allowed) {
+		return fail(ptr(at), expected, echo(val), "%s is present with a value the validation does not allow", p)
+	}
+	return pass()
+}
+
+// checkFieldContains is the wildcard-aware membership check: it passes
+// when any value resolved at path matches value or one of allowed_values,
+// objects and arrays matched as deep subsets. A path that ends on an
+// array without [*] (experimental_features, …impacts in the shipped
+// storyboards, which expect an element) contains that array's elements,
+// as `path[*]` would give.
+func checkFieldContains(v Validation, f Facts) Result {
+	p, na := pathOf(v, true)
+	if na != nil {
+		return *na
+	}
+	allowed, expected, ok := expectation(v)
+	if !ok {
+		return notApplicable("the field_contains validation declares neither value nor allowed_values: an authoring error, not a seller fault")
+	}
+	ms, err := Resolve(f.Obs.Payload, p)
+	if err != nil {
+		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", bound(p, 200), err))
+	}
+	// The terminal values: each resolved value, and when the path does not
+	// end in [*] and a value is an array, its elements (reported) — the
+	// array itself is still matched, so an array expectation is a deep
+	// subset of it.
+	spread := !strings.HasSuffix(p, "[*]")
+	var terms, wholes []any
+	for _, m := range ms {
+		if arr, isArr := m.Value.([]any); isArr && spread {
+			terms = append(terms, arr...)
+			wholes = append(wholes, m.Value)
+			continue
+		}
+		terms = append(terms, m.Value)
+	}
+	for _, a := range allowed {
+		for _, t := range append(wholes, terms...) {
+			if subset(a, t, 0) {
+				return pass()
+			}
+		}
+	}
+	// The pointer names the array the wildcard walks (the path before its
+	// first [*]), or the one value resolved.
+	prefix, _, _ := strings.Cut(p, "[*]")
+	at := Pointer(prefix)
+	if len(ms) == 1 {
+		at = ms[0].Pointer
+	}
+	return fail(ptr(at), expected, echoList(terms), "no value at %s matches the expectation", p)
+}
+
+// subset reports whether want (normalized, from the storyboard) matches
+// got (from the seller) as a deep subset: an object's keys are all in got
+// with matching values, an array's elements each match some element of
+// got, scalars are equal (numbers by value). depth bounds the walk by the
+// storyboard's own nesting.
+func subset(want, got any, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !subset(wv, gv, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return false
+		}
+		for _, wv := range w {
+			found := false
+			for _, gv := range g {
+				if subset(wv, gv, depth+1) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	switch got.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return Equal(want, got)
+}
+
+// --- numbers and cardinality ---
+
+// count reads a non-negative integer bound from a validation value.
+func count(v any) (int, bool) {
+	n, ok := Normalize(v).(float64)
+	if !ok || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// checkArrayLength: storyboard-schema.yaml (3.2) "array_length check".
+func checkArrayLength(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	hasVal, hasRange := v.Has("value"), v.Min != nil || v.Max != nil
+	var exact int
+	switch {
+	case hasVal == hasRange:
+		return notApplicable("the array_length validation declares value, or min/max, but not both and not neither: an authoring error")
+	case hasVal:
+		n, ok := count(v.Value)
+		if !ok {
+			return notApplicable("the array_length value is not a non-negative integer: an authoring error")
+		}
+		exact = n
+	default:
+		if (v.Min != nil && *v.Min < 0) || (v.Max != nil && *v.Max < 0) || (v.Min != nil && v.Max != nil && *v.Min > *v.Max) {
+			return notApplicable("the array_length bounds are negative or min exceeds max: an authoring error")
+		}
+	}
+	val, at, ok := lookup(f, p)
+	arr, isArr := val.([]any)
+	if !ok || !isArr {
+		// "For a missing/non-array path, failure output instead uses
+		// expected: "array" and the observed value as actual (null when
+		// absent)."
+		return fail(ptr(at), "array", echo(val), "%s is not an array", p)
+	}
+	n := len(arr)
+	if hasVal {
+		if n != exact {
+			return fail(ptr(at), float64(exact), float64(n), "%s holds %d items, not %d", p, n, exact)
+		}
+		return pass()
+	}
+	bounds := map[string]any{}
+	if v.Min != nil {
+		bounds["min"] = float64(*v.Min)
+	}
+	if v.Max != nil {
+		bounds["max"] = float64(*v.Max)
+	}
+	if (v.Min != nil && n < *v.Min) || (v.Max != nil && n > *v.Max) {
+		return fail(ptr(at), bounds, float64(n), "%s holds %d items, outside the bounds", p, n)
+	}
+	return pass()
+}
+
+// checkFieldGreaterThan: "Requires the value at path and the literal
+// value threshold to be finite numbers, and passes only when the observed
+// value is strictly greater" (storyboard-schema.yaml, 3.2).
+func checkFieldGreaterThan(v Validation, f Facts) Result {
+	p, na := pathOf(v, false)
+	if na != nil {
+		return *na
+	}
+	th, ok := Normalize(v.Value).(float64)
+	if !v.Has("value") || !ok || math.IsNaN(th) || math.IsInf(th, 0) {
+		return notApplicable("the field_greater_than validation declares no finite-number value threshold: an authoring error")
+	}
+	val, at, present := lookup(f, p)
+	if !present {
+		return fail(ptr(at), th, nil, "%s is missing", p)
+	}
+	n, isNum := val.(float64)
+	if !isNum || math.IsNaN(n) || math.IsInf(n, 0) {
+		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, jsonType(val))
+	}
+	if !(n > th) {
+		return fail(ptr(at), th, n, "%s is not greater than %v", p, th)
+	}
+	return pass()
+}
+
+// --- status and errors ---
+
+// checkStatusCode: the contract's only word is "status_code → expected
+// status" and no shipped storyboard uses it. Read as: with a numeric
+// value, the reply's HTTP status equals it (as http_status); without one,
+// the task succeeded — no error on any layer — as the reference runner
+// grades it (expected "success").
+func checkStatusCode(v Validation, f Facts) Result {
+	if v.Has("value") {
+		return checkHTTPStatus(v, f)
+	}
+	if f.Obs.IsError || f.Obs.Error != nil {
+		var actual any = "failed"
+		if f.Obs.ErrorCode != "" {
+			actual = bound(f.Obs.ErrorCode, 200)
+		}
+		return fail(nil, "success", actual, "the task did not succeed")
+	}
+	return pass()
+}
+
+func checkHTTPStatus(v Validation, f Facts) Result {
+	want, ok := count(v.Value)
+	if !ok {
+		return notApplicable(fmt.Sprintf("the %s validation declares no integer status value: an authoring error", v.Check))
+	}
+	if f.Obs.HTTPStatus == 0 {
+		return notApplicable("no HTTP status was observed for this step (the transport carried none)")
+	}
+	if f.Obs.HTTPStatus != want {
+		return fail(nil, float64(want), float64(f.Obs.HTTPStatus), "HTTP %d, not %d", f.Obs.HTTPStatus, want)
+	}
+	return pass()
+}
+
+func checkHTTPStatusIn(v Validation, f Facts) Result {
+	allowed, _ := Normalize(v.AllowedValues).([]any)
+	if len(allowed) == 0 {
+		return notApplicable("the http_status_in validation declares no allowed_values: an authoring error")
+	}
+	if f.Obs.HTTPStatus == 0 {
+		return notApplicable("no HTTP status was observed for this step (the transport carried none)")
+	}
+	if !member(float64(f.Obs.HTTPStatus), allowed) {
+		return fail(nil, allowed, float64(f.Obs.HTTPStatus), "HTTP %d is not an allowed status", f.Obs.HTTPStatus)
+	}
+	return pass()
+}
+
+// checkErrorCode is shape-agnostic (storyboard-schema.yaml, "Error-shape
+// validation"; transport-errors.mdx "Storyboard check: error_code
+// contract"): the code is Obs.ErrorCode, which the dispatcher resolves by
+// the client detection order (adcp_error at any layer, then errors[0]).
+// No code on any layer fails with error_code_not_resolvable. A validation
+// with neither value nor allowed_values asserts only that a typed code is
+// there (the shipped "Rejected response carries a typed AdCP error code").
+func checkErrorCode(v Validation, f Facts) Result {
+	allowed, expected, constrained := expectation(v)
+	if !constrained {
+		expected = "any AdCP error code"
+	}
+	code := f.Obs.ErrorCode
+	if code == "" {
+		return fail(nil, expected, nil, "error_code_not_resolvable: the reply carries no AdCP error code on any layer")
+	}
+	at := errorCodePointer(f.Obs.Payload, code)
+	if constrained && !member(code, allowed) {
+		return fail(at, expected, bound(code, 200), "the reply's error code is not the expected one")
+	}
+	return pass()
+}
+
+// errorCodePointer is where in the payload the code sits, when it sits in
+// the payload (adcp_error.code, else errors[0].code); nil when it came
+// from another layer (JSON-RPC error.data, an A2A status message).
+func errorCodePointer(payload any, code string) *string {
+	for _, p := range []string{"adcp_error.code", "errors[0].code"} {
+		if v, at, ok := Lookup(payload, p); ok && v == code {
+			return ptr(at)
+		}
+	}
+	return nil
+}
+
+// checkOn401RequireHeader: "if response was 401, require the named
+// header" (RFC 6750 §3); the header name is the validation's value, as
+// every shipped use writes it (value: "www-authenticate"), matched
+// case-insensitively (runner-output-contract.yaml response_headers). On
+// any other status the requirement does not apply: not_applicable, with
+// the status in the note.
+func checkOn401RequireHeader(v Validation, f Facts) Result {
+	name, _ := v.Value.(string)
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return notApplicable("the on_401_require_header validation names no header in value: an authoring error")
+	}
+	if f.Obs.HTTPStatus == 0 {
+		return notApplicable("no HTTP status was observed for this step (the transport carried none)")
+	}
+	if f.Obs.HTTPStatus != 401 {
+		return notApplicable(fmt.Sprintf("the reply was HTTP %d, not 401: the header requirement applies only to 401 responses", f.Obs.HTTPStatus))
+	}
+	for k, vals := range f.Obs.Header {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		for _, s := range vals {
+			if strings.TrimSpace(s) != "" {
+				return pass()
+			}
+		}
+	}
+	lower := strings.ToLower(name)
+	return fail(ptr("/headers/"+escapePointer(lower)), lower, nil, "the 401 response carries no %s header", bound(lower, 100))
+}
+
+// checkResourceEqualsAgentURL compares the RFC 9728 metadata's `resource`
+// with the agent URL under the rule security.yaml states and the 3.2
+// oauth-setup-runner test kit spells out as the one shared rule: scheme and
+// host lowercased, default ports (443 for https, 80 for http) elided, the
+// rest compared exactly — the path is case-sensitive and a trailing slash
+// is significant. An empty path and "/" are the same URL (RFC 3986
+// §6.2.3). The message does not echo the advertised value; the
+// machine-readable actual does.
+func checkResourceEqualsAgentURL(v Validation, f Facts) Result {
+	if f.AgentURL == "" {
+		return notApplicable("the agent URL under test is unknown: resource cannot be compared")
+	}
+	want, err := canonicalResource(f.AgentURL)
+	if err != nil {
+		return notApplicable(fmt.Sprintf("the agent URL under test does not parse (%v)", err))
+	}
+	val, _, _ := Lookup(f.Obs.Payload, "resource")
+	s, isStr := val.(string)
+	if !isStr || s == "" {
+		return fail(ptr("/resource"), want, echo(val), "the metadata carries no string resource")
+	}
+	got, err := canonicalResource(s)
+	if err != nil || got != want {
+		return fail(ptr("/resource"), want, bound(s, maxEchoString), "the advertised resource is not the agent URL under test")
+	}
+	return pass()
+}
+
+func canonicalResource(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", errors.New("not an absolute URL")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	rest := u.EscapedPath()
+	if rest == "/" {
+		rest = ""
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		rest += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		rest += "#" + u.EscapedFragment()
+	}
+	user := ""
+	if u.User != nil {
+		user = u.User.String() + "@"
+	}
+	return scheme + "://" + user + host + rest, nil
+}
+
+// --- response_schema ---
+
+// checkResponseSchema validates the reply against the step's
+// response_schema_ref (a path relative to the release's schemas folder)
+// or, without one, the task's response schema in the release manifest.
+//
+// On an error reply the spec gives a seller two layers (transport-errors
+// .mdx "Envelope vs. payload errors", error-handling.mdx "the two-layer
+// model"): the task payload's errors[] and the transport's adcp_error,
+// and says a fatal failure SHOULD populate both — not MUST. The task
+// response schemas describe the payload layer (their error arm requires
+// errors[]). So:
+//
+//   - the payload is validated against the response schema; when it
+//     passes, the check passes;
+//   - when it fails and the payload carries adcp_error but no errors[] of
+//     its own (the error only on the transport layer), or there is no
+//     payload and the error came on another layer (JSON-RPC error.data),
+//     the adcp_error object is validated as the error it is, against
+//     core/error.json, with a note: failing it against the task schema
+//     would fail a shape the spec allows;
+//   - an error reply with neither a payload nor an AdCP error object
+//     grades not_applicable (error_code grades the missing code); a
+//     non-error reply with no payload fails.
+//
+// expect_error does not change the verdict: the schema judges the shape of
+// whatever came back (a success where an error was expected is
+// error_code's failure to report, not this check's).
+//
+// A payload in an async status (submitted, working, input-required)
+// against the task's main response schema is validated against the
+// release's async variant for that status when there is one.
+func checkResponseSchema(v Validation, f Facts) Result {
+	set := f.Schemas
+	if set == nil {
+		return notApplicable("no schemas (--schemas): response_schema not validated")
+	}
+	rel := strings.TrimSpace(f.SchemaRef)
+	rel = strings.TrimPrefix(rel, "/schemas/"+set.Release()+"/")
+	rel = strings.TrimPrefix(rel, "/")
+	if strings.ContainsAny(rel, "$<>{}") {
+		return notApplicable(fmt.Sprintf("response_schema_ref %q was not resolved to a schema path", bound(rel, 200)))
+	}
+	status, _ := lookupString(f.Obs.Payload, "status")
+	if rel == "" || rel == set.ResponseSchema(f.Obs.Task, "") {
+		rel = set.ResponseSchema(f.Obs.Task, status)
+	}
+	if rel == "" {
+		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), bound(f.Obs.Task, 100)))
+	}
+	id := "/schemas/" + set.Release() + "/" + rel
+	res := Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel}
+	doc := payloadBytes(f.Obs)
+	if doc == nil {
+		if f.Obs.Error != nil {
+			// A JSON-RPC error.data (or other non-payload layer) adcp_error.
+			b, _ := json.Marshal(f.Obs.Error)
+			return validateAgainst(set, "core/error.json", b, onlyTransportError)
+		}
+		if f.Obs.IsError {
+			return notApplicable("the reply is an error with neither a task payload nor an AdCP error object: nothing for the schema to judge (error_code grades the missing code)")
+		}
+		res.Expected = id
+		res.JSONPointer = ptr("")
+		res.Actual = []map[string]any{{"instance_path": "", "schema_path": id, "keyword": "type", "message": "the reply carried no JSON payload"}}
+		res.Message = "the reply carried no JSON payload to validate"
+		return res
+	}
+	out := validateAgainst(set, rel, doc, "")
+	if out.Passed {
+		return out
+	}
+	// The error only on the transport layer: the payload holds adcp_error
+	// and no errors[] of its own.
+	if m, ok := f.Obs.Payload.(map[string]any); ok {
+		_, hasErrors := m["errors"]
+		if ae, has := m["adcp_error"]; has && !hasErrors {
+			b, _ := json.Marshal(ae)
+			return validateAgainst(set, "core/error.json", b, onlyTransportError)
+		}
+	}
+	return out
+}
+
+const onlyTransportError = "the reply carries its error only on the transport layer (adcp_error), which transport-errors.mdx allows (populating both layers is a SHOULD): validated against core/error.json"
+
+// validateAgainst validates doc against the release schema rel.
+func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Result {
+	id := "/schemas/" + set.Release() + "/" + rel
+	res := Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel, Note: note}
+	vs, err := set.Validate(rel, doc)
+	if err != nil {
+		na := notApplicable(fmt.Sprintf("schema %s could not be applied: %v", rel, err))
+		na.SchemaID, na.SchemaURL = res.SchemaID, res.SchemaURL
+		return na
+	}
+	if len(vs) == 0 {
+		res.Passed = true
+		return res
+	}
+	res.Expected = id
+	res.JSONPointer = ptr(vs[0].Pointer)
+	out := make([]map[string]any, 0, min(len(vs), maxEchoItems))
+	for i, x := range vs {
+		if i == maxEchoItems {
+			res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", len(vs)-maxEchoItems))
+			break
+		}
+		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": bound(x.Message, maxEchoString)})
+	}
+	res.Actual = out
+	res.Message = fmt.Sprintf("the reply breaks %s (%d schema errors)", rel, len(vs))
+	return res
+}
+
+// payloadBytes is the payload's JSON, nil when the reply carried none.
+func payloadBytes(o *Observation) []byte {
+	if o.Payload == nil {
+		return nil
+	}
+	if len(o.PayloadRaw) > 0 {
+		return o.PayloadRaw
+	}
+	b, err := json.Marshal(o.Payload)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func lookupString(doc any, p string) (string, bool) {
+	v, _, ok := Lookup(doc, p)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+// --- reporting ---
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// echo bounds a seller value for a report: long strings cut, arrays and
+// objects capped in size and depth.
+func echo(v any) any { return echoAt(v, 0) }
+
+func echoAt(v any, depth int) any {
+	switch x := v.(type) {
+	case string:
+		return bound(x, maxEchoString)
+	case []any:
+		if depth >= maxEchoDepth {
+			return fmt.Sprintf("[array of %d items, nested too deep to echo]", len(x))
+		}
+		n := min(len(x), maxEchoItems)
+		out := make([]any, 0, n+1)
+		for _, e := range x[:n] {
+			out = append(out, echoAt(e, depth+1))
+		}
+		if len(x) > n {
+			out = append(out, fmt.Sprintf("… %d more items", len(x)-n))
+		}
+		return out
+	case map[string]any:
+		if depth >= maxEchoDepth {
+			return fmt.Sprintf("{object of %d keys, nested too deep to echo}", len(x))
+		}
+		out := make(map[string]any, min(len(x), maxEchoItems))
+		i := 0
+		for k, e := range x {
+			if i == maxEchoItems {
+				out["…"] = fmt.Sprintf("%d more keys", len(x)-maxEchoItems)
+				break
+			}
+			out[bound(k, 200)] = echoAt(e, depth+1)
+			i++
+		}
+		return out
+	}
+	return v
+}
+
+// echoList is echo for the list of terminal values field_contains saw.
+func echoList(vs []any) []any {
+	out, _ := echo(append([]any{}, vs...)).([]any)
+	if out == nil {
+		out = []any{}
+	}
+	return out
+}

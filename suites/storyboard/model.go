@@ -96,6 +96,12 @@ type Result struct {
 	Passed      bool   `json:"passed"`
 	Description string `json:"description"`
 	Severity    string `json:"severity,omitempty"`
+	// SeverityPromoted is the contract's tri-state
+	// severity_promoted_from_advisory: nil when the validation declares no
+	// expires_after_version (or was not graded), true when the runner's
+	// capability version reached it and Severity was promoted to
+	// "required", false when it did not.
+	SeverityPromoted *bool `json:"severity_promoted_from_advisory,omitempty"`
 	// NotApplicable marks a check graded not_applicable (passed, with
 	// Note saying why): an unknown kind, a transport it does not cover.
 	NotApplicable bool   `json:"not_applicable,omitempty"`
