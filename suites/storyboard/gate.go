@@ -444,7 +444,18 @@ func lex(s string) ([]token, error) {
 			closed := false
 			for j < len(s) {
 				if s[j] == '\\' && j+1 < len(s) {
-					b.WriteByte(s[j+1])
+					switch e := s[j+1]; e {
+					case 'n':
+						b.WriteByte('\n')
+					case 't':
+						b.WriteByte('\t')
+					case 'r':
+						b.WriteByte('\r')
+					case '\\', '\'', '"':
+						b.WriteByte(e)
+					default:
+						return nil, fmt.Errorf("unsupported escape \\%c at %d", e, j)
+					}
 					j += 2
 					continue
 				}
@@ -474,7 +485,7 @@ func lex(s string) ([]token, error) {
 			i = j
 		case isWord(c):
 			j := i
-			for j < len(s) && (isWord(s[j]) || s[j] == '.' || s[j] == '[' || s[j] == ']' || s[j] == '-') {
+			for j < len(s) && (isWord(s[j]) || s[j] == '.' || s[j] == '[' || s[j] == ']') {
 				j++
 			}
 			toks = append(toks, token{kind: "ident", text: s[i:j]})

@@ -168,6 +168,8 @@ func TestEvalSkipIf(t *testing.T) {
 		{"context.one && \"x\"", true},
 		{"true && !false", true},
 		{"'a\\'b' == \"a'b\"", true},
+		{"'a\\nb' != 'anb'", true},
+		{"'a\\\\' == \"a\\\\\"", true},
 		{"-1.5e0 != 1", true},
 		{"context.arr.length == 0", true},
 	}
@@ -185,7 +187,7 @@ func TestEvalSkipIf(t *testing.T) {
 	for _, bad := range []string{
 		"", "context", "context.", "foo.bar", "prior_step.x.passed", "context.a ==", "context.a = 1", "(context.a",
 		"context.a == 'x", "context.a[*]", "context.a == context.b == context.c", "context.a | context.b", "1 +", "--1",
-		"context.a..b", strings.Repeat("(", 100) + "true" + strings.Repeat(")", 100), strings.Repeat("!", 2000) + "true", "context.a #",
+		"context.a..b", "context.a-1", "'\\q'", strings.Repeat("(", 100) + "true" + strings.Repeat(")", 100), strings.Repeat("!", 2000) + "true", "context.a #",
 	} {
 		t.Run("error "+bad[:min(len(bad), 30)], func(t *testing.T) {
 			if got, err := storyboard.EvalSkipIf(bad, vars); err == nil {

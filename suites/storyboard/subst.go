@@ -58,7 +58,9 @@ const (
 )
 
 // Vars are what substitution reads. One Vars lives for one storyboard run;
-// Generated fills as aliases are first used.
+// Generated fills as aliases are first used, so a Vars is not safe for
+// concurrent use (a parallel_dispatch step substitutes once and sends the
+// same body N times, as test-kits/parallel-dispatch-runner.yaml asks).
 type Vars struct {
 	// Context is the context accumulator: context_outputs captures over the
 	// storyboard's root context block.
@@ -76,7 +78,14 @@ type Vars struct {
 	// WebhookBase is the receiver's base URL ("" when none).
 	WebhookBase string
 	// Prior maps an earlier step's id to what {{prior_step.<id>.<field>}}
-	// resolves <field> against (that step's response payload).
+	// resolves <field> against: that step's response payload, into which
+	// the engine may merge runner-allocated fields of the step (such as the
+	// operation_id it sent). A step that failed or did not run is absent,
+	// and its tokens are unresolved.
+	//
+	// Decision: <field> is a path (storyboard-schema.yaml: "Resolves
+	// against the named prior step's captured response fields"; the
+	// runner-output-contract example is "{{prior_step.search.id}}").
 	Prior map[string]any
 	// NewUUID mints a UUID; nil uses a random RFC 4122 version 4 UUID.
 	NewUUID func() string
