@@ -868,3 +868,78 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// SiteRef is a ref with the storyboard field it sits in.
+type SiteRef struct {
+	Ref
+	// Site is the YAML path of the field: "phases[0].steps[1].sample_request",
+	// "phases[2].steps[0].validations[3].value", "phases[0].steps[0].task".
+	Site string
+}
+
+// StoryboardRefs lists the tokens of every field the engine substitutes,
+// for the preflight of "Unresolved substitution behavior" point 1: the
+// storyboard root context, each step's task, schema_ref and
+// response_schema_ref ($test_kit references), sample_request,
+// rate_limit_trip.trip_target_sample_request, filter, and the expected
+// values of its validations (value, allowed_values, scope.equals,
+// payload_must_contain). Malformed tokens are in the error, each naming its
+// site.
+func StoryboardRefs(sb *Storyboard) ([]SiteRef, error) {
+	var out []SiteRef
+	var errs []error
+	add := func(site string, v any) {
+		if v == nil {
+			return
+		}
+		refs, err := Refs(v)
+		for _, r := range refs {
+			out = append(out, SiteRef{Ref: r, Site: site})
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", site, err))
+		}
+	}
+	if sb == nil {
+		return nil, nil
+	}
+	if len(sb.Context) > 0 {
+		add("context", sb.Context)
+	}
+	for pi, ph := range sb.Phases {
+		for si, st := range ph.Steps {
+			at := fmt.Sprintf("phases[%d].steps[%d]", pi, si)
+			for _, f := range []struct {
+				name, v string
+			}{{"task", st.Task}, {"schema_ref", st.SchemaRef}, {"response_schema_ref", st.ResponseSchemaRef}} {
+				if f.v != "" {
+					add(at+"."+f.name, f.v)
+				}
+			}
+			add(at+".sample_request", st.SampleRequest)
+			if st.RateLimitTrip != nil {
+				add(at+".rate_limit_trip.trip_target_sample_request", st.RateLimitTrip.TripTargetSampleRequest)
+			}
+			if len(st.Filter) > 0 {
+				add(at+".filter", st.Filter)
+			}
+			for vi, v := range st.Validations {
+				vat := fmt.Sprintf("%s.validations[%d]", at, vi)
+				add(vat+".value", v.Value)
+				if len(v.AllowedValues) > 0 {
+					add(vat+".allowed_values", v.AllowedValues)
+				}
+				if v.Scope != nil && v.Scope.Equals != "" {
+					add(vat+".scope.equals", v.Scope.Equals)
+				}
+				for mi, m := range v.PayloadMustContain {
+					add(fmt.Sprintf("%s.payload_must_contain[%d].value", vat, mi), m.Value)
+					if len(m.AllowedValues) > 0 {
+						add(fmt.Sprintf("%s.payload_must_contain[%d].allowed_values", vat, mi), m.AllowedValues)
+					}
+				}
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}

@@ -242,3 +242,45 @@ func TestSpecExpressionsParse(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecStoryboardRefsCoverEveryToken checks StoryboardRefs walks every
+// field that holds a token: per storyboard file, it finds as many tokens
+// as the independent scan of the decoded YAML (outside prose).
+func TestSpecStoryboardRefsCoverEveryToken(t *testing.T) {
+	for _, release := range []string{"3.1.19", "3.2.0-beta.5"} {
+		t.Run(release, func(t *testing.T) {
+			dir := shared.File(t, filepath.Join("spec/compliance", release))
+			docs := releaseDocs(t, dir)
+			rel, err := storyboard.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, sb := range rel.Storyboards {
+				var strs []tokenString
+				collectTokenStrings(docs[sb.Path], sb.Path, "", &strs)
+				want := 0
+				for _, s := range strs {
+					want += len(tokenStart.FindAllStringIndex(s.value, -1))
+				}
+				refs, err := storyboard.StoryboardRefs(sb)
+				if err != nil {
+					t.Errorf("%s: %v", sb.Path, err)
+				}
+				got := 0
+				for _, r := range refs {
+					if r.Kind != storyboard.RefBuildAssets {
+						got++
+					}
+				}
+				if got != want {
+					t.Errorf("%s: StoryboardRefs found %d tokens, the scan %d", sb.Path, got, want)
+				}
+				total += got
+			}
+			if total < 100 {
+				t.Fatalf("only %d tokens in %s", total, release)
+			}
+		})
+	}
+}

@@ -561,3 +561,44 @@ func FuzzSubstitute(f *testing.F) {
 		}
 	})
 }
+
+func TestStoryboardRefs(t *testing.T) {
+	sb := &storyboard.Storyboard{
+		Context: map[string]any{"governance_agent_url": "https://g.example"},
+		Phases: []storyboard.Phase{{Steps: []storyboard.Step{
+			{Task: "$test_kit.auth.probe_task", SampleRequest: map[string]any{"id": "$context.id"}},
+			{Task: "get_products",
+				Filter:        map[string]any{"body": map[string]any{"operation_id": "{{prior_step.s.operation_id}}"}},
+				RateLimitTrip: &storyboard.RateLimitTrip{TripTargetSampleRequest: map[string]any{"k": "$generate:uuid_v4#t"}},
+				Validations: []storyboard.Validation{
+					{Check: "field_value", Value: "$context.id"},
+					{Check: "refs_resolve", Scope: &storyboard.RefScope{Key: "agent_url", Equals: "$agent_url"}},
+					{Check: "upstream_traffic", PayloadMustContain: []storyboard.MatchSpec{{Path: "a", AllowedValues: []any{"$context.x"}}}},
+				}},
+			{SampleRequest: map[string]any{"url": "{{runner.nope}}"}},
+		}}},
+	}
+	refs, err := storyboard.StoryboardRefs(sb)
+	var got []string
+	for _, r := range refs {
+		got = append(got, r.Site+" "+r.Token)
+	}
+	want := []string{
+		"phases[0].steps[0].task $test_kit.auth.probe_task",
+		"phases[0].steps[0].sample_request $context.id",
+		"phases[0].steps[1].rate_limit_trip.trip_target_sample_request $generate:uuid_v4#t",
+		"phases[0].steps[1].filter {{prior_step.s.operation_id}}",
+		"phases[0].steps[1].validations[0].value $context.id",
+		"phases[0].steps[1].validations[1].scope.equals $agent_url",
+		"phases[0].steps[1].validations[2].payload_must_contain[0].allowed_values $context.x",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("StoryboardRefs =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if err == nil || !strings.Contains(err.Error(), "phases[0].steps[2].sample_request") {
+		t.Fatalf("the malformed token's site is not named: %v", err)
+	}
+	if refs, err := storyboard.StoryboardRefs(nil); refs != nil || err != nil {
+		t.Fatalf("StoryboardRefs(nil) = %v, %v", refs, err)
+	}
+}
