@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -64,11 +65,41 @@ func collectKeys(v any, key string, out *[]string) {
 	}
 }
 
+// specCache keeps what the spec tests decode of a release folder: loading
+// takes seconds, and three tests read the same folders.
+var specCache = struct {
+	sync.Mutex
+	docs map[string]map[string]any
+	rels map[string]*storyboard.Release
+}{docs: map[string]map[string]any{}, rels: map[string]*storyboard.Release{}}
+
+// loadRelease is storyboard.Load, cached.
+func loadRelease(t *testing.T, dir string) *storyboard.Release {
+	t.Helper()
+	specCache.Lock()
+	defer specCache.Unlock()
+	if rel, ok := specCache.rels[dir]; ok {
+		return rel
+	}
+	rel, err := storyboard.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specCache.rels[dir] = rel
+	return rel
+}
+
 // releaseDocs decodes every storyboard YAML file of a release (test kits
-// and the commented schema hold no substituted values).
+// and the commented schema hold no substituted values), cached.
 func releaseDocs(t *testing.T, dir string) map[string]any {
 	t.Helper()
+	specCache.Lock()
+	defer specCache.Unlock()
+	if docs, ok := specCache.docs[dir]; ok {
+		return docs
+	}
 	docs := map[string]any{}
+	defer func() { specCache.docs[dir] = docs }()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 			return err
@@ -211,10 +242,7 @@ func TestSpecExpressionsParse(t *testing.T) {
 					t.Errorf("contributes_if %q: %v", e, err)
 				}
 			}
-			rel, err := storyboard.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rel := loadRelease(t, dir)
 			var preds []*storyboard.CapabilityPredicate
 			for _, sb := range rel.Storyboards {
 				preds = append(preds, sb.RequiresCapability)
@@ -251,10 +279,7 @@ func TestSpecStoryboardRefsCoverEveryToken(t *testing.T) {
 		t.Run(release, func(t *testing.T) {
 			dir := shared.File(t, filepath.Join("spec/compliance", release))
 			docs := releaseDocs(t, dir)
-			rel, err := storyboard.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rel := loadRelease(t, dir)
 			total := 0
 			for _, sb := range rel.Storyboards {
 				var strs []tokenString
