@@ -7,8 +7,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
 
-func ptrBool(b bool) *bool { return &b }
-
 var caps = map[string]any{
 	"supported_protocols": []any{"media_buy", "creative"},
 	"media_buy": map[string]any{

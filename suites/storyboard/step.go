@@ -157,6 +157,22 @@ func (r *runner) uncaptured(token string) string {
 	return r.declared[name]
 }
 
+// completion returns the result a task_completion capture reads: the
+// immediate payload when the reply is already terminal. Polling a
+// non-terminal task is not done yet: the step is then a harness error
+// (the note), never a capture failure blamed on the agent.
+func (r *runner) completion(o *Observation) (any, string) {
+	if o == nil {
+		return nil, "no reply to capture from"
+	}
+	status, _, _ := Lookup(o.Payload, "status")
+	switch status {
+	case "submitted", "working", "input-required":
+		return nil, "task_completion capture: the reply is a non-terminal task and adcp-conform does not poll tasks for storyboards yet"
+	}
+	return o.Payload, ""
+}
+
 func errorText(o *Observation) string {
 	if o.ErrorCode != "" {
 		if m, ok := o.Error["message"].(string); ok {
@@ -181,17 +197,41 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 		if facts.Obs != nil {
 			payload = facts.Obs.Payload
 		}
-		captured, fail := Capture(st.ContextOutputs, payload, r.vars)
-		if fail != nil {
-			res.Passed = false
-			ptr := Pointer(fail.Path)
-			res.Validations = append(res.Validations, Result{Check: "capture_path_not_resolvable", Passed: false,
-				Description: fmt.Sprintf("context output %q captures %q from the response", fail.Name, fail.Path),
-				JSONPointer: &ptr, Expected: fail.Path, Actual: fail.Value,
-				Message: fmt.Sprintf("%s did not resolve to a usable value (absent, null or empty)", fail.Path)})
+		cr := Capture(st.ContextOutputs, payload, r.vars)
+		for _, d := range cr.Deferred {
+			// task_completion.<inner>: resolved against the completion
+			// result, polled when the reply is a non-terminal task.
+			inner, _ := TaskCompletionInner(d.Path)
+			done, note := r.completion(facts.Obs)
+			if note != "" {
+				res.Error = note
+				break
+			}
+			v, _, ok := Lookup(done, inner)
+			if !ok || v == nil || v == "" {
+				cr.Failures = append(cr.Failures, CaptureFailure{Name: d.Variable(), Path: d.Path, Present: ok, Actual: v, Pointer: Pointer(inner)})
+				continue
+			}
+			if cr.Values == nil && len(cr.Failures) == 0 {
+				cr.Values = map[string]any{}
+			}
+			if cr.Values != nil {
+				cr.Values[d.Variable()] = v
+			}
 		}
-		for k, v := range captured {
-			r.vars.Context[k] = v
+		switch {
+		case cr.Err != nil:
+			res.Notes = append(res.Notes, "context_outputs: "+cr.Err.Error())
+		case len(cr.Failures) > 0:
+			res.Passed = false
+			for _, f := range cr.Failures {
+				res.Validations = append(res.Validations, f.Result())
+			}
+		}
+		if len(cr.Failures) == 0 {
+			for k, v := range cr.Values {
+				r.vars.Context[k] = v
+			}
 		}
 	}
 	r.passed[st.ID] = res.Passed
@@ -304,7 +344,8 @@ func (r *runner) request(st *Step) (map[string]any, string) {
 	} else {
 		req = map[string]any{}
 	}
-	_ = InjectInputs(req, st.ContextInputs, r.vars.Context)
+	// A missing key is a no-op (storyboard-schema.yaml, context_inputs).
+	_, _ = InjectInputs(req, st.ContextInputs, r.vars.Context)
 	if !st.OmitIdempotencyKey && r.env.Mutating != nil && r.env.Mutating(st.Task) {
 		// Every mutating request carries an idempotency_key (3.x): a
 		// caller mints one when the sample leaves it out.

@@ -839,23 +839,6 @@ func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
 	return res
 }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
 
 // clip bounds an untrusted or authored string for a message.
 func clip(s string, n int) string {
