@@ -839,7 +839,6 @@ func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
 	return res
 }
 
-
 // clip bounds an untrusted or authored string for a message.
 func clip(s string, n int) string {
 	if len(s) <= n {
