@@ -132,8 +132,14 @@ func TestParseBaselineIsStrict(t *testing.T) {
 	if err != nil || len(got) != 2 || got[1] != (report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
 		t.Fatalf("%v %v", got, err)
 	}
+	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n"), known)
+	if err != nil || len(got) != 1 || got[0].Rule != "storyboard:media_buy_seller" {
+		t.Errorf("a storyboard entry: %v %v", got, err)
+	}
 	for _, bad := range []string{`{"expected_failures":[{"rule":"X-1","reason":"r"}]}`, `{"expected_failures":[{"rule":"CTX-01","reason":" "}]}`,
-		`{"expected_failures":[],"extra":1}`, `[]`} {
+		`{"expected_failures":[],"extra":1}`, `[]`, `{"expected_failures":[{"rule":"storyboard:","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`} {
 		if _, err := ParseBaseline([]byte(bad), known); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
