@@ -250,6 +250,10 @@ func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
 	return suite
 }
 
+// FailureSummary is the step's first failed required validation on one
+// line (check, pointer, expected and actual, short), or its error.
+func (s Step) FailureSummary() string { return failureLine(s) }
+
 // maxValueLine bounds an expected or actual value in a one-line message.
 const maxValueLine = 80
 

@@ -173,3 +173,30 @@ func TestMarkPublishesOnlyACertificationRunOverHTTPS(t *testing.T) {
 		t.Errorf("unfetched schemas: publishable %v: %q", run.Publishable, run.PublishableReason)
 	}
 }
+
+func TestDiffComparesStoryboardsToo(t *testing.T) {
+	sb := func(outcome report.Outcome) *report.Run {
+		r := &report.Run{Storyboards: []report.StoryboardResult{{ID: "media_buy_seller", Category: "media-buy"}, {ID: "gone", Category: "universal"}}}
+		st := report.Step{StoryboardID: "media_buy_seller", PhaseID: "create", StepID: "create_media_buy", Passed: outcome == report.Passed}
+		if outcome == report.Failed {
+			pointer := "/status"
+			st.Validations = []report.Validation{{Check: "field_value", Description: "d", JSONPointer: &pointer, Expected: "a", Actual: []byte(`"b"`)}}
+		}
+		r.Steps = []report.Step{st}
+		r.Settle()
+		return r
+	}
+	old, cur := sb(report.Passed), sb(report.Failed)
+	cur.Storyboards = cur.Storyboards[:1]
+	d := Diff(old, cur)
+	if len(d.Regressions) != 1 || d.Regressions[0].Rule != "storyboard:media_buy_seller" ||
+		d.Regressions[0].Message != `create/create_media_buy: field_value /status: expected "a", got "b"` {
+		t.Errorf("regressions %+v", d.Regressions)
+	}
+	if len(d.Removed) != 1 || d.Removed[0].Rule != "storyboard:gone" {
+		t.Errorf("removed %+v", d.Removed)
+	}
+	if d = Diff(cur, old); len(d.Fixes) != 1 || d.Regressed() {
+		t.Errorf("fixes %+v", d)
+	}
+}
