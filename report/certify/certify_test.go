@@ -200,3 +200,20 @@ func TestDiffComparesStoryboardsToo(t *testing.T) {
 		t.Errorf("fixes %+v", d)
 	}
 }
+
+func TestAnErroredStoryboardKeepsTheRunUnpublishable(t *testing.T) {
+	run := &report.Run{Target: "https://seller.example/mcp", Rules: []report.RuleResult{{ID: "CTX-01", Level: report.Must, Outcome: report.Passed}},
+		Storyboards: []report.StoryboardResult{{ID: "idempotency", Category: "universal", Outcome: report.Error},
+			{ID: "signals", Category: "specialism/signals", Outcome: report.Skipped, Skip: &report.Skip{Reason: "not_applicable", Detail: "d"}}}}
+	if Mark(run, true); run.Publishable || run.PublishableReason != "storyboards not judged for a reason of the harness: idempotency" {
+		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+}
+
+func TestContractKeepsStoryboardSkipsInTheVocabulary(t *testing.T) {
+	run := &report.Run{Storyboards: []report.StoryboardResult{{ID: "a", Skip: &report.Skip{Reason: "not declared", Detail: "signals"}}}}
+	Contract(run)
+	if sk := run.Storyboards[0].Skip; sk.Reason != "not_applicable" || sk.Detail != "not declared: signals" {
+		t.Errorf("skip %+v", sk)
+	}
+}
