@@ -41,14 +41,14 @@ func TestHTMLShowsWhatAFailingStoryboardNeeds(t *testing.T) {
 	var cats []string
 	for n := range section.Descendants() {
 		if n.Type == html.ElementNode && strings.Contains(attr(n, "class"), "sb-category") {
-			cats = append(cats, attr(n, "data-category"))
+			cats = append(cats, strings.TrimPrefix(attr(n, "id"), "storyboards-"))
 		}
 	}
 	// media-buy failed and universal errored: they come first.
 	if got := strings.Join(cats, " "); got != "universal media-buy specialism/signal-marketplace specialism/creative-template" {
 		t.Errorf("categories %s", got)
 	}
-	universal := findElement(section, func(n *html.Node) bool { return attr(n, "data-category") == "universal" })
+	universal := findElement(section, func(n *html.Node) bool { return attr(n, "id") == "storyboards-universal" })
 	var order []string
 	for n := range universal.Descendants() {
 		if n.Type == html.ElementNode && n.Data == "tr" && strings.Contains(attr(n, "class"), "storyboard") {
