@@ -190,8 +190,8 @@ type Notice struct {
 	ReferenceURL     string `json:"reference_url,omitempty"`
 }
 
-// Advisory is the severity of a validation whose failure does not fail its
-// step; "" and Required are required.
+// The severities of a validation: a failed Advisory validation does not
+// fail its step; a failed Required one (or one with no severity) does.
 const (
 	Advisory = "advisory"
 	Required = "required"
