@@ -15,9 +15,11 @@ import (
 // runWith is syntheticRun with s in every place a seller's bytes reach the
 // page: the target, a rule message, a finding's pointer and message, a
 // note, the harness error, an exchange's URL, header value and bodies, and
-// a validation's actual value (when s is JSON).
+// a validation's actual value (when s is JSON); and every storyboard string
+// the page shows (category, title, description, message, note, skip
+// detail, error, notice, payloads).
 func runWith(s string) *Run {
-	r := syntheticRun()
+	r := storyboardRun()
 	r.Target = s
 	r.HarnessError = s
 	r.Notes = append(r.Notes, s)
@@ -35,6 +37,50 @@ func runWith(s string) *Run {
 		r.Steps[0].Validations[1].Actual = []byte(s)
 	}
 	r.Steps[0].Validations[1].Message = s
+	for i := range r.Storyboards {
+		sb := &r.Storyboards[i]
+		sb.Title, sb.Path = s, s
+		if i%2 == 0 {
+			sb.Category = s
+		}
+		if sb.Skip != nil {
+			sb.Skip.Detail = s
+		}
+	}
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if st.StoryboardID == StoryboardID {
+			continue
+		}
+		st.Title = s
+		if st.Error != "" {
+			st.Error = s
+		}
+		if st.Skip != nil {
+			st.Skip.Detail = s
+		}
+		for j := range st.Notices {
+			st.Notices[j].Message, st.Notices[j].Code = s, s
+		}
+		for j := range st.Validations {
+			v := &st.Validations[j]
+			v.Description, v.Note, v.Message, v.Check = s, s, s, s
+			v.Observations = []string{s}
+			if !v.Passed {
+				v.Expected = s
+				v.JSONPointer = &s
+				if json.Valid([]byte(s)) {
+					v.Actual = []byte(s)
+				}
+			}
+		}
+		if st.Response != nil && json.Valid([]byte(s)) {
+			st.Response.Payload = []byte(s)
+		}
+		if st.Request != nil {
+			st.Request.Operation = s
+		}
+	}
 	r.Settle()
 	return r
 }

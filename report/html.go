@@ -29,7 +29,21 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"exchangeText": exchangeText,
 	"outcomes":     func() []Outcome { return outcomeOrder },
 	"md":           catalogueMarkdown,
+	"lowerString":  strings.ToLower,
+	"outcomeOf":    attentionOutcome,
 }).Parse(htmlSource))
+
+// attentionOutcome is the outcome a storyboard attention label stands for
+// (for its badge's class).
+func attentionOutcome(label string) Outcome {
+	switch label {
+	case "ERROR":
+		return Error
+	case "STALE":
+		return Passed
+	}
+	return Failed
+}
 
 // filterScript is the page's one script: the outcome, family and transport
 // filters. It is fixed text; the page's Content-Security-Policy allows it by
@@ -233,6 +247,18 @@ type htmlView struct {
 	// Attention are the rules a person should look at first: failures,
 	// errors and stale baseline entries, those that fail the run first.
 	Attention []htmlAttention
+	// SBAttention are the storyboard steps to look at first, likewise.
+	SBAttention []sbAttention
+	// SBCategories are the storyboards by category, the categories with a
+	// failure or an error first.
+	SBCategories []htmlSBCategory
+	// SBCounts and SBSteps count the storyboards and their steps per
+	// outcome; SBAdvisory the failed advisory validations, SBNotApplicable
+	// the validations graded not applicable.
+	SBCounts        Counts
+	SBSteps         Counts
+	SBAdvisory      int
+	SBNotApplicable int
 }
 
 // htmlAttention is one line of the page's "failures first" list.
@@ -323,9 +349,15 @@ type htmlExchange struct {
 // and fenced as untrusted.
 func WriteHTML(w io.Writer, r *Run) error {
 	v := htmlView{Run: r, CSP: contentSecurityPolicy, Script: template.JS(filterScript)}
-	failedValidations := validationIndex(r.Steps)
+	storyboards := map[string]bool{}
+	for _, sb := range r.Storyboards {
+		storyboards[sb.ID] = true
+	}
+	// The rules' own steps: a storyboard's steps are shown with it.
+	ruleSteps := slices.DeleteFunc(slices.Clone(r.Steps), func(st Step) bool { return storyboards[st.StoryboardID] })
+	failedValidations := validationIndex(ruleSteps)
 	requests := map[string]json.RawMessage{}
-	for _, st := range r.Steps {
+	for _, st := range ruleSteps {
 		if st.Request != nil {
 			requests[st.StepID] = st.Request.Payload
 		}
@@ -384,6 +416,16 @@ func WriteHTML(w io.Writer, r *Run) error {
 	v.Transports = slices.DeleteFunc(v.Transports, func(t string) bool { return !r.Tested(t) })
 	v.Tally = tallyMatrix(tally(r), v.Transports)
 	v.Attention = attention(r)
+	v.SBAttention = storyboardAttention(r)
+	for i := range v.SBAttention {
+		v.SBAttention[i].What = clean(v.SBAttention[i].What)
+	}
+	v.SBCategories = htmlStoryboards(r)
+	v.SBCounts = Counts{}
+	for _, sb := range r.Storyboards {
+		v.SBCounts[sb.Outcome]++
+	}
+	v.SBSteps, v.SBAdvisory, v.SBNotApplicable = storyboardStepTally(r)
 	return page.Execute(w, v)
 }
 
@@ -505,4 +547,154 @@ func readableExchange(e Evidence, x wire.Exchange) htmlExchange {
 		hx.ResponseBody = readable(x.ResponseBody, maxExchangeText)
 	}
 	return hx
+}
+
+// htmlSBCategory is one storyboard category's part of the page: the
+// storyboards that ran, failing ones first, and those skipped as a whole,
+// condensed by reason.
+type htmlSBCategory struct {
+	Name        string
+	Counts      Counts
+	Storyboards []htmlStoryboard
+	Skipped     []htmlSkipGroup
+}
+
+// CountLine is the category's counts on one line.
+func (c htmlSBCategory) CountLine() string { return countLine(c.Counts, storyboardOrder) }
+
+// htmlSkipGroup is the storyboards of a category skipped for one reason.
+type htmlSkipGroup struct {
+	Reason      string
+	Storyboards []StoryboardResult
+}
+
+// htmlStoryboard is one storyboard's row: its steps, open when it failed
+// or errored.
+type htmlStoryboard struct {
+	StoryboardResult
+	Open  bool
+	Steps []htmlStep
+}
+
+// StepLine is the storyboard's step counts on one line.
+func (s htmlStoryboard) StepLine() string { return countLine(s.Counts, storyboardOrder) }
+
+// htmlStep is one storyboard step as the page shows it: a passed step on
+// one line; one that did not pass with its failed validations and its
+// payloads.
+type htmlStep struct {
+	Step
+	Outcome Outcome
+	// Failed are the failed required validations, Advisory the failed
+	// advisory ones, NotApplicable those graded not applicable.
+	Failed        []htmlValidation
+	Advisory      []htmlValidation
+	NotApplicable []Validation
+	Observations  []string
+	Request       []seg
+	Response      []seg
+	// RequestLine and ResponseLine say what the payloads are.
+	RequestLine  string
+	ResponseLine string
+}
+
+// htmlValidation is one failed validation, its values made readable.
+type htmlValidation struct {
+	Validation
+	Pointer  string
+	Expected []seg
+	Actual   []seg
+	// Promoted is set when the runner promoted the validation from
+	// advisory to required.
+	Promoted bool
+}
+
+// htmlStoryboards lays out the run's storyboards by category: the
+// categories with a failure or an error first, in each the failed
+// storyboards first, then the errored, then the passed, then the skipped
+// ones by reason.
+func htmlStoryboards(r *Run) []htmlSBCategory {
+	var out []htmlSBCategory
+	for _, c := range storyboardCategories(r) {
+		hc := htmlSBCategory{Name: c.Name, Counts: c.Counts}
+		for _, o := range []Outcome{Failed, Error, Passed} {
+			for _, sb := range c.Storyboards {
+				if sb.Outcome != o {
+					continue
+				}
+				hs := htmlStoryboard{StoryboardResult: sb, Open: o != Passed}
+				for _, st := range r.StoryboardSteps(sb.ID) {
+					hs.Steps = append(hs.Steps, htmlStepOf(st))
+				}
+				hc.Storyboards = append(hc.Storyboards, hs)
+			}
+		}
+		for _, sb := range c.Storyboards {
+			if sb.Outcome != Skipped {
+				continue
+			}
+			reason := "no step was run"
+			if sb.Skip != nil {
+				reason = sb.Skip.Reason
+			}
+			i := slices.IndexFunc(hc.Skipped, func(g htmlSkipGroup) bool { return g.Reason == reason })
+			if i < 0 {
+				i = len(hc.Skipped)
+				hc.Skipped = append(hc.Skipped, htmlSkipGroup{Reason: reason})
+			}
+			hc.Skipped[i].Storyboards = append(hc.Skipped[i].Storyboards, sb)
+		}
+		out = append(out, hc)
+	}
+	slices.SortStableFunc(out, func(a, b htmlSBCategory) int {
+		bad := func(c htmlSBCategory) int {
+			if c.Counts[Failed]+c.Counts[Error] > 0 {
+				return 0
+			}
+			return 1
+		}
+		return bad(a) - bad(b)
+	})
+	return out
+}
+
+// htmlStepOf makes one storyboard step readable.
+func htmlStepOf(st Step) htmlStep {
+	hs := htmlStep{Step: st, Outcome: st.Outcome()}
+	for _, v := range st.Validations {
+		hs.Observations = append(hs.Observations, v.Observations...)
+		switch {
+		case v.NotApplicable:
+			hs.NotApplicable = append(hs.NotApplicable, v)
+		case v.Passed:
+		default:
+			hv := htmlValidation{Validation: v, Expected: expectedText(v.Expected),
+				Promoted: v.SeverityPromotedFromAdvisory != nil && *v.SeverityPromotedFromAdvisory}
+			if v.JSONPointer != nil {
+				hv.Pointer = clean(*v.JSONPointer)
+			}
+			if len(v.Actual) > 0 {
+				hv.Actual = readable(v.Actual, maxValueText)
+			}
+			if v.Severity == Advisory {
+				hs.Advisory = append(hs.Advisory, hv)
+			} else {
+				hs.Failed = append(hs.Failed, hv)
+			}
+		}
+	}
+	if hs.Outcome == Failed || hs.Outcome == Error {
+		if q := st.Request; q != nil {
+			hs.RequestLine = clean(cut(strings.TrimSpace(q.Transport+" "+q.Operation+" "+q.URL), 2048))
+			hs.Request = readable(q.Payload, maxExchangeText)
+		}
+		if p := st.Response; p != nil {
+			hs.ResponseLine = clean(p.Transport)
+			if p.Status != 0 {
+				hs.ResponseLine += fmt.Sprintf(" · HTTP %d", p.Status)
+			}
+			hs.Response = readable(p.Payload, maxExchangeText)
+		}
+	}
+	return hs
 }

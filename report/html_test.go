@@ -39,7 +39,7 @@ func outline(t *testing.T, r io.Reader) string {
 			b.WriteString(pad + "<" + n.Data)
 			for _, a := range n.Attr {
 				k := a.Key
-				if k == "id" || k == "class" || k == "role" || k == "for" || k == "value" || k == "type" || k == "href" || k == "hidden" ||
+				if k == "id" || k == "class" || k == "open" || k == "role" || k == "for" || k == "value" || k == "type" || k == "href" || k == "hidden" ||
 					k == "http-equiv" || strings.HasPrefix(k, "data-") || strings.HasPrefix(k, "aria-") ||
 					(k == "content" && strings.Contains(a.Val, "default-src")) {
 					fmt.Fprintf(&b, " %s=%q", k, hash.ReplaceAllString(a.Val, "'sha256-HASH'"))

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -58,9 +60,11 @@ const maxStatement = 80
 // WriteJUnit writes the run as JUnit XML: one testsuite per family, one
 // testcase per spec named "ID · statement [transport]", with the failure
 // message short and stable. A rule with no spec is one skipped testcase, so
-// the report always shows the whole catalogue. With a baseline, the JUnit
-// agrees with the exit code: an expected failure is a skipped testcase
-// with the baseline's reason, and a stale entry is one <failure>.
+// the report always shows the whole catalogue. Each storyboard is one more
+// testsuite, "storyboard: <id>", one testcase per step (see
+// storyboardSuite). With a baseline, the JUnit agrees with the exit code:
+// an expected failure is a skipped testcase with the baseline's reason,
+// and a stale entry is one <failure>.
 func WriteJUnit(w io.Writer, r *Run) error {
 	doc := junitSuites{Name: r.Tool + " " + r.Version, Time: seconds(r.DurationMS)}
 	index := map[string]int{}
@@ -118,8 +122,13 @@ func WriteJUnit(w io.Writer, r *Run) error {
 			suiteMS[i] += s.DurationMS
 		}
 	}
-	for i, s := range doc.Suites {
+	for i := range suiteMS {
 		doc.Suites[i].Time = seconds(suiteMS[i])
+	}
+	for _, sb := range r.Storyboards {
+		doc.Suites = append(doc.Suites, storyboardSuite(r, sb))
+	}
+	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
@@ -171,3 +180,222 @@ func caseName(rule RuleResult, s SpecResult) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
+
+// storyboardSuite is one storyboard's testsuite: a testcase per step named
+// "<phase_id>/<step_id>", its classname the storyboard's id. A failed step
+// is a <failure> whose message is its first failed required validation
+// (check, pointer, expected and actual, short) and whose text lists every
+// failed validation, advisory ones marked [ADVISORY]; a harness error is
+// an <error>; a skipped step is <skipped> with its reason and detail. The
+// request and response payloads go to system-out. A storyboard skipped as
+// a whole (or stopped before any step) is one testcase named by its id.
+func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
+	suite := junitSuite{Name: "storyboard: " + sb.ID, Time: seconds(sb.DurationMS), Timestamp: r.StartedAt.UTC().Format("2006-01-02T15:04:05"),
+		Properties: []junitProperty{{"tool_version", r.Version}, {"adcp_release", r.AdcpRelease}, {"target", r.Target},
+			{"category", sb.Category}}}
+	if sb.Path != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"path", sb.Path})
+	}
+	mark := sb.Baseline
+	expected := mark != nil && mark.Status == ExpectedFailure
+	steps := r.StoryboardSteps(sb.ID)
+	if sb.Skip != nil || len(steps) == 0 {
+		c := junitCase{Name: sb.ID, Classname: sb.ID, Time: seconds(sb.DurationMS)}
+		switch {
+		case sb.Skip != nil:
+			c.Skipped = &junitMessage{Message: oneLine(sb.Skip.Reason + ": " + sb.Skip.Detail)}
+			suite.Skipped++
+		case sb.Outcome == Error || sb.Error != "":
+			c.Error = &junitMessage{Message: oneLine(sb.Error)}
+			suite.Errors++
+		default:
+			c.Skipped = &junitMessage{Message: "no step was run"}
+			suite.Skipped++
+		}
+		suite.Tests++
+		suite.Cases = append(suite.Cases, c)
+		return suite
+	}
+	for k, st := range steps {
+		c := junitCase{Name: st.PhaseID + "/" + st.StepID, Classname: sb.ID, Time: seconds(st.DurationMS)}
+		o := st.Outcome()
+		if o == Failed || o == Error {
+			c.SystemOut = stepPayloads(st)
+		}
+		switch {
+		case mark != nil && mark.Status == Stale && k == 0:
+			c.Failure = &junitMessage{Message: oneLine(sb.BaselineKey() + ": stale baseline entry: the storyboard passes; remove it from the baseline (reason given: " + mark.Reason + ")"),
+				Type: "must"}
+			suite.Failures++
+		case o == Failed && expected:
+			c.Skipped = &junitMessage{Message: oneLine("expected failure (baseline: " + mark.Reason + "): " + failureLine(st))}
+			suite.Skipped++
+		case o == Failed:
+			c.Failure = &junitMessage{Message: failureLine(st), Type: "must", Text: validationsText(st)}
+			suite.Failures++
+		case o == Error:
+			c.Error = &junitMessage{Message: oneLine(st.Error), Text: st.Error}
+			suite.Errors++
+		case o == Skipped:
+			c.Skipped = &junitMessage{Message: oneLine(st.Skip.Reason + ": " + st.Skip.Detail)}
+			suite.Skipped++
+		default:
+			if t := validationsText(st); t != "" {
+				c.SystemOut = t // advisory failures of a passed step
+			}
+		}
+		suite.Tests++
+		suite.Cases = append(suite.Cases, c)
+	}
+	return suite
+}
+
+// FailureSummary is the step's first failed required validation on one
+// line (check, pointer, expected and actual, short), or its error.
+func (s Step) FailureSummary() string { return failureLine(s) }
+
+// maxValueLine bounds an expected or actual value in a one-line message.
+const maxValueLine = 80
+
+// failureLine is a failed step's first failed required validation on one
+// line: `field_value /status: expected "a", got "b" (+1 more)`.
+func failureLine(st Step) string {
+	v := st.FirstFailure()
+	if v == nil {
+		return oneLine(st.Error)
+	}
+	line := validationLine(*v)
+	n := 0
+	for _, x := range st.Validations {
+		if x.FailsStep() {
+			n++
+		}
+	}
+	if n > 1 {
+		line += fmt.Sprintf(" (+%d more)", n-1)
+	}
+	return oneLine(line)
+}
+
+// validationLine is a failed validation, short: its check, its pointer,
+// and expected against actual (or its message when it records neither).
+func validationLine(v Validation) string {
+	line := v.Check
+	if v.JSONPointer != nil && *v.JSONPointer != "" {
+		line += " " + *v.JSONPointer
+	}
+	exp, act := jsonValue(v.Expected), rawValue(v.Actual)
+	if exp == "" && act == "" {
+		if v.Message != "" {
+			return line + ": " + shorten(v.Message, 2*maxValueLine)
+		}
+		return line + ": " + shorten(v.Description, 2*maxValueLine)
+	}
+	if exp == "" {
+		exp = "null"
+	}
+	if act == "" {
+		act = "null"
+	}
+	return line + ": expected " + shorten(exp, maxValueLine) + ", got " + shorten(act, maxValueLine)
+}
+
+// validationsText lists a step's failed validations, required ones first,
+// advisory ones marked [ADVISORY], each with its description, expected,
+// actual and message.
+func validationsText(st Step) string {
+	var b strings.Builder
+	for _, advisory := range []bool{false, true} {
+		for _, v := range st.Validations {
+			if v.Passed || (v.Severity == Advisory) != advisory {
+				continue
+			}
+			if advisory {
+				b.WriteString("[ADVISORY] ")
+			}
+			b.WriteString(v.Check)
+			if v.JSONPointer != nil && *v.JSONPointer != "" {
+				b.WriteString(" at " + *v.JSONPointer)
+			}
+			if v.ID != "" {
+				b.WriteString(" (" + v.ID + ")")
+			}
+			b.WriteString("\n")
+			fmt.Fprintf(&b, "  description (storyboard text): %s\n", oneLine(v.Description))
+			if e := jsonValue(v.Expected); e != "" {
+				fmt.Fprintf(&b, "  expected: %s\n", shorten(e, maxValueText))
+			}
+			if a := rawValue(v.Actual); a != "" {
+				fmt.Fprintf(&b, "  actual (seller-controlled): %s\n", shorten(a, maxValueText))
+			}
+			if v.Message != "" {
+				fmt.Fprintf(&b, "  message: %s\n", oneLine(v.Message))
+			}
+		}
+	}
+	return b.String()
+}
+
+// stepPayloads renders a step's request and response payloads, redacted as
+// recorded, for the testcase's system-out, bounded.
+func stepPayloads(st Step) string {
+	var b strings.Builder
+	if q := st.Request; q != nil {
+		fmt.Fprintf(&b, "--- request (%s %s; redacted)\n%s\n", q.Transport, q.Operation, indentJSON(q.Payload))
+	}
+	if p := st.Response; p != nil {
+		status := ""
+		if p.Status != 0 {
+			status = fmt.Sprintf(", HTTP %d", p.Status)
+		}
+		fmt.Fprintf(&b, "--- response (%s%s; redacted; seller-controlled content)\n%s\n", p.Transport, status, indentJSON(p.Payload))
+	}
+	if b.Len() > maxSystemOut {
+		return b.String()[:maxSystemOut] + "… (cut)"
+	}
+	return b.String()
+}
+
+// indentJSON pretty-prints raw JSON, leaving anything else as it is.
+func indentJSON(raw json.RawMessage) string {
+	var out bytes.Buffer
+	if json.Indent(&out, raw, "", "  ") == nil {
+		return out.String()
+	}
+	return string(raw)
+}
+
+// jsonValue is v as compact JSON ("" for nil).
+func jsonValue(v any) string {
+	if v == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// rawValue is raw JSON compacted ("" when empty).
+func rawValue(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, raw) == nil {
+		return out.String()
+	}
+	return string(raw)
+}
+
+// shorten folds s onto one line and cuts it to max runes.
+func shorten(s string, max int) string {
+	r := []rune(oneLine(s))
+	if len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return string(r)
+}

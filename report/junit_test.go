@@ -148,3 +148,92 @@ func TestJUnitWithABaselineAgreesWithTheExitCode(t *testing.T) {
 		t.Errorf("%d failures, want 2", doc.Failures)
 	}
 }
+
+func TestJUnitWritesAStoryboardSuiteWithATestcasePerStep(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, storyboardRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "junit_storyboards.golden.xml"), out.Bytes())
+	var doc parsedSuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("the JUnit does not parse: %v", err)
+	}
+	// The synthetic run's 5 rule cases (1 failure, 1 error, 2 skipped),
+	// then: capability_discovery 1 passed; media_buy_seller 1 passed,
+	// 1 failed, 1 skipped, 1 error; idempotency 1 error; three storyboards
+	// skipped as a whole.
+	if doc.Tests != 14 || doc.Failures != 2 || doc.Errors != 3 || doc.Skipped != 6 {
+		t.Fatalf("counts tests=%d failures=%d errors=%d skipped=%d", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	}
+	cases := map[string]string{}
+	for _, s := range doc.Suites {
+		if !strings.HasPrefix(s.Name, "storyboard: ") {
+			continue
+		}
+		for _, c := range s.Cases {
+			key := s.Name + " " + c.Name
+			switch {
+			case c.Failure != nil:
+				cases[key] = "failure: " + c.Failure.Message
+			case c.Skipped != nil:
+				cases[key] = "skipped: " + c.Skipped.Message
+			case c.Error != nil:
+				cases[key] = "error"
+			default:
+				cases[key] = "passed"
+			}
+		}
+	}
+	for key, want := range map[string]string{
+		"storyboard: capability_discovery protocol_discovery/get_capabilities": "passed",
+		"storyboard: media_buy_seller discovery/get_products":                  "passed",
+		"storyboard: media_buy_seller create/create_media_buy": `failure: field_value /status: expected "pending_activation", ` +
+			`got "<img src=x onerror=alert(2)>\u001b[31m" (+1 more)`,
+		"storyboard: media_buy_seller create/get_media_buy":            "skipped: prerequisite_failed: create/create_media_buy did not pass",
+		"storyboard: media_buy_seller delivery/get_media_buy_delivery": "error",
+		"storyboard: idempotency replay/create_twice":                  "error",
+		"storyboard: signal_marketplace signal_marketplace":            "skipped: not_applicable: the agent does not declare the signals protocol (supported_protocols: [media_buy]) <i>x</i>",
+		"storyboard: webhook_emission webhook_emission":                "skipped: requirement_unmet: controller",
+	} {
+		if cases[key] != want {
+			t.Errorf("%s: %q, want %q", key, cases[key], want)
+		}
+	}
+	if bytes.Contains(out.Bytes(), []byte("<img")) || bytes.Contains(out.Bytes(), []byte("<script>")) {
+		t.Error("the XML holds unescaped markup")
+	}
+}
+
+func TestJUnitStoryboardBaselineAgreesWithTheExitCode(t *testing.T) {
+	r := storyboardRun()
+	r.Baseline = []BaselineEntry{{Rule: "storyboard:media_buy_seller", Reason: "tracked as SELL-9"},
+		{Rule: "storyboard:capability_discovery", Reason: "fixed in 2.2"}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc parsedSuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch s.Name + " " + c.Name {
+			case "storyboard: media_buy_seller create/create_media_buy":
+				if c.Failure != nil || c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "expected failure (baseline: tracked as SELL-9): field_value /status") {
+					t.Errorf("expected failure: %+v", c)
+				}
+			case "storyboard: capability_discovery protocol_discovery/get_capabilities":
+				if c.Failure == nil || !strings.Contains(c.Failure.Message, "storyboard:capability_discovery: stale baseline entry") {
+					t.Errorf("stale entry: %+v", c)
+				}
+			}
+		}
+	}
+	// ENV-02 and the stale entry.
+	if doc.Failures != 2 {
+		t.Errorf("%d failures, want 2", doc.Failures)
+	}
+}

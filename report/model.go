@@ -115,7 +115,8 @@ const (
 	Unjudged = "unjudged"
 )
 
-// BaselineEntry is one expected failure a baseline file lists.
+// BaselineEntry is one expected failure a baseline file lists: a rule
+// ("CTX-01") or a storyboard ("storyboard:<id>").
 type BaselineEntry struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
@@ -152,28 +153,104 @@ type Evidence struct {
 }
 
 // Step is one recorded call in the shape of the spec's runner output
-// contract (compliance/<release>/universal/runner-output-contract.yaml).
+// contract (compliance/<release>/universal/runner-output-contract.yaml):
+// one per call a rule's judge recorded (StoryboardID "adcp_conform"), and
+// one per step of a storyboard the storyboard engine ran (StoryboardID the
+// storyboard's id, listed in Run.Storyboards).
 type Step struct {
-	StoryboardID string       `json:"storyboard_id"`
-	PhaseID      string       `json:"phase_id"`
-	StepID       string       `json:"step_id"`
-	Task         string       `json:"task"`
-	Passed       bool         `json:"passed"`
-	DurationMS   float64      `json:"duration_ms"`
-	Validations  []Validation `json:"validations"`
-	Extraction   Extraction   `json:"extraction"`
-	Skip         *Skip        `json:"skip,omitempty"`
-	Error        string       `json:"error,omitempty"`
-	Request      *Request     `json:"request,omitempty"`
-	Response     *Response    `json:"response,omitempty"`
+	StoryboardID string `json:"storyboard_id"`
+	PhaseID      string `json:"phase_id"`
+	StepID       string `json:"step_id"`
+	// Title is the storyboard step's title, when it has one (ours; the
+	// contract does not name it).
+	Title       string       `json:"title,omitempty"`
+	Task        string       `json:"task"`
+	Passed      bool         `json:"passed"`
+	DurationMS  float64      `json:"duration_ms"`
+	Validations []Validation `json:"validations"`
+	Extraction  Extraction   `json:"extraction"`
+	Skip        *Skip        `json:"skip,omitempty"`
+	Error       string       `json:"error,omitempty"`
+	Request     *Request     `json:"request,omitempty"`
+	Response    *Response    `json:"response,omitempty"`
+	// Notices are informational signals on a passing observation; they
+	// never change Passed.
+	Notices []Notice `json:"notices,omitempty"`
 }
 
-// Validation is one rule's check of one step.
+// Notice is the contract's notice: an advisory about a passing
+// observation (a deprecation, a capability required in a later release).
+type Notice struct {
+	Severity         string `json:"severity"`
+	Code             string `json:"code"`
+	Message          string `json:"message"`
+	EffectiveVersion string `json:"effective_version,omitempty"`
+	Requirement      string `json:"requirement,omitempty"`
+	CapabilityPath   string `json:"capability_path,omitempty"`
+	ReferenceURL     string `json:"reference_url,omitempty"`
+}
+
+// The severities of a validation: a failed Advisory validation does not
+// fail its step; a failed Required one (or one with no severity) does.
+const (
+	Advisory = "advisory"
+	Required = "required"
+)
+
+// Outcome is the step's outcome: skipped when it carries a skip, passed,
+// failed when a required validation failed (or it failed without a
+// recorded reason), error when only the harness or the network failed
+// (Error set, no failed required validation).
+func (s Step) Outcome() Outcome {
+	switch {
+	case s.Skip != nil:
+		return Skipped
+	case s.Passed:
+		return Passed
+	case s.FirstFailure() != nil:
+		return Failed
+	case s.Error != "":
+		return Error
+	}
+	return Failed
+}
+
+// FirstFailure is the step's first failed required validation, nil when
+// none failed.
+func (s Step) FirstFailure() *Validation {
+	for i := range s.Validations {
+		if v := &s.Validations[i]; v.FailsStep() {
+			return v
+		}
+	}
+	return nil
+}
+
+// FailsStep reports whether the validation failed and is required: an
+// advisory failure does not fail its step.
+func (v Validation) FailsStep() bool { return !v.Passed && v.Severity != Advisory }
+
+// Validation is one check of one step: a rule's (Rule set) or a
+// storyboard's.
 type Validation struct {
+	// ID is the storyboard validation's id, echoed when it has one.
+	ID          string `json:"id,omitempty"`
 	Check       string `json:"check"`
-	Rule        string `json:"rule"`
+	Rule        string `json:"rule,omitempty"`
 	Passed      bool   `json:"passed"`
 	Description string `json:"description"`
+	// Severity is "required" or "advisory" (a failed advisory validation
+	// does not fail its step); "" is required.
+	Severity string `json:"severity,omitempty"`
+	// SeverityPromotedFromAdvisory is the contract's tri-state: true when
+	// the runner promoted an expired advisory to required, false when the
+	// storyboard declared an expiry not yet reached, nil otherwise.
+	SeverityPromotedFromAdvisory *bool `json:"severity_promoted_from_advisory,omitempty"`
+	// NotApplicable marks a check graded not applicable (passed, Note says
+	// why): a check kind the runner does not implement, the contract's
+	// forward-compatibility rule.
+	NotApplicable bool   `json:"not_applicable,omitempty"`
+	Note          string `json:"note,omitempty"`
 	// JSONPointer, Expected and Actual are set on a failed validation.
 	JSONPointer *string         `json:"json_pointer,omitempty"`
 	Expected    any             `json:"expected,omitempty"`
@@ -182,22 +259,31 @@ type Validation struct {
 	// applied one.
 	SchemaID  *string `json:"schema_id,omitempty"`
 	SchemaURL *string `json:"schema_url,omitempty"`
-	Message   string  `json:"message,omitempty"`
+	// Observations are informational notes that do not change Passed
+	// (context_key_absent, for example).
+	Observations []string `json:"observations,omitempty"`
+	Message      string   `json:"message,omitempty"`
 }
 
 // failedValidation is a failed Validation as the contract writes it: the
 // diagnostic members are present, null when unknown.
 type failedValidation struct {
-	Check       string          `json:"check"`
-	Rule        string          `json:"rule"`
-	Passed      bool            `json:"passed"`
-	Description string          `json:"description"`
-	JSONPointer *string         `json:"json_pointer"`
-	Expected    any             `json:"expected"`
-	Actual      json.RawMessage `json:"actual"`
-	SchemaID    *string         `json:"schema_id"`
-	SchemaURL   *string         `json:"schema_url"`
-	Message     string          `json:"message,omitempty"`
+	ID                           string          `json:"id,omitempty"`
+	Check                        string          `json:"check"`
+	Rule                         string          `json:"rule,omitempty"`
+	Passed                       bool            `json:"passed"`
+	Description                  string          `json:"description"`
+	Severity                     string          `json:"severity,omitempty"`
+	SeverityPromotedFromAdvisory *bool           `json:"severity_promoted_from_advisory,omitempty"`
+	NotApplicable                bool            `json:"not_applicable,omitempty"`
+	Note                         string          `json:"note,omitempty"`
+	JSONPointer                  *string         `json:"json_pointer"`
+	Expected                     any             `json:"expected"`
+	Actual                       json.RawMessage `json:"actual"`
+	SchemaID                     *string         `json:"schema_id"`
+	SchemaURL                    *string         `json:"schema_url"`
+	Observations                 []string        `json:"observations,omitempty"`
+	Message                      string          `json:"message,omitempty"`
 }
 
 // MarshalJSON writes a failed validation with json_pointer, expected,
@@ -239,6 +325,61 @@ type Response struct {
 	Status     int                 `json:"status,omitempty"`
 	Headers    map[string][]string `json:"headers,omitempty"`
 	DurationMS float64             `json:"duration_ms,omitempty"`
+}
+
+// StoryboardResult is one compliance storyboard's result. Its steps are
+// the entries of Run.Steps whose StoryboardID is its ID; Settle counts
+// them and folds them into its outcome. Storyboard steps are MUST-level:
+// a failed step fails the run as a failed MUST rule does.
+type StoryboardResult struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	// Category groups storyboards in the reports: "universal", a protocol
+	// ("media-buy"), or "specialism/<name>".
+	Category string `json:"category"`
+	// Path is the storyboard's file in the spec's compliance tree.
+	Path  string `json:"path,omitempty"`
+	Track string `json:"track,omitempty"`
+	// Outcome is passed, failed, skipped or error. Settle folds it from
+	// the steps (failed, else error, else passed, else skipped); a
+	// storyboard skipped as a whole (Skip set) is skipped, and one with no
+	// step keeps the outcome the runner gave it. Error set makes a
+	// storyboard that did not fail an error.
+	Outcome Outcome `json:"outcome"`
+	// Skip says why the storyboard was skipped as a whole.
+	Skip *Skip `json:"skip,omitempty"`
+	// Error is a harness failure that stopped the storyboard.
+	Error string `json:"error,omitempty"`
+	// Counts are the storyboard's steps per outcome.
+	Counts     Counts  `json:"counts"`
+	DurationMS float64 `json:"duration_ms"`
+	// Baseline is set when the run's baseline lists the storyboard
+	// ("storyboard:<id>").
+	Baseline *BaselineMark `json:"baseline,omitempty"`
+}
+
+// BaselineKey is the storyboard's name in a baseline: "storyboard:<id>".
+func (s StoryboardResult) BaselineKey() string { return StoryboardBaselinePrefix + s.ID }
+
+// StoryboardBaselinePrefix opens a baseline entry that names a storyboard
+// rather than a rule.
+const StoryboardBaselinePrefix = "storyboard:"
+
+// Failing reports whether the storyboard counts as a failure of the run:
+// it failed and the baseline does not expect it.
+func (s StoryboardResult) Failing() bool {
+	return s.Outcome == Failed && (s.Baseline == nil || s.Baseline.Status != ExpectedFailure)
+}
+
+// StoryboardSteps returns the steps of the storyboard id, in order.
+func (r *Run) StoryboardSteps(id string) []Step {
+	var out []Step
+	for _, st := range r.Steps {
+		if st.StoryboardID == id {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // Counts are the number of rules per outcome.
@@ -288,9 +429,12 @@ type Run struct {
 	// from recorded evidence, without contacting the seller.
 	JudgedOffline bool `json:"judged_offline,omitempty"`
 
-	Rules      []RuleResult `json:"rules"`
-	Steps      []Step       `json:"steps"`
-	RunSummary RunSummary   `json:"run_summary"`
+	Rules []RuleResult `json:"rules"`
+	// Storyboards are the spec's compliance storyboards the run ran (or
+	// skipped), in the runner's order; their steps are in Steps.
+	Storyboards []StoryboardResult `json:"storyboards,omitempty"`
+	Steps       []Step             `json:"steps"`
+	RunSummary  RunSummary         `json:"run_summary"`
 	// Integrity holds the SHA-256 of every piece of evidence; results.json
 	// is signed over it (see package report/certify).
 	Integrity *Integrity `json:"integrity,omitempty"`
@@ -325,19 +469,22 @@ type RunSummary struct {
 	NotSelected         []NotSelected  `json:"not_selected,omitempty"`
 	NotSelectedByReason map[string]int `json:"not_selected_by_reason,omitempty"`
 	SkippedByReason     map[string]int `json:"skipped_by_reason"`
-	// ValidationsNotApplicable and ValidationsAdvisoryFailed are always 0:
-	// the harness implements every check it declares and has no advisory
-	// validations.
+	// ValidationsNotApplicable counts the validations graded not
+	// applicable (a check kind the runner does not implement);
+	// ValidationsAdvisoryFailed the failed advisory validations, which
+	// fail no step. The rules' own validations are never either; a
+	// storyboard's may be.
 	ValidationsNotApplicable  int `json:"validations_not_applicable"`
 	ValidationsAdvisoryFailed int `json:"validations_advisory_failed"`
-	// ExpectedFailures and StaleBaseline count the rules the baseline
-	// matched.
+	// ExpectedFailures and StaleBaseline count the rules and storyboards
+	// the baseline matched.
 	ExpectedFailures int `json:"expected_failures"`
 	StaleBaseline    int `json:"stale_baseline"`
 }
 
-// Track is one rule family's status: the fold of its rules' outcomes
-// (failed, error, passed, skipped, not_selected) and the count per outcome.
+// Track is one rule family's status, or one storyboard category's: the
+// fold of its rules' (storyboards') outcomes (failed, error, passed,
+// skipped, not_selected) and the count per outcome.
 type Track struct {
 	Track  string `json:"track"`
 	Status string `json:"status"`
@@ -430,8 +577,54 @@ func (r *Run) Settle() {
 		}
 		r.Counts[rule.Outcome]++
 	}
+	r.settleStoryboards(baseline)
 	r.Verdict = r.verdict()
 	r.RunSummary = r.summary()
+}
+
+// settleStoryboards counts each storyboard's steps, folds them into its
+// outcome and marks the storyboards the baseline lists.
+func (r *Run) settleStoryboards(baseline map[string]string) {
+	index := map[string]int{}
+	for i := range r.Storyboards {
+		r.Storyboards[i].Counts = Counts{}
+		index[r.Storyboards[i].ID] = i
+	}
+	for _, st := range r.Steps {
+		if i, ok := index[st.StoryboardID]; ok {
+			r.Storyboards[i].Counts[st.Outcome()]++
+		}
+	}
+	for i := range r.Storyboards {
+		sb := &r.Storyboards[i]
+		switch {
+		case sb.Skip != nil:
+			sb.Outcome = Skipped
+		case len(sb.Counts) > 0:
+			sb.Outcome = Skipped
+			for _, o := range []Outcome{Passed, Error, Failed} { // the last present wins
+				if sb.Counts[o] > 0 {
+					sb.Outcome = o
+				}
+			}
+		case sb.Outcome == "":
+			sb.Outcome = Skipped
+		}
+		if sb.Error != "" && (sb.Outcome == Passed || sb.Outcome == Skipped) && sb.Skip == nil {
+			sb.Outcome = Error
+		}
+		sb.Baseline = nil
+		if reason, ok := baseline[sb.BaselineKey()]; ok {
+			status := Unjudged
+			switch sb.Outcome {
+			case Failed:
+				status = ExpectedFailure
+			case Passed:
+				status = Stale
+			}
+			sb.Baseline = &BaselineMark{Status: status, Reason: reason}
+		}
+	}
 }
 
 // NotApplicable is the skip reason of a rule whose transports the run did
@@ -480,6 +673,24 @@ func (r *Run) verdict() Verdict {
 			}
 		}
 	}
+	// Storyboard steps are MUST-level; a skipped storyboard judges
+	// nothing.
+	for _, sb := range r.Storyboards {
+		if sb.Baseline != nil && sb.Baseline.Status == Stale {
+			stale = true
+		}
+		switch sb.Outcome {
+		case Failed:
+			if sb.Failing() {
+				return NonConformant
+			}
+			judged = true
+		case Passed:
+			judged = true
+		case Error:
+			harness = true
+		}
+	}
 	switch {
 	case harness || r.HarnessError != "":
 		return HarnessError
@@ -514,6 +725,12 @@ func (r *Run) summary() RunSummary {
 			if v.SchemaID != nil && v.SchemaURL != nil {
 				schemas[SchemaRef{*v.SchemaID, *v.SchemaURL}] = true
 			}
+			if v.NotApplicable {
+				s.ValidationsNotApplicable++
+			}
+			if !v.Passed && v.Severity == Advisory {
+				s.ValidationsAdvisoryFailed++
+			}
 		}
 	}
 	for ref := range schemas {
@@ -540,6 +757,21 @@ func (r *Run) summary() RunSummary {
 			if sp.Outcome == Disabled {
 				s.NotSelected = append(s.NotSelected, NotSelected{StoryboardID: StoryboardID, PhaseID: sp.Transport,
 					StepID: rule.ID + "/" + sp.Transport, Reason: NotSelectedReason, Detail: sp.Message})
+			}
+		}
+	}
+	for _, sb := range r.Storyboards {
+		if tracks[sb.Category] == nil {
+			tracks[sb.Category] = Counts{}
+			families = append(families, sb.Category)
+		}
+		tracks[sb.Category][sb.Outcome]++
+		if sb.Baseline != nil {
+			switch sb.Baseline.Status {
+			case ExpectedFailure:
+				s.ExpectedFailures++
+			case Stale:
+				s.StaleBaseline++
 			}
 		}
 	}

@@ -14,7 +14,12 @@ import (
 // of the model, as the run command writes it) over the synthetic run, and
 // holds it to the shipped schema.
 func TestResultsJSONMatchesItsGoldenFileAndSchema(t *testing.T) {
-	run := syntheticRun()
+	for name, run := range map[string]*Run{"results.golden.json": syntheticRun(), "results_storyboards.golden.json": storyboardRun()} {
+		t.Run(name, func(t *testing.T) { checkResults(t, name, run) })
+	}
+}
+
+func checkResults(t *testing.T, name string, run *Run) {
 	// What certify.Contract does to exchanges before results.json is
 	// written (report/certify imports this package, so a test here cannot
 	// call it): only allowlisted response headers, no request headers.
@@ -34,5 +39,5 @@ func TestResultsJSONMatchesItsGoldenFileAndSchema(t *testing.T) {
 	if err := schema.Validate(b); err != nil {
 		t.Errorf("the synthetic run's results.json does not match the schema: %v", err)
 	}
-	golden.Check(t, filepath.Join("testdata", "results.golden.json"), b)
+	golden.Check(t, filepath.Join("testdata", name), b)
 }

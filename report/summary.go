@@ -104,8 +104,10 @@ const maxSummaryFailures = 50
 
 // WriteStepSummary writes the run as GitHub-flavoured Markdown for
 // $GITHUB_STEP_SUMMARY: the verdict and versions, each failed or errored
-// rule with its first finding (the failures first: what a seller engineer
-// came for), then a table of rule counts by family and transport.
+// rule with its first finding and each failing storyboard step with its
+// first failed validation (the failures first: what a seller engineer came
+// for), then a table of rule counts by family and transport and one of
+// storyboard counts by category.
 // Seller-influenced strings (findings, messages, harness errors) are
 // stripped of control characters, cut, and set in code spans, where
 // neither Markdown, HTML, bare-URL autolinks nor @-mentions apply.
@@ -167,6 +169,7 @@ func WriteStepSummary(w io.Writer, r *Run) error {
 		}
 		b.WriteString("\n")
 	}
+	writeStoryboardFailuresMarkdown(&b, r)
 	b.WriteString("| family | transport | passed | failed | skipped | error | disabled |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, row := range tally(r) {
@@ -177,6 +180,7 @@ func WriteStepSummary(w io.Writer, r *Run) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+	writeStoryboardTableMarkdown(&b, r)
 
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "> note: %s\n", sellerText(n, 300))
@@ -215,4 +219,89 @@ func sellerText(s string, max int) string {
 		return ""
 	}
 	return "`" + code(s, max) + "`"
+}
+
+// writeStoryboardFailuresMarkdown lists the storyboard steps that need a
+// look (failures, errors, stale entries, expected failures), then the
+// failed advisory validations, marked [ADVISORY] as the runner output
+// contract asks; capped.
+func writeStoryboardFailuresMarkdown(b *strings.Builder, r *Run) {
+	bad := storyboardAttention(r)
+	type advisory struct{ where, what string }
+	var adv []advisory
+	ids := map[string]bool{}
+	for _, sb := range r.Storyboards {
+		ids[sb.ID] = true
+	}
+	for _, st := range r.Steps {
+		if !ids[st.StoryboardID] {
+			continue
+		}
+		for _, v := range st.Validations {
+			if !v.Passed && v.Severity == Advisory {
+				adv = append(adv, advisory{st.StoryboardID + "/" + st.PhaseID + "/" + st.StepID, validationLine(v)})
+			}
+		}
+	}
+	if len(bad) == 0 && len(adv) == 0 {
+		return
+	}
+	b.WriteString("### Failed and errored storyboard steps\n\n")
+	n := 0
+	for _, a := range bad {
+		if n == maxSummaryFailures {
+			fmt.Fprintf(b, "- … and %d more (see report.html)\n", len(bad)+len(adv)-n)
+			b.WriteString("\n")
+			return
+		}
+		n++
+		where := "**" + md(a.Storyboard, 80) + "**"
+		if a.Where != "" {
+			where += " " + md(a.Where, 160)
+		}
+		fmt.Fprintf(b, "- %s %s", where, md(strings.ToLower(a.Label), 20))
+		if a.What != "" {
+			fmt.Fprintf(b, ": %s", sellerText(a.What, maxMessage))
+		}
+		b.WriteString("\n")
+	}
+	for _, a := range adv {
+		if n == maxSummaryFailures {
+			fmt.Fprintf(b, "- … and %d more (see report.html)\n", len(bad)+len(adv)-n)
+			break
+		}
+		n++
+		fmt.Fprintf(b, "- %s %s advisory failure (does not fail the step): %s\n", md("[ADVISORY]", 20), md(a.where, 200), sellerText(a.what, maxMessage))
+	}
+	b.WriteString("\n")
+}
+
+// writeStoryboardTableMarkdown writes the storyboard counts, one row per
+// category, and the storyboard steps' counts with the advisory failures
+// beside the failures.
+func writeStoryboardTableMarkdown(b *strings.Builder, r *Run) {
+	cats := storyboardCategories(r)
+	if len(cats) == 0 {
+		return
+	}
+	total := Counts{}
+	for _, sb := range r.Storyboards {
+		total[sb.Outcome]++
+	}
+	steps, advisory, na := storyboardStepTally(r)
+	fmt.Fprintf(b, "**%d storyboards:** %d passed, %d failed, %d skipped, %d error · **steps:** %d passed, %d failed, %d advisory failed, %d skipped, %d error",
+		len(r.Storyboards), total[Passed], total[Failed], total[Skipped], total[Error],
+		steps[Passed], steps[Failed], advisory, steps[Skipped], steps[Error])
+	if na > 0 {
+		fmt.Fprintf(b, ", %d validations not applicable", na)
+	}
+	b.WriteString("\n\n| storyboard category | passed | failed | skipped | error |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, c := range cats {
+		fmt.Fprintf(b, "| %s |", md(c.Name, 60))
+		for _, o := range storyboardOrder {
+			fmt.Fprintf(b, " %d |", c.Counts[o])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }

@@ -91,3 +91,39 @@ func TestTallyCountsEachRuleOncePerTransport(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestStepSummaryShowsStoryboards checks the storyboard run's summary: the
+// failing storyboard steps after the failing rules, the advisory failure
+// marked, a row per storyboard category, and seller or storyboard text
+// only in code spans or escaped.
+func TestStepSummaryShowsStoryboards(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteStepSummary(&out, storyboardRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "summary_storyboards.golden.md"), out.Bytes())
+	s := out.String()
+	last := -1
+	for _, want := range []string{"### Failed, errored and stale-baseline rules", "### Failed and errored storyboard steps",
+		"- **media\\_buy\\_seller** create/create\\_media\\_buy failed: `field_value /status: expected",
+		"- \\[ADVISORY\\] media\\_buy\\_seller/discovery/get\\_products advisory failure", "| family |",
+		"**6 storyboards:** 1 passed, 1 failed, 3 skipped, 1 error · **steps:** 2 passed, 1 failed, 1 advisory failed, 1 skipped, 2 error",
+		"| media-buy | 0 | 1 | 0 | 0 |"} {
+		i := strings.Index(s, want)
+		if i < 0 || i < last {
+			t.Fatalf("%q is missing or out of order:\n%s", want, s)
+		}
+		last = i
+	}
+	var outside strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		for i, part := range strings.Split(line, "`") {
+			if i%2 == 0 {
+				outside.WriteString(part)
+			}
+		}
+	}
+	if strings.Contains(outside.String(), "<img") || strings.Contains(outside.String(), "\x1b") {
+		t.Errorf("seller markup outside a code span:\n%s", s)
+	}
+}

@@ -36,7 +36,8 @@ var reportFiles = []struct{ Name, What string }{
 
 // WriteText writes the terminal summary, meant to fit one screen: the
 // verdict; the failures first (rule, level, transport, its first finding
-// and where it is), then the rule counts by family, the skipped rules
+// and where it is), the failing storyboard steps (capped), then the rule
+// counts by family, the storyboard counts by category, the skipped rules
 // condensed by reason, and where the reports are. With Verbose, the full
 // table of every rule comes before it. Every string that may come from the
 // seller is stripped of control characters, escape sequences and bidi
@@ -54,9 +55,12 @@ func WriteText(w io.Writer, r *Run, opts TextOptions) error {
 	}
 	if opts.Verbose {
 		writeFullTable(&b, r)
+		writeStoryboardTable(&b, r)
 	}
 	writeFailures(&b, r, opts.Dir)
+	writeStoryboardFailures(&b, r, opts.Dir)
 	writeFamilies(&b, r)
+	writeStoryboards(&b, r)
 	writeSkips(&b, r)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", wire.Sanitize(n, 300))
@@ -89,24 +93,57 @@ func verdictWhy(r *Run) string {
 		}
 		return fmt.Sprintf("%d %ss", n, one)
 	}
+	sbCount := func(ok func(StoryboardResult) bool) int {
+		n := 0
+		for _, sb := range r.Storyboards {
+			if ok(sb) {
+				n++
+			}
+		}
+		return n
+	}
+	// and joins the rules' part and the storyboards', leaving out a zero.
+	and := func(rules, storyboards int, rule string) string {
+		switch {
+		case storyboards == 0:
+			return plural(rules, rule)
+		case rules == 0:
+			return plural(storyboards, "storyboard")
+		}
+		return plural(rules, rule) + " and " + plural(storyboards, "storyboard")
+	}
+	sbs := len(r.Storyboards) > 0
 	switch r.Verdict {
 	case Conformant:
-		return fmt.Sprintf("every applicable MUST rule passed (%d of %d rules judged)", r.Counts[Passed]+r.Counts[Failed], len(r.Rules))
+		why := fmt.Sprintf("every applicable MUST rule passed (%d of %d rules judged)", r.Counts[Passed]+r.Counts[Failed], len(r.Rules))
+		if sbs {
+			why += fmt.Sprintf("; %d of %d storyboards passed", sbCount(func(s StoryboardResult) bool { return s.Outcome == Passed }),
+				len(r.Storyboards))
+		}
+		return why
 	case NonConformant:
 		n := count(func(x RuleResult) bool { return x.Failing() && (x.Level == Must || r.Strict) })
+		m := sbCount(StoryboardResult.Failing)
 		if r.Strict {
-			return plural(n, "rule") + " failed (strict: SHOULD rules count)"
+			return and(n, m, "rule") + " failed (strict: SHOULD rules count)"
 		}
-		return plural(n, "MUST rule") + " failed"
+		return and(n, m, "MUST rule") + " failed"
 	case StaleBaseline:
+		if sbs {
+			return "a rule or storyboard the baseline lists passes now: remove it from the baseline"
+		}
 		return "a rule the baseline lists passes now: remove it from the baseline"
 	case HarnessError:
 		if r.HarnessError != "" {
 			return "the harness or the network failed (not counted against the seller)"
 		}
-		return plural(count(func(x RuleResult) bool { return x.Outcome == Error && x.Level == Must }), "MUST rule") +
+		return and(count(func(x RuleResult) bool { return x.Outcome == Error && x.Level == Must }),
+			sbCount(func(s StoryboardResult) bool { return s.Outcome == Error }), "MUST rule") +
 			" could not be judged (harness or network error, not counted against the seller)"
 	case Incomplete:
+		if sbs {
+			return "no rule or storyboard was judged"
+		}
 		return "no rule was judged"
 	}
 	return ""

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,5 +75,66 @@ func TestRulesOfAnUntestedTransportAreNotApplicable(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "  1  not applicable (A2A only): A2A-01\n") {
 		t.Errorf("the skips do not say A2A-01 is not applicable:\n%s", out.String())
+	}
+}
+
+// TestWriteTextShowsStoryboards renders the storyboard run's summary: the
+// failing storyboard steps after the failing rules, a line per storyboard
+// category, the steps' counts with the advisory failures beside the
+// failures; with -v, every storyboard.
+func TestWriteTextShowsStoryboards(t *testing.T) {
+	for name, opts := range map[string]TextOptions{
+		"text.storyboards.golden":         {Dir: "adcp-conform-report"},
+		"text.storyboards.verbose.golden": {Dir: "adcp-conform-report", Verbose: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := WriteText(&out, storyboardRun(), opts); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", name), out.Bytes())
+			s := out.String()
+			last := -1
+			for _, want := range []string{"verdict: non_conformant — 1 MUST rule and 1 storyboard failed (exit 1)", "failures first",
+				"storyboard failures first (3)", "  FAILED   media_buy_seller/create/create_media_buy\n           field_value /status: expected",
+				"rules by family", "storyboards by category (6: 1 passed · 1 failed · 3 skipped · 1 error)",
+				"  media-buy  ", "  steps: 2 passed · 1 failed · 1 advisory failed · 1 skipped · 2 error · 1 validations not applicable",
+				"skipped storyboards by reason: not_applicable 2 · requirement_unmet 1", "reports in"} {
+				i := strings.Index(s, want)
+				if i < 0 || i < last {
+					t.Fatalf("%q is missing or out of order:\n%s", want, s)
+				}
+				last = i
+			}
+			if strings.ContainsAny(s, "\x1b\x00") {
+				t.Error("the summary holds a control character")
+			}
+		})
+	}
+}
+
+// TestTheStoryboardFailuresStayOneScreen checks a run with many failing
+// storyboard steps and categories lists a bounded number and says how
+// many more there are.
+func TestTheStoryboardFailuresStayOneScreen(t *testing.T) {
+	r := &Run{AdcpRelease: "3.1.19"}
+	for i := range 30 {
+		id := "sb" + strconv.Itoa(i)
+		r.Storyboards = append(r.Storyboards, StoryboardResult{ID: id, Category: "cat" + strconv.Itoa(i)})
+		r.Steps = append(r.Steps, sbStep(id, "p", "s", "t", false, Validation{Check: "field_present", Description: "d", JSONPointer: ptr("/x")}))
+	}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if n := strings.Count(s, "\n"); n > 45 {
+		t.Errorf("%d lines:\n%s", n, s)
+	}
+	for _, want := range []string{"  … and 22 more: report.html#storyboards\n", "  … and 18 more categories\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q:\n%s", want, s)
+		}
 	}
 }

@@ -64,6 +64,28 @@ func hostileRun() *report.Run {
 	r.Steps = []report.Step{{StoryboardID: "adcp_conform", PhaseID: "mcp", StepID: "mcp/get_products/valid", Task: "get_products",
 		Validations: []report.Validation{{Check: "rule", Rule: "ENV-02", Description: "keeps envelope and body fields flat",
 			JSONPointer: &pointer, Expected: "keeps envelope and body fields flat", Actual: []byte(`{"note":` + jsonString(hostileAll) + `}`)}}}}
+	// Storyboards: a failing one whose description, actual value, response
+	// and error carry the hostile markup, a passing one, and one skipped
+	// with a hostile detail.
+	r.Storyboards = []report.StoryboardResult{
+		{ID: "media_buy_seller", Title: "Media buy " + hostileImg, Category: "media-buy", Path: "protocols/media-buy/index.yaml"},
+		{ID: "capability_discovery", Title: "Capability discovery", Category: "universal"},
+		{ID: "signal_marketplace", Category: "specialism/signal-marketplace", Skip: &report.Skip{Reason: "not_applicable", Detail: "not declared " + hostileAll}},
+	}
+	status := "/status"
+	r.Steps = append(r.Steps,
+		report.Step{StoryboardID: "capability_discovery", PhaseID: "discovery", StepID: "get_capabilities", Task: "get_adcp_capabilities", Passed: true,
+			Validations: []report.Validation{}, Extraction: report.Extraction{Path: "structured_content"}},
+		report.Step{StoryboardID: "media_buy_seller", PhaseID: "create", StepID: "create_media_buy", Task: "create_media_buy",
+			Validations: []report.Validation{{Check: "field_value", Description: "pending " + hostileScript, JSONPointer: &status,
+				Expected: "pending_activation", Actual: []byte(jsonString(hostileAll)), Message: "status is " + hostileImg},
+				{Check: "field_pattern", Severity: report.Advisory, Description: "advisory " + hostileLink, JSONPointer: &status,
+					Expected: map[string]any{"pattern": "^p"}, Actual: []byte(jsonString(hostileImg))}},
+			Extraction: report.Extraction{Path: "structured_content"},
+			Request:    &report.Request{Transport: "mcp", Operation: "create_media_buy", Payload: []byte(`{"buyer_ref":"b-1"}`)},
+			Response:   &report.Response{Transport: "mcp", Status: 200, Payload: []byte(`{"status":` + jsonString(hostileAll) + `}`)}},
+		report.Step{StoryboardID: "media_buy_seller", PhaseID: "delivery", StepID: "get_delivery", Task: "get_media_buy_delivery",
+			Error: "timeout " + hostileLink, Validations: []report.Validation{}, Extraction: report.Extraction{Path: "none"}})
 	r.Settle()
 	return r
 }
@@ -283,6 +305,12 @@ func TestReportInChromium(t *testing.T) {
 		}
 		if !eval[bool](t, tab, `Array.from(document.querySelectorAll(".untrusted .fence")).some(function (e) { return e.offsetParent !== null; })`) {
 			t.Error("no visible untrusted fence")
+		}
+		sb := eval[string](t, tab, `document.getElementById("storyboards").innerText`)
+		for _, want := range []string{"pending " + hostileScript, "[ADVISORY]", "not declared " + hostileScript} {
+			if !strings.Contains(sb, want) {
+				t.Errorf("the storyboards section does not show %q as text", want)
+			}
 		}
 	})
 

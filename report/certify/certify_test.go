@@ -132,8 +132,14 @@ func TestParseBaselineIsStrict(t *testing.T) {
 	if err != nil || len(got) != 2 || got[1] != (report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
 		t.Fatalf("%v %v", got, err)
 	}
+	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n"), known)
+	if err != nil || len(got) != 1 || got[0].Rule != "storyboard:media_buy_seller" {
+		t.Errorf("a storyboard entry: %v %v", got, err)
+	}
 	for _, bad := range []string{`{"expected_failures":[{"rule":"X-1","reason":"r"}]}`, `{"expected_failures":[{"rule":"CTX-01","reason":" "}]}`,
-		`{"expected_failures":[],"extra":1}`, `[]`} {
+		`{"expected_failures":[],"extra":1}`, `[]`, `{"expected_failures":[{"rule":"storyboard:","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`} {
 		if _, err := ParseBaseline([]byte(bad), known); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
@@ -165,5 +171,49 @@ func TestMarkPublishesOnlyACertificationRunOverHTTPS(t *testing.T) {
 		Message: "no schemas: fetching https://adcontextprotocol.org/schemas/3.1.19/: 404"})
 	if Mark(run, true); run.Publishable || run.PublishableReason != "MUST rules not judged for a reason of the harness: SCHEMA-01" {
 		t.Errorf("unfetched schemas: publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+}
+
+func TestDiffComparesStoryboardsToo(t *testing.T) {
+	sb := func(outcome report.Outcome) *report.Run {
+		r := &report.Run{Storyboards: []report.StoryboardResult{{ID: "media_buy_seller", Category: "media-buy"}, {ID: "gone", Category: "universal"}}}
+		st := report.Step{StoryboardID: "media_buy_seller", PhaseID: "create", StepID: "create_media_buy", Passed: outcome == report.Passed}
+		if outcome == report.Failed {
+			pointer := "/status"
+			st.Validations = []report.Validation{{Check: "field_value", Description: "d", JSONPointer: &pointer, Expected: "a", Actual: []byte(`"b"`)}}
+		}
+		r.Steps = []report.Step{st}
+		r.Settle()
+		return r
+	}
+	old, cur := sb(report.Passed), sb(report.Failed)
+	cur.Storyboards = cur.Storyboards[:1]
+	d := Diff(old, cur)
+	if len(d.Regressions) != 1 || d.Regressions[0].Rule != "storyboard:media_buy_seller" ||
+		d.Regressions[0].Message != `create/create_media_buy: field_value /status: expected "a", got "b"` {
+		t.Errorf("regressions %+v", d.Regressions)
+	}
+	if len(d.Removed) != 1 || d.Removed[0].Rule != "storyboard:gone" {
+		t.Errorf("removed %+v", d.Removed)
+	}
+	if d = Diff(cur, old); len(d.Fixes) != 1 || d.Regressed() {
+		t.Errorf("fixes %+v", d)
+	}
+}
+
+func TestAnErroredStoryboardKeepsTheRunUnpublishable(t *testing.T) {
+	run := &report.Run{Target: "https://seller.example/mcp", Rules: []report.RuleResult{{ID: "CTX-01", Level: report.Must, Outcome: report.Passed}},
+		Storyboards: []report.StoryboardResult{{ID: "idempotency", Category: "universal", Outcome: report.Error},
+			{ID: "signals", Category: "specialism/signals", Outcome: report.Skipped, Skip: &report.Skip{Reason: "not_applicable", Detail: "d"}}}}
+	if Mark(run, true); run.Publishable || run.PublishableReason != "storyboards not judged for a reason of the harness: idempotency" {
+		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+}
+
+func TestContractKeepsStoryboardSkipsInTheVocabulary(t *testing.T) {
+	run := &report.Run{Storyboards: []report.StoryboardResult{{ID: "a", Skip: &report.Skip{Reason: "not declared", Detail: "signals"}}}}
+	Contract(run)
+	if sk := run.Storyboards[0].Skip; sk.Reason != "not_applicable" || sk.Detail != "not declared: signals" {
+		t.Errorf("skip %+v", sk)
 	}
 }

@@ -21,9 +21,9 @@ const maxNesting = 4
 // response payloads (and a failed validation's actual value) are redacted
 // at every key the contract's pattern matches — also inside strings that
 // hold JSON, such as an MCP text item — response headers pass the
-// allowlist, request headers are dropped, and a skip reason outside the
-// contract's vocabulary becomes not_applicable with the original reason in
-// its detail.
+// allowlist, request headers are dropped, and a skip reason (of a step or
+// a storyboard) outside the contract's vocabulary becomes not_applicable
+// with the original reason in its detail.
 func Contract(run *report.Run) {
 	for i := range run.Steps {
 		st := &run.Steps[i]
@@ -45,6 +45,12 @@ func Contract(run *report.Run) {
 		if st.Skip != nil && !slices.Contains(report.SkipReasons, st.Skip.Reason) {
 			st.Skip.Detail = strings.TrimSpace(st.Skip.Reason + ": " + st.Skip.Detail)
 			st.Skip.Reason = "not_applicable"
+		}
+	}
+	for i := range run.Storyboards {
+		if sk := run.Storyboards[i].Skip; sk != nil && !slices.Contains(report.SkipReasons, sk.Reason) {
+			sk.Detail = strings.TrimSpace(sk.Reason + ": " + sk.Detail)
+			sk.Reason = "not_applicable"
 		}
 	}
 	for i := range run.Rules {

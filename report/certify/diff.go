@@ -10,8 +10,9 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
-// Change is one rule's outcome in two runs. Old is "" for a new rule and
-// New is "" for a removed one.
+// Change is one rule's outcome in two runs, or one storyboard's (Rule is
+// then "storyboard:<id>"). Old is "" for a new rule and New is "" for a
+// removed one.
 type Change struct {
 	Rule    string
 	Old     report.Outcome
@@ -35,16 +36,46 @@ type RunDiff struct {
 	Added, Removed []Change
 }
 
-// Diff compares the rules of two runs. A rule's baseline mark is ignored:
-// an expected failure is still a failure here.
+// item is a rule or a storyboard as the diff compares them.
+type item struct {
+	ID      string
+	Outcome report.Outcome
+	Message string
+}
+
+// items are the run's rules, then its storyboards as "storyboard:<id>",
+// each with its message (a storyboard's: its skip, its error or its first
+// failing step).
+func items(r *report.Run) []item {
+	var out []item
+	for _, rule := range r.Rules {
+		out = append(out, item{rule.ID, rule.Outcome, rule.Message})
+	}
+	for _, sb := range r.Storyboards {
+		it := item{ID: sb.BaselineKey(), Outcome: sb.Outcome, Message: sb.Error}
+		if sb.Skip != nil {
+			it.Message = sb.Skip.Reason + ": " + sb.Skip.Detail
+		}
+		for _, st := range r.StoryboardSteps(sb.ID) {
+			if it.Message == "" && st.Outcome() == report.Failed {
+				it.Message = st.PhaseID + "/" + st.StepID + ": " + st.FailureSummary()
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// Diff compares the rules and storyboards of two runs. A baseline mark is
+// ignored: an expected failure is still a failure here.
 func Diff(old, cur *report.Run) RunDiff {
 	var d RunDiff
-	before := map[string]report.RuleResult{}
-	for _, r := range old.Rules {
+	before := map[string]item{}
+	for _, r := range items(old) {
 		before[r.ID] = r
 	}
 	now := map[string]bool{}
-	for _, r := range cur.Rules {
+	for _, r := range items(cur) {
 		now[r.ID] = true
 		o, had := before[r.ID]
 		c := Change{Rule: r.ID, Old: o.Outcome, New: r.Outcome, Message: r.Message}
@@ -66,7 +97,7 @@ func Diff(old, cur *report.Run) RunDiff {
 			d.Other = append(d.Other, c)
 		}
 	}
-	for _, r := range old.Rules {
+	for _, r := range items(old) {
 		if !now[r.ID] {
 			d.Removed = append(d.Removed, Change{Rule: r.ID, Old: r.Outcome, Message: r.Message})
 		}
@@ -104,7 +135,7 @@ func WriteDiff(w io.Writer, old, cur *report.Run, d RunDiff) error {
 			if to == "" {
 				to = "(removed)"
 			}
-			line := fmt.Sprintf("  %-9s %-8s -> %-9s %s", wire.Sanitize(c.Rule, 20), from, to, wire.Sanitize(c.Message, maxDiffMessage))
+			line := fmt.Sprintf("  %-9s %-8s -> %-9s %s", wire.Sanitize(c.Rule, 80), from, to, wire.Sanitize(c.Message, maxDiffMessage))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}

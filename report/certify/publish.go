@@ -13,7 +13,8 @@ import (
 // rule was judged or skipped for a reason of the seller's own declarations:
 // a MUST rule that errored, has no judge yet, or was skipped because of the
 // harness's configuration (a message citing a flag, such as
-// "--allow-mutations") keeps the run unpublishable.
+// "--allow-mutations") keeps the run unpublishable, as does a storyboard
+// that errored (its steps are MUST-level).
 func Mark(run *report.Run, certifyMode bool) {
 	run.Certify = certifyMode
 	var why []string
@@ -39,6 +40,15 @@ func Mark(run *report.Run, certifyMode bool) {
 	}
 	if len(unjudged) > 0 {
 		why = append(why, "MUST rules not judged for a reason of the harness: "+strings.Join(unjudged, " "))
+	}
+	var errored []string
+	for _, sb := range run.Storyboards {
+		if sb.Outcome == report.Error {
+			errored = append(errored, sb.ID)
+		}
+	}
+	if len(errored) > 0 {
+		why = append(why, "storyboards not judged for a reason of the harness: "+strings.Join(errored, " "))
 	}
 	run.Publishable = len(why) == 0
 	run.PublishableReason = strings.Join(why, "; ")

@@ -33,6 +33,14 @@ func TestTheSchemaRejectsWhatTheContractForbids(t *testing.T) {
 		"a failed step without a failed validation or an error": `{` + base + `,"passed":false,"validations":[]}`,
 		"an unknown extraction path": `{"storyboard_id":"s","phase_id":"p","step_id":"x","task":"t","duration_ms":1,
 			"extraction":{"path":"guess"},"passed":true,"validations":[]}`,
+		"a not-applicable validation that failed": `{` + base + `,"passed":true,"validations":[
+			{"check":"future","passed":false,"not_applicable":true,"note":"n","description":"d","json_pointer":null,"expected":null,"actual":null,"schema_id":null,"schema_url":null}]}`,
+		"a not-applicable validation without its note": `{` + base + `,"passed":true,"validations":[
+			{"check":"future","passed":true,"not_applicable":true,"description":"d"}]}`,
+		"a severity outside the vocabulary": `{` + base + `,"passed":true,"validations":[{"check":"c","passed":true,"description":"d","severity":"low"}]}`,
+		"a promoted severity still advisory": `{` + base + `,"passed":true,"validations":[
+			{"check":"c","passed":true,"description":"d","severity":"advisory","severity_promoted_from_advisory":true}]}`,
+		"a notice without a code": `{` + base + `,"passed":true,"validations":[],"notices":[{"severity":"info","message":"m"}]}`,
 	} {
 		err := Validate(doc(step))
 		if err == nil {
@@ -45,6 +53,29 @@ func TestTheSchemaRejectsWhatTheContractForbids(t *testing.T) {
 		"json_pointer":"/result/structuredContent/payload","expected":"x","actual":null,"schema_id":null,"schema_url":null}]}`
 	if err := Validate(doc(good)); err != nil {
 		t.Errorf("a well-formed failed step: %v", err)
+	}
+}
+
+func TestTheSchemaHoldsStoryboards(t *testing.T) {
+	with := func(sb string) []byte {
+		return []byte(strings.Replace(string(doc("")), `"rules":[]`, `"rules":[],"storyboards":[`+sb+`]`, 1))
+	}
+	good := `{"id":"capability_discovery","title":"t","category":"universal","path":"universal/x.yaml","track":"core",
+		"outcome":"skipped","skip":{"reason":"not_applicable","detail":"d"},"counts":{},"duration_ms":0,
+		"baseline":{"status":"unjudged","reason":"r"}}`
+	if err := Validate(with(good)); err != nil {
+		t.Errorf("a well-formed storyboard: %v", err)
+	}
+	for name, sb := range map[string]string{
+		"no category":                   `{"id":"a","outcome":"passed","counts":{},"duration_ms":0}`,
+		"a disabled storyboard":         `{"id":"a","category":"c","outcome":"disabled","counts":{},"duration_ms":0}`,
+		"a skipped one that passed":     `{"id":"a","category":"c","outcome":"passed","skip":{"reason":"no_phases","detail":"d"},"counts":{},"duration_ms":0}`,
+		"an unknown member":             `{"id":"a","category":"c","outcome":"passed","counts":{},"duration_ms":0,"score":1}`,
+		"a skip outside the vocabulary": `{"id":"a","category":"c","outcome":"skipped","skip":{"reason":"nope","detail":"d"},"counts":{},"duration_ms":0}`,
+	} {
+		if err := Validate(with(sb)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }
 

@@ -1,0 +1,234 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// maxStoryboardLines bounds the failing storyboard steps the terminal
+// summary lists, and maxCategoryLines the categories, so the summary stays
+// one screen.
+const (
+	maxStoryboardLines = 8
+	maxCategoryLines   = 12
+)
+
+// storyboardOrder is the order storyboard outcomes are counted in.
+var storyboardOrder = []Outcome{Passed, Failed, Skipped, Error}
+
+// sbCategory is one storyboard category: its storyboards in the runner's
+// order and their count per outcome.
+type sbCategory struct {
+	Name        string
+	Storyboards []StoryboardResult
+	Counts      Counts
+}
+
+// Of returns the count for the outcome named o (for templates).
+func (c sbCategory) Of(o string) int { return c.Counts[Outcome(o)] }
+
+// storyboardCategories groups the run's storyboards by category, in the
+// order categories first appear.
+func storyboardCategories(r *Run) []sbCategory {
+	var out []sbCategory
+	index := map[string]int{}
+	for _, sb := range r.Storyboards {
+		i, ok := index[sb.Category]
+		if !ok {
+			i = len(out)
+			index[sb.Category] = i
+			out = append(out, sbCategory{Name: sb.Category, Counts: Counts{}})
+		}
+		out[i].Storyboards = append(out[i].Storyboards, sb)
+		out[i].Counts[sb.Outcome]++
+	}
+	return out
+}
+
+// countLine writes counts as "1 passed · 2 failed", leaving out zeros.
+func countLine(c Counts, order []Outcome) string {
+	var parts []string
+	for _, o := range order {
+		if n := c[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// storyboardStepTally counts the storyboards' steps per outcome, the
+// failed advisory validations and those graded not applicable.
+func storyboardStepTally(r *Run) (steps Counts, advisory, notApplicable int) {
+	steps = Counts{}
+	ids := map[string]bool{}
+	for _, sb := range r.Storyboards {
+		ids[sb.ID] = true
+	}
+	for _, st := range r.Steps {
+		if !ids[st.StoryboardID] {
+			continue
+		}
+		steps[st.Outcome()]++
+		for _, v := range st.Validations {
+			if !v.Passed && v.Severity == Advisory {
+				advisory++
+			}
+			if v.NotApplicable {
+				notApplicable++
+			}
+		}
+	}
+	return steps, advisory, notApplicable
+}
+
+// sbAttention is one storyboard step (or a storyboard's baseline entry)
+// to look at.
+type sbAttention struct {
+	Label      string // FAILED, ERROR, EXPECTED, STALE
+	Storyboard string
+	Where      string // phase/step, "" for the storyboard as a whole
+	What       string
+}
+
+// storyboardAttention lists what needs a look, what fails the run first:
+// failed steps, harness errors (of steps, or of storyboards that ran
+// none), stale baseline entries, expected failures.
+func storyboardAttention(r *Run) []sbAttention {
+	var failed, errs, stale, expected []sbAttention
+	for _, sb := range r.Storyboards {
+		mark := sb.Baseline
+		if mark != nil && mark.Status == Stale {
+			stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, What: "passes now: remove " + sb.BaselineKey() + " from the baseline"})
+		}
+		steps := r.StoryboardSteps(sb.ID)
+		if len(steps) == 0 && sb.Outcome == Error {
+			errs = append(errs, sbAttention{Label: "ERROR", Storyboard: sb.ID, What: sb.Error})
+		}
+		for _, st := range steps {
+			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID}
+			switch st.Outcome() {
+			case Failed:
+				a.What = failureLine(st)
+				if mark != nil && mark.Status == ExpectedFailure {
+					a.Label = "EXPECTED"
+					expected = append(expected, a)
+				} else {
+					a.Label = "FAILED"
+					failed = append(failed, a)
+				}
+			case Error:
+				a.Label, a.What = "ERROR", st.Error
+				errs = append(errs, a)
+			}
+		}
+	}
+	return append(append(append(failed, errs...), stale...), expected...)
+}
+
+// writeStoryboardFailures lists the failing storyboard steps with their
+// first failed validation, capped.
+func writeStoryboardFailures(b *strings.Builder, r *Run, dir string) {
+	bad := storyboardAttention(r)
+	if len(bad) == 0 {
+		return
+	}
+	html := "report.html"
+	if dir != "" {
+		html = filepath.Join(wire.Sanitize(dir, 400), html)
+	}
+	fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
+	for i, a := range bad {
+		if i == maxStoryboardLines {
+			fmt.Fprintf(b, "  … and %d more: %s#storyboards\n", len(bad)-i, html)
+			break
+		}
+		where := a.Storyboard
+		if a.Where != "" {
+			where += "/" + a.Where
+		}
+		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine(where, maxLine))
+		fmt.Fprintf(b, "  %-8s %s\n", "", termLine(a.What, maxLine))
+		if i == len(bad)-1 {
+			fmt.Fprintf(b, "  %-8s details: %s#storyboards\n", "", html)
+		}
+	}
+}
+
+// writeStoryboards writes one line per storyboard category with its
+// storyboards' counts, the storyboard steps' counts (failed advisory
+// validations beside the failed steps, as the runner output contract
+// asks), and the skipped storyboards by reason.
+func writeStoryboards(b *strings.Builder, r *Run) {
+	cats := storyboardCategories(r)
+	if len(cats) == 0 {
+		return
+	}
+	total := Counts{}
+	reasons := map[string]int{}
+	var reasonOrder []string
+	for _, sb := range r.Storyboards {
+		total[sb.Outcome]++
+		if sb.Skip != nil {
+			if reasons[sb.Skip.Reason] == 0 {
+				reasonOrder = append(reasonOrder, sb.Skip.Reason)
+			}
+			reasons[sb.Skip.Reason]++
+		}
+	}
+	w := 0
+	for i, c := range cats {
+		if i < maxCategoryLines {
+			w = max(w, len(wire.Sanitize(c.Name, 40)))
+		}
+	}
+	fmt.Fprintf(b, "\nstoryboards by category (%d: %s)\n", len(r.Storyboards), countLine(total, storyboardOrder))
+	for i, c := range cats {
+		if i == maxCategoryLines {
+			fmt.Fprintf(b, "  … and %d more categories\n", len(cats)-i)
+			break
+		}
+		fmt.Fprintf(b, "  %-*s  %s\n", w, wire.Sanitize(c.Name, 40), countLine(c.Counts, storyboardOrder))
+	}
+	steps, advisory, na := storyboardStepTally(r)
+	line := fmt.Sprintf("%d passed · %d failed · %d advisory failed · %d skipped · %d error",
+		steps[Passed], steps[Failed], advisory, steps[Skipped], steps[Error])
+	if na > 0 {
+		line += fmt.Sprintf(" · %d validations not applicable", na)
+	}
+	fmt.Fprintf(b, "  steps: %s\n", line)
+	if len(reasonOrder) > 0 {
+		var parts []string
+		for _, reason := range reasonOrder {
+			parts = append(parts, fmt.Sprintf("%s %d", wire.Sanitize(reason, 40), reasons[reason]))
+		}
+		fmt.Fprintf(b, "  skipped storyboards by reason: %s\n", strings.Join(parts, " · "))
+	}
+}
+
+// writeStoryboardTable writes every storyboard, one line each (the -v
+// table).
+func writeStoryboardTable(b *strings.Builder, r *Run) {
+	if len(r.Storyboards) == 0 {
+		return
+	}
+	b.WriteString("\nevery storyboard\n")
+	for _, sb := range r.Storyboards {
+		l := strings.ToUpper(string(sb.Outcome))
+		what := "steps: " + countLine(sb.Counts, storyboardOrder)
+		if sb.Skip != nil {
+			what = sb.Skip.Reason + ": " + sb.Skip.Detail
+		} else if sb.Error != "" {
+			what = sb.Error
+		}
+		if m := sb.Baseline; m != nil {
+			what += " [baseline: " + m.Status + "]"
+		}
+		fmt.Fprintf(b, "  %-8s %-30s %s\n", l, termLine(sb.Category+"/"+sb.ID, 60), termLine(what, maxLine))
+	}
+}
