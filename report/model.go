@@ -176,6 +176,10 @@ type Step struct {
 	// Notices are informational signals on a passing observation; they
 	// never change Passed.
 	Notices []Notice `json:"notices,omitempty"`
+	// Optional marks a storyboard step of an optional phase: its failure
+	// is reported but fails no storyboard on its own (storyboard-schema
+	// .yaml, "Optional phase semantics").
+	Optional bool `json:"optional,omitempty"`
 }
 
 // Notice is the contract's notice: an advisory about a passing
@@ -348,6 +352,10 @@ type StoryboardResult struct {
 	Outcome Outcome `json:"outcome"`
 	// Skip says why the storyboard was skipped as a whole.
 	Skip *Skip `json:"skip,omitempty"`
+	// NotSelected says why the run mode left the storyboard out (a
+	// read-only run, no sandbox, --storyboard): the contract's
+	// selection_result, listed in run_summary.not_selected.
+	NotSelected *Skip `json:"not_selected,omitempty"`
 	// Error is a harness failure that stopped the storyboard.
 	Error string `json:"error,omitempty"`
 	// Counts are the storyboard's steps per outcome.
@@ -415,6 +423,12 @@ type Run struct {
 	// SchemasRelease is the release of the schemas the run validated
 	// against (--schemas), "" when none.
 	SchemasRelease string `json:"schemas_release,omitempty"`
+	// StoryboardsRelease is the compliance release whose storyboards the
+	// run ran (--storyboards), "" when none; StoryboardIDs are the ones
+	// --storyboard named. Kept so `adcp-conform judge` grades the same
+	// storyboards again.
+	StoryboardsRelease string   `json:"storyboards_release,omitempty"`
+	StoryboardIDs      []string `json:"storyboard_ids,omitempty"`
 	// Certify is set on a certification run (--certify): every rule, no
 	// label filter, no baseline.
 	Certify bool `json:"certify,omitempty"`
@@ -590,20 +604,31 @@ func (r *Run) settleStoryboards(baseline map[string]string) {
 		r.Storyboards[i].Counts = Counts{}
 		index[r.Storyboards[i].ID] = i
 	}
+	folds := make([]Counts, len(r.Storyboards))
 	for _, st := range r.Steps {
 		if i, ok := index[st.StoryboardID]; ok {
-			r.Storyboards[i].Counts[st.Outcome()]++
+			o := st.Outcome()
+			r.Storyboards[i].Counts[o]++
+			if folds[i] == nil {
+				folds[i] = Counts{}
+			}
+			if st.Optional && (o == Failed || o == Error) {
+				o = Skipped // an optional phase's failure fails no storyboard
+			}
+			folds[i][o]++
 		}
 	}
 	for i := range r.Storyboards {
 		sb := &r.Storyboards[i]
 		switch {
+		case sb.NotSelected != nil:
+			sb.Outcome = Disabled
 		case sb.Skip != nil:
 			sb.Outcome = Skipped
 		case len(sb.Counts) > 0:
 			sb.Outcome = Skipped
 			for _, o := range []Outcome{Passed, Error, Failed} { // the last present wins
-				if sb.Counts[o] > 0 {
+				if folds[i][o] > 0 {
 					sb.Outcome = o
 				}
 			}
@@ -758,6 +783,11 @@ func (r *Run) summary() RunSummary {
 				s.NotSelected = append(s.NotSelected, NotSelected{StoryboardID: StoryboardID, PhaseID: sp.Transport,
 					StepID: rule.ID + "/" + sp.Transport, Reason: NotSelectedReason, Detail: sp.Message})
 			}
+		}
+	}
+	for _, sb := range r.Storyboards {
+		if sb.NotSelected != nil {
+			s.NotSelected = append(s.NotSelected, NotSelected{StoryboardID: sb.ID, Reason: sb.NotSelected.Reason, Detail: sb.NotSelected.Detail})
 		}
 	}
 	for _, sb := range r.Storyboards {

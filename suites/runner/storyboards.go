@@ -24,24 +24,12 @@ func AddStoryboards(run *report.Run, results []storyboard.StoryboardResult, unav
 			Outcome: outcomeOf(res.Outcome), DurationMS: res.DurationMS}
 		switch {
 		case res.NotSelected != nil:
-			out.Outcome = report.Disabled
-			out.Skip = &report.Skip{Reason: res.NotSelected.Reason, Detail: res.NotSelected.Detail}
+			out.NotSelected = &report.Skip{Reason: res.NotSelected.Reason, Detail: res.NotSelected.Detail}
 		case res.Skip != nil:
 			out.Skip = &report.Skip{Reason: res.Skip.Reason, Detail: res.Skip.Detail}
 		}
 		for _, st := range res.Steps {
-			step := reportStep(sb, st)
-			switch {
-			case step.Skip != nil:
-				out.StepsSkipped++
-			case step.Error != "":
-				out.StepsError++
-			case step.Passed:
-				out.StepsPassed++
-			default:
-				out.StepsFailed++
-			}
-			run.Steps = append(run.Steps, step)
+			run.Steps = append(run.Steps, reportStep(sb, st))
 		}
 		run.Storyboards = append(run.Storyboards, out)
 	}
@@ -68,20 +56,15 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 		step.Skip = &report.Skip{Reason: st.Skip.Reason, Detail: st.Skip.Detail}
 		step.Passed = false
 	}
-	if st.Optional && !st.Passed && st.Skip == nil && st.Error == "" {
-		// A failure inside an optional phase fails no storyboard on its own
-		// (storyboard-schema.yaml, "Optional phase semantics"): reported,
-		// not counted against the seller.
-		step.Notices = append(step.Notices, report.Notice{Code: "optional_phase", Message: "this step is in an optional phase: its failure alone does not fail the storyboard"})
-	}
+	step.Optional = st.Optional
 	for _, n := range st.Notes {
-		step.Notices = append(step.Notices, report.Notice{Code: "runner_note", Message: wire.Sanitize(n, 300)})
+		step.Notices = append(step.Notices, report.Notice{Severity: "info", Code: "runner_note", Message: wire.Sanitize(n, 300)})
 	}
 	for _, v := range st.Validations {
 		step.Validations = append(step.Validations, reportValidation(v))
 	}
 	if o := st.Obs; o != nil {
-		step.Extraction = report.Extraction{Path: o.ExtractionPath}
+		step.Extraction = extraction(o)
 		if st.Request != nil {
 			b, _ := json.Marshal(st.Request)
 			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: wire.RedactJSON(b)}
@@ -93,6 +76,23 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 		step.Response = resp
 	}
 	return step
+}
+
+// extraction is the contract's extraction record ("structured_content" |
+// "text_fallback" | "error" | "none"); an A2A DataPart is the structured
+// channel of A2A, said in the note.
+func extraction(o *storyboard.Observation) report.Extraction {
+	switch {
+	case o.Refused:
+		return report.Extraction{Path: "error", Note: "extracted by " + o.ExtractionPath}
+	case o.Transport == "http":
+		return report.Extraction{Path: "none", Note: "an HTTP document, read as JSON"}
+	case o.Payload == nil:
+		return report.Extraction{Path: "none"}
+	case o.ExtractionPath == "artifact" || o.ExtractionPath == "status_message":
+		return report.Extraction{Path: "structured_content", Note: "A2A DataPart (" + o.ExtractionPath + ")"}
+	}
+	return report.Extraction{Path: o.ExtractionPath}
 }
 
 func reportValidation(v storyboard.Result) report.Validation {

@@ -59,6 +59,17 @@ func stringsAt(caps any, p string) []string {
 	return out
 }
 
+// proseGates are capability gates a storyboard states in its narrative
+// rather than in requires_capability. universal/signed-requests.yaml (3.1.19
+// and 3.2.0-beta.5): "runs for any agent advertising
+// request_signing.supported: true … Agents that do not advertise support
+// are not tested against this storyboard — absence of advertisement is not
+// a failure". Grading its first step's field checks instead would fail
+// every agent that never claimed signed requests.
+var proseGates = map[string]CapabilityPredicate{
+	"signed_requests": {Path: "request_signing.supported", Equals: true},
+}
+
 // knownRequires are the values of `requires:` the engine knows.
 var knownRequires = []string{"controller", "seeded_state", "real_wire", "webhook_receiver", "multi_agent"}
 
@@ -103,6 +114,11 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	if len(sb.RequiredTools) > 0 && !slices.ContainsFunc(sb.RequiredTools, env.has) {
 		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
 			strings.Join(sb.RequiredTools, ", "), strings.Join(env.Tools, ", "))}
+	}
+	if g, ok := proseGates[sb.ID]; ok {
+		if ok, detail := EvalCapability(&g, env.Capabilities); !ok {
+			return &Skip{Reason: NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
+		}
 	}
 	if sb.RequiresCapability != nil {
 		if ok, detail := EvalCapability(sb.RequiresCapability, env.Capabilities); !ok {
@@ -209,12 +225,29 @@ func TestKitFor(sb *Storyboard, env *Env) map[string]any {
 	if env.Credential {
 		auth["api_key"] = "[configured credential]"
 	}
-	if env.ProbeTask != "" {
+	switch pt, _ := auth["probe_task"].(string); {
+	case env.ProbeTask != "":
 		auth["probe_task"] = env.ProbeTask
+	case !env.has(pt):
+		// The kit names the spec's demo agent's protected read; a seller
+		// without it is probed on a protected read it does list (the
+		// security storyboard's narrative: list_creatives,
+		// get_media_buy_delivery, get_signals, …), never on a public one.
+		for _, t := range protectedReads {
+			if env.has(t) {
+				auth["probe_task"] = t
+				break
+			}
+		}
 	}
 	kit["auth"] = auth
 	return kit
 }
+
+// protectedReads are tenant-scoped read tasks, in order of preference
+// (universal/security.yaml narrative: "operations that return
+// tenant-scoped data … require credentials").
+var protectedReads = []string{"list_creatives", "get_media_buy_delivery", "get_media_buys", "list_accounts", "get_signals"}
 
 // randomUUID returns an RFC 4122 version 4 UUID.
 func randomUUID() string {
