@@ -31,8 +31,9 @@ func runJudge(args []string, stdio Stdio) error {
 	var out string
 	fs := newFlagSet("judge", "judge [--out DIR] [--sign-key FILE] REPORT-DIR", stdio.Err)
 	fs.StringVar(&out, "out", "", "folder for the new reports, never REPORT-DIR itself (default: REPORT-DIR-judged)")
-	var schemasDir string
+	var schemasDir, storyboardsDir string
 	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
+	fs.StringVar(&storyboardsDir, "storyboards", "", "the compliance folder of the run's release, when the run ran storyboards (default: $"+storyboardsEnv+")")
 	post := addPostFlags(fs, false)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
 		return err
@@ -94,6 +95,9 @@ func runJudge(args []string, stdio Stdio) error {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))
 	}
 	sel, err := runner.Select(prev.LabelFilter, opts)
+	if err != nil && (len(prev.StoryboardIDs) > 0 || prev.StoryboardsRelease != "") {
+		sel, err = runner.SelectNone(prev.LabelFilter, opts), nil // the run judged storyboards only
+	}
 	if err != nil {
 		var fe *runner.FilterError
 		if errors.As(err, &fe) {
@@ -112,6 +116,9 @@ func runJudge(args []string, stdio Stdio) error {
 		meta.Tool = "adcp-conform"
 	}
 	run := runner.Report(meta, store, sel, results)
+	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts, stdio); err != nil { // storyboards.go
+		return err
+	}
 	blameTheTarget(run, diagnose(store).wrong) // as the run did
 	run.JudgedOffline = true
 	if prev.AdcpRelease != AdcpRelease {
@@ -193,6 +200,53 @@ func disagreements(prev, cur *report.Run) []string {
 	sort.Strings(gone)
 	for _, id := range gone {
 		out = append(out, fmt.Sprintf("%s: submitted %s, not judged again", id, wire.Sanitize(string(submitted[id].Outcome), 40)))
+	}
+	return append(out, storyboardDisagreements(prev, cur)...)
+}
+
+// storyboardDisagreements compares the storyboards' outcomes and their
+// steps' verdicts ("storyboard:<id>" and "storyboard:<id>/<phase>/<step>").
+func storyboardDisagreements(prev, cur *report.Run) []string {
+	var out []string
+	was := map[string]report.Outcome{}
+	for _, sb := range prev.Storyboards {
+		was["storyboard:"+sb.ID] = sb.Outcome
+	}
+	for _, st := range prev.Steps {
+		if st.StoryboardID != report.StoryboardID {
+			was["storyboard:"+st.StoryboardID+"/"+st.PhaseID+"/"+st.StepID] = st.Outcome()
+		}
+	}
+	now := map[string]report.Outcome{}
+	for _, sb := range cur.Storyboards {
+		now["storyboard:"+sb.ID] = sb.Outcome
+	}
+	for _, st := range cur.Steps {
+		if st.StoryboardID != report.StoryboardID {
+			now["storyboard:"+st.StoryboardID+"/"+st.PhaseID+"/"+st.StepID] = st.Outcome()
+		}
+	}
+	var keys []string
+	for k := range was {
+		keys = append(keys, k)
+	}
+	for k := range now {
+		if _, ok := was[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p, inPrev := was[k]
+		c, inCur := now[k]
+		switch {
+		case !inPrev:
+			out = append(out, fmt.Sprintf("%s: not in the submitted results, judged %s", wire.Sanitize(k, 200), c))
+		case !inCur:
+			out = append(out, fmt.Sprintf("%s: submitted %s, not judged again", wire.Sanitize(k, 200), wire.Sanitize(string(p), 40)))
+		case p != c:
+			out = append(out, fmt.Sprintf("%s: submitted %s, judged %s", wire.Sanitize(k, 200), wire.Sanitize(string(p), 40), c))
+		}
 	}
 	return out
 }

@@ -227,6 +227,9 @@ func runRun(args []string, stdio Stdio) error {
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
 	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
+	if sbPlan.release != nil {
+		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
+	}
 	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err

@@ -11,9 +11,15 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
@@ -137,4 +143,45 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0},
 	})
+}
+
+// rejudgeStoryboards grades a recorded run's storyboards again from its
+// evidence (a replay: nothing is sent) and puts them in run.
+func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, stdio Stdio) error {
+	if prev.StoryboardsRelease == "" {
+		return nil
+	}
+	if dir == "" {
+		dir = stdio.getenv(storyboardsEnv)
+	}
+	if dir == "" {
+		return usagef("the run ran the %s storyboards: give them with --storyboards DIR", wire.Sanitize(prev.StoryboardsRelease, 40))
+	}
+	p, err := loadStoryboards(dir, stdio.getenv, stdio.Err)
+	if err != nil {
+		return err
+	}
+	if got := filepath.Base(filepath.Clean(p.release.Dir)); got != prev.StoryboardsRelease {
+		return usagef("--storyboards %s is release %s; the run used %s", dir, got, wire.Sanitize(prev.StoryboardsRelease, 40))
+	}
+	if _, err := p.selectStoryboards(prev.StoryboardIDs, prev.LabelFilter); err != nil {
+		return err
+	}
+	t := evidence.MCP
+	for _, c := range store.Calls() {
+		if c.IsStoryboard() {
+			t = c.Transport
+			break
+		}
+	}
+	target := store.Target()
+	results := live.Run(context.Background(), live.Config{
+		MCP: mcp.Config{Endpoint: target.MCP}, A2A: a2a.Config{BaseURL: target.A2A}, Transport: t,
+		Release: p.release, Store: store, Include: p.include, Dispatcher: storyboard.Replay{Store: store},
+		Env: storyboard.Env{AllowMutations: target.AllowMutations, Sandbox: target.Sandbox, Credential: target.Credential,
+			Schemas: opts.Schemas, RunnerVersion: AdcpRelease, Generated: live.Generated(store)},
+	})
+	runner.AddStoryboards(run, results, "")
+	run.StoryboardsRelease, run.StoryboardIDs = prev.StoryboardsRelease, prev.StoryboardIDs
+	return nil
 }

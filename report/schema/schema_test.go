@@ -66,12 +66,18 @@ func TestTheSchemaHoldsStoryboards(t *testing.T) {
 	if err := Validate(with(good)); err != nil {
 		t.Errorf("a well-formed storyboard: %v", err)
 	}
+	notSelected := `{"id":"a","category":"c","outcome":"disabled","not_selected":{"reason":"run_mode_excluded","detail":"read-only run"},"counts":{},"duration_ms":0}`
+	if err := Validate(with(notSelected)); err != nil {
+		t.Errorf("a storyboard the run mode left out: %v", err)
+	}
 	for name, sb := range map[string]string{
-		"no category":                   `{"id":"a","outcome":"passed","counts":{},"duration_ms":0}`,
-		"a disabled storyboard":         `{"id":"a","category":"c","outcome":"disabled","counts":{},"duration_ms":0}`,
-		"a skipped one that passed":     `{"id":"a","category":"c","outcome":"passed","skip":{"reason":"no_phases","detail":"d"},"counts":{},"duration_ms":0}`,
-		"an unknown member":             `{"id":"a","category":"c","outcome":"passed","counts":{},"duration_ms":0,"score":1}`,
-		"a skip outside the vocabulary": `{"id":"a","category":"c","outcome":"skipped","skip":{"reason":"nope","detail":"d"},"counts":{},"duration_ms":0}`,
+		"no category":                    `{"id":"a","outcome":"passed","counts":{},"duration_ms":0}`,
+		"a disabled storyboard, no why":  `{"id":"a","category":"c","outcome":"disabled","counts":{},"duration_ms":0}`,
+		"a skipped one that passed":      `{"id":"a","category":"c","outcome":"passed","skip":{"reason":"no_phases","detail":"d"},"counts":{},"duration_ms":0}`,
+		"a not-selected one that ran":    `{"id":"a","category":"c","outcome":"passed","not_selected":{"reason":"run_mode_excluded","detail":"d"},"counts":{},"duration_ms":0}`,
+		"a not-selected one, bad reason": `{"id":"a","category":"c","outcome":"disabled","not_selected":{"reason":"nope","detail":"d"},"counts":{},"duration_ms":0}`,
+		"an unknown member":              `{"id":"a","category":"c","outcome":"passed","counts":{},"duration_ms":0,"score":1}`,
+		"a skip outside the vocabulary":  `{"id":"a","category":"c","outcome":"skipped","skip":{"reason":"nope","detail":"d"},"counts":{},"duration_ms":0}`,
 	} {
 		if err := Validate(with(sb)); err == nil {
 			t.Errorf("%s: accepted", name)

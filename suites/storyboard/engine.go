@@ -23,9 +23,13 @@ const (
 	RequirementUnmet      = "requirement_unmet"
 )
 
-// NotSelected is the selection_result reason of a storyboard the run mode
-// left out (read-only run, no sandbox, --storyboard).
-const NotSelected = "explicit_scope_excluded"
+// The selection_result reasons of a storyboard left out before it ran:
+// by the run mode (a read-only run, no sandbox) or by the caller's scope
+// (--storyboard, the label filter).
+const (
+	RunModeExcluded = "run_mode_excluded"
+	ScopeExcluded   = "explicit_scope_excluded"
+)
 
 // Skip says why a storyboard, phase or step did not run.
 type Skip struct {

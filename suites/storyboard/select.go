@@ -160,10 +160,10 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 		}
 	}
 	if len(mutating) > 0 && !env.AllowMutations {
-		return &Skip{Reason: NotSelected, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
+		return &Skip{Reason: RunModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
 	}
 	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
-		return &Skip{Reason: NotSelected, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
+		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	for i, sb := range cfg.Release.Storyboards {
 		if cfg.Include != nil && !cfg.Include(sb) {
 			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
-				NotSelected: &storyboard.Skip{Reason: storyboard.NotSelected, Detail: "not selected by --storyboard or the label filter"}}
+				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
 			continue
 		}
 		if skip := storyboard.Gate(sb, &env); skip != nil {
