@@ -143,6 +143,11 @@ func checkCanonicalFormatSatisfaction(v Validation, f Facts) Result {
 		return r.pass()
 	case want && !accepted:
 		if local == yes {
+			if !formatAttributable(f.Obs) {
+				// The step's other validations grade a rejection for
+				// another cause; this check only judges format selection.
+				return r.na("rejected for a cause not attributable to format selection (%s); the selector satisfies the product: %s", codeOr(f.Obs), detail)
+			}
 			return r.fail(nil, expected, actual, "the seller rejected (%s) a selector that satisfies the product: %s", codeOr(f.Obs), detail)
 		}
 		if local == no {

@@ -419,7 +419,7 @@ func TestCheckUpstreamTraffic(t *testing.T) {
 			facts(`[` + digest(`[]`) + `]`), "pass", "", ""},
 		{"calls before the step are not this step's", `{check: upstream_traffic, description: d}`,
 			facts(`[{"method":"POST","endpoint":"POST https://x.example/","url":"https://x.example/","content_type":"text/plain","attestation_mode":"raw","payload_length":1,"timestamp":"2026-05-02T14:29:00Z","payload":"x"}]`),
-			"fail", "", ""},
+			"fail", "", "timestamped before"},
 		{"min_count 0: no matching call passes", `{check: upstream_traffic, description: d, endpoint_pattern: "POST */governance/auto-provision", min_count: 0}`, facts(`[` + raw + `]`), "pass", "", ""},
 		{"min_count 0: a matching call fails", `{check: upstream_traffic, description: d, endpoint_pattern: "POST *", min_count: 0}`, facts(`[` + raw + `]`), "fail", "none may", ""},
 		{"since an earlier step widens the window", `{check: upstream_traffic, description: d, since: create}`, func(t *testing.T) Facts {
@@ -495,6 +495,7 @@ func TestCheckCanonicalFormatSatisfaction(t *testing.T) {
 		{"legacy selector accepted", accept, facts(`{`+base+`,`+legacy+`}`, ""), "pass", "", ""},
 		{"equivalent dual emission accepted", accept, facts(`{`+base+`,`+ref+`,`+legacy+`}`, ""), "pass", "", ""},
 		{"a satisfying selector rejected", accept, facts(`{`+base+`,`+direct+`}`, "UNSUPPORTED_FEATURE"), "fail", "satisfies the product", ""},
+		{"a satisfying selector rejected for another cause", accept, facts(`{`+base+`,`+direct+`}`, "BUDGET_TOO_LOW"), "na", "not attributable", ""},
 		{"bare image selector rejected as unsupported", reject, facts(`{`+base+`,"format_kind":"image"}`, "UNSUPPORTED_FEATURE"), "pass", "", ""},
 		{"bare image selector accepted", reject, facts(`{`+base+`,"format_kind":"image"}`, ""), "fail", "does not satisfy", ""},
 		{"conflicting canonical routes rejected", reject, facts(`{`+base+`,`+ref+`,"format_kind":"image","params":{"width":728,"height":90}}`, "CONFLICTING_SELECTORS"), "pass", "", ""},

@@ -258,7 +258,7 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 		purposes[p] = true
 	}
 	var matched []upstreamCall
-	unclassified, undated := 0, 0
+	unclassified, undated, early := 0, 0, 0
 	for i, e := range list {
 		c := readCall(i, e)
 		if m, _ := e.(map[string]any); m["purpose"] == nil {
@@ -272,6 +272,7 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 			if !c.atOK {
 				undated++
 			} else if c.at.Before(start.Add(-clockSkew)) {
+				early++
 				continue
 			}
 		}
@@ -282,6 +283,9 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 			continue
 		}
 		matched = append(matched, c)
+	}
+	if early > 0 {
+		r = r.observe("%d recorded call(s) are timestamped before this step's request (less %v of clock-skew tolerance) and were not counted", early, clockSkew)
 	}
 	if undated > 0 {
 		r = r.observe("%d recorded call(s) had no parseable timestamp and were counted in the window", undated)
