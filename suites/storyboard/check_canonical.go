@@ -346,7 +346,7 @@ func legacyRoute(ids any, opts []any) route {
 			om, _ := o.(map[string]any)
 			refs, _ := om["v1_format_ref"].([]any)
 			for _, ref := range refs {
-				if got, ok := project(ref, []string{"agent_url", "id"}); ok && Equal(got, want) {
+				if got, ok := project(ref, []string{"agent_url", "id"}); ok && sameJSON(got, want) {
 					rt.sel[i] = true
 					found = true
 				}

@@ -676,3 +676,77 @@ func TestCrossChecksOnHostileInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCrossChecks grades every cross kind against an arbitrary JSON reply
+// (as the step's payload, the A2A result, each dispatch, the prior
+// get_products and the controller reply): nothing panics, a
+// not_applicable result passes with a note, a failure has a message.
+func FuzzCrossChecks(f *testing.F) {
+	f.Add([]byte(`{"products":[{"product_id":"p","format_options":[{"format_option_id":"o","format_kind":"image","params":{"width":1,"height":2}}]}]}`))
+	f.Add([]byte(`{"success":true,"recorded_calls":[{"endpoint":"POST https://x/","content_type":"application/json","attestation_mode":"raw","payload":{"a":1},"timestamp":"2026-01-01T00:00:00Z"}]}`))
+	f.Add([]byte(`{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"artifacts":[{"parts":[{"kind":"data","data":{"status":"submitted"}}]}]}`))
+	f.Add([]byte(`{"resource":"https://a.example/mcp","authorization_servers":["https://a.example"]}`))
+	f.Add([]byte(`[[[[[]]]]]`))
+	vals := []Validation{}
+	for _, src := range []string{
+		`{check: any_of, allowed_values: [a]}`,
+		`{check: refs_resolve, source: {from: current_step, path: "products[*].format_ids[*]"}, target: {from: context, path: "k[*]"}, match_keys: [agent_url, id], scope: {key: agent_url, equals: $agent_url}}`,
+		`{check: a2a_submitted_artifact}`,
+		`{check: a2a_context_continuity}`,
+		`{check: field_less_than, path: "a.length", context_key: k}`,
+		`{check: field_equals_context, path: "", context_key: k}`,
+		`{check: field_in_context_array, path: "a", context_key: k}`,
+		`{check: all_fields_in_context_array, path: "products[*].channels[*]", context_key: k}`,
+		`{check: upstream_traffic, endpoint_pattern: "POST *", payload_must_contain: [{path: "a", match: present}], identifier_paths: ["products[*].product_id"]}`,
+		`{check: canonical_format_satisfaction, value: false}`,
+		`{check: cross_response_field_equal, path: a}`,
+		`{check: cross_response_count_distinct, path: a, allowed_values: [1]}`,
+		`{check: replay_not_cached_rate_limit}`,
+		`{check: oauth_metadata_graph}`,
+	} {
+		var v Validation
+		if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+			f.Fatal(err)
+		}
+		vals = append(vals, v)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := DecodeJSON(data)
+		if err != nil {
+			return
+		}
+		m, _ := doc.(map[string]any)
+		o := &Observation{Transport: "a2a", Task: "create_media_buy", Payload: doc, A2AResult: data, Request: m, Error: m, ErrorCode: "RATE_LIMITED", HTTPStatus: 200}
+		prior := &Observation{Task: "get_products", Payload: doc}
+		facts := Facts{Obs: o, Dispatches: []*Observation{o, o}, Prior: []*Observation{prior}, Upstream: &Observation{Payload: doc},
+			Context: map[string]any{"k": doc}, AgentURL: "https://a.example/mcp", A2AContextSent: "c"}
+		for _, v := range vals {
+			r := checks[v.Check](v, facts)
+			if r.NotApplicable && (!r.Passed || r.Note == "") {
+				t.Fatalf("%s: not_applicable without pass and note: %+v", v.Check, r)
+			}
+			if !r.Passed && r.Message == "" {
+				t.Fatalf("%s: failure without a message: %+v", v.Check, r)
+			}
+		}
+	})
+}
+
+// TestDeepNestingStaysLinear: comparing an agent's deeply nested reply
+// with a captured copy must not be quadratic in the depth.
+func TestDeepNestingStaysLinear(t *testing.T) {
+	raw := []byte(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))
+	doc, err := DecodeJSON(raw)
+	if err != nil {
+		t.Skipf("the decoder refuses this depth: %v", err)
+	}
+	v := val(t, `{check: field_equals_context, path: "", context_key: k, description: d}`)
+	start := time.Now()
+	r := checkFieldEqualsContext(v, Facts{Obs: &Observation{Payload: doc}, Context: map[string]any{"k": doc}})
+	if !r.Passed {
+		t.Fatalf("equal documents differ: %+v", r.Message)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("comparing a 20,000-deep reply took %v", d)
+	}
+}

@@ -92,7 +92,7 @@ func checkCrossResponseFieldEqual(v Validation, f Facts) Result {
 			first, have = val, true
 			continue
 		}
-		if !Equal(first, val) {
+		if !sameJSON(first, val) {
 			return r.fail(ptr(Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
 				"dispatch %d has %s = %s, dispatch 0's value was %s", i, path, shown(val), shown(first))
 		}

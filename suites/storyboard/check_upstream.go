@@ -421,7 +421,7 @@ func payloadMatches(payload any, m MatchSpec) bool {
 		case "present":
 			return true
 		case "equals":
-			if Equal(x.Value, m.Value) {
+			if sameJSON(x.Value, m.Value) {
 				return true
 			}
 		case "contains_any":
@@ -436,13 +436,13 @@ func payloadMatches(payload any, m MatchSpec) bool {
 }
 
 func containsValue(v, a any) bool {
-	if Equal(v, a) {
+	if sameJSON(v, a) {
 		return true
 	}
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
-			if Equal(e, a) {
+			if sameJSON(e, a) {
 				return true
 			}
 		}
