@@ -565,6 +565,13 @@ func TestCrossChecksSurviveTheShippedValidations(t *testing.T) {
 									t.Errorf("%s %s: result check %q", sb.Path, st.ID, res.Check)
 								}
 							}
+							// The spec's own validations are well authored:
+							// none may be set aside as an authoring error.
+							o := &Observation{Task: st.Task, Payload: map[string]any{}, Request: map[string]any{}}
+							res := fn(v, Facts{Obs: o, Dispatches: []*Observation{o, o}, Step: &step, Context: map[string]any{}, AgentURL: "https://a.example/mcp"})
+							if strings.Contains(res.Note, "authoring") {
+								t.Errorf("%s step %s: the shipped %s validation is graded an authoring error: %s", sb.Path, st.ID, v.Check, res.Note)
+							}
 						}
 					}
 				}
@@ -748,5 +755,23 @@ func TestDeepNestingStaysLinear(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("comparing a 20,000-deep reply took %v", d)
+	}
+}
+
+// TestCrossKindsAreContractKinds: every kind registered here is spelled as
+// the 3.2.0-beta.5 runner-output-contract.yaml lists it.
+func TestCrossKindsAreContractKinds(t *testing.T) {
+	r, err := Load(specDir(t, "3.2.0-beta.5"))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	listed := map[string]bool{}
+	for _, k := range r.CheckKinds {
+		listed[k] = true
+	}
+	for k := range crossChecks {
+		if !listed[k] {
+			t.Errorf("cross kind %q is not in the release's authored or cross-response check kinds", k)
+		}
 	}
 }
