@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -773,5 +774,51 @@ func TestCrossKindsAreContractKinds(t *testing.T) {
 		if !listed[k] {
 			t.Errorf("cross kind %q is not in the release's authored or cross-response check kinds", k)
 		}
+	}
+}
+
+// TestCrossResultShapes: failures carry expected/actual in the shapes
+// runner-output-contract.yaml validation_result names.
+func TestCrossResultShapes(t *testing.T) {
+	keys := func(v any) []string {
+		m, _ := v.(map[string]any)
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	start := time.Date(2026, 5, 2, 14, 30, 0, 0, time.UTC)
+	up := checkUpstreamTraffic(val(t, `{check: upstream_traffic, description: d, endpoint_pattern: "POST *", min_count: 2, payload_must_contain: [{path: a, match: equals, value: 1}]}`),
+		Facts{Obs: &Observation{Call: evidence.Call{Started: start}}, Upstream: upstreamReply(t, `[]`)})
+	distinct := checkCrossResponseCountDistinct(val(t, `{check: cross_response_count_distinct, path: id, allowed_values: [1], description: d}`),
+		Facts{Dispatches: []*Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
+	equal := checkCrossResponseFieldEqual(val(t, `{check: cross_response_field_equal, path: id, description: d}`),
+		Facts{Dispatches: []*Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
+	lt := checkFieldLessThan(val(t, `{check: field_less_than, path: n, context_key: base, description: d}`),
+		Facts{Obs: &Observation{Payload: map[string]any{"n": 5.0}}, Context: map[string]any{"base": 3.0}})
+	for _, c := range []struct {
+		name             string
+		r                Result
+		expected, actual any
+	}{
+		{"upstream_traffic", up, []string{"endpoint_pattern", "min_count", "payload_must_contain"}, []string{"matched_count", "missing_identifier_values", "missing_payload_paths", "total_calls"}},
+		{"cross_response_count_distinct", distinct, []string{"allowed_values", "path"}, []string{"observed_cardinality", "observed_values"}},
+		{"cross_response_field_equal", equal, []string{"path"}, []string{"observed_values"}},
+	} {
+		if c.r.Passed {
+			t.Fatalf("%s passed: %+v", c.name, c.r)
+		}
+		if got := keys(c.r.Expected); !slices.Equal(got, c.expected.([]string)) {
+			t.Errorf("%s expected keys %v, want %v", c.name, got, c.expected)
+		}
+		if got := keys(c.r.Actual); !slices.Equal(got, c.actual.([]string)) {
+			t.Errorf("%s actual keys %v, want %v", c.name, got, c.actual)
+		}
+	}
+	// The resolved runtime comparand, not the context_key, is expected.
+	if lt.Passed || lt.Expected != 3.0 || lt.Actual != 5.0 || lt.JSONPointer == nil || *lt.JSONPointer != "/n" {
+		t.Errorf("field_less_than result %+v, want expected 3, actual 5 at /n", lt)
 	}
 }

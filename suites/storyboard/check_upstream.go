@@ -183,7 +183,14 @@ func upstreamExpected(v Validation, minCount int) map[string]any {
 	if len(v.PayloadMustContain) > 0 {
 		var ps []any
 		for _, m := range v.PayloadMustContain {
-			ps = append(ps, map[string]any{"path": m.Path, "match": m.Match})
+			e := map[string]any{"path": m.Path, "match": m.Match}
+			if m.Value != nil {
+				e["value"] = Normalize(m.Value)
+			}
+			if len(m.AllowedValues) > 0 {
+				e["allowed_values"] = Normalize(m.AllowedValues)
+			}
+			ps = append(ps, e)
 		}
 		e["payload_must_contain"] = ps
 	}
