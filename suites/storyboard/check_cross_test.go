@@ -429,6 +429,7 @@ func TestCheckUpstreamTraffic(t *testing.T) {
 			return f
 		}, "pass", "", ""},
 		{"since names a step not observed", `{check: upstream_traffic, description: d, since: nowhere}`, facts(`[` + raw + `]`), "na", "nowhere", ""},
+		{"entries that are not objects are not calls", `{check: upstream_traffic, description: d}`, facts(`[1, "x", null]`), "fail", "0 recorded upstream call(s)", "not objects"},
 		{"no controller", example, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "needs the test controller, --sandbox", ""},
 		{"JCS non-finite number", example, func(t *testing.T) Facts {
 			return Facts{Obs: obsOf(t, `{}`), Upstream: &Observation{Payload: js(t, `{"success":false,"error":"JCS_NON_FINITE_NUMBER"}`)}}

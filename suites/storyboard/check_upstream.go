@@ -266,9 +266,15 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 	}
 	var matched []upstreamCall
 	unclassified, undated, early := 0, 0, 0
+	malformed := 0
 	for i, e := range list {
+		m, isObj := e.(map[string]any)
+		if !isObj {
+			malformed++ // not a recorded call: never counted
+			continue
+		}
 		c := readCall(i, e)
-		if m, _ := e.(map[string]any); m["purpose"] == nil {
+		if m["purpose"] == nil {
 			unclassified++
 		}
 		// Attribute calls to the step by the runner's own clock: the
@@ -290,6 +296,9 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 			continue
 		}
 		matched = append(matched, c)
+	}
+	if malformed > 0 {
+		r = r.observe("%d recorded_calls entr(y/ies) are not objects and were not counted", malformed)
 	}
 	if early > 0 {
 		r = r.observe("%d recorded call(s) are timestamped before this step's request (less %v of clock-skew tolerance) and were not counted", early, clockSkew)

@@ -97,7 +97,11 @@ type Facts struct {
 	// the engine fetched after the step for its upstream_traffic
 	// validations (Payload is the controller result); nil when no query
 	// was made (no test controller, or it does not advertise the
-	// scenario): upstream_traffic then grades not_applicable.
+	// scenario): upstream_traffic then grades not_applicable. The query's
+	// since_timestamp must open the earliest window any of the step's
+	// upstream_traffic validations needs (its `since` step, else this
+	// step's request, less the clock-skew tolerance); each validation
+	// narrows to its own window by the calls' timestamps.
 	Upstream *Observation
 	// A2AContextSent is the contextId the runner put in
 	// params.message.contextId of this step's A2A send ("" when it sent
