@@ -492,8 +492,15 @@ func checkRefsResolve(v Validation, f Facts) Result {
 			scopeWant = normURL(scopeWant)
 		}
 	}
-	if f.Obs != nil && f.Obs.Failure != "" && (v.Source.From == "current_step" || v.Target.From == "current_step") {
-		return r.na("the call proves nothing about the agent: %s", f.Obs.Failure)
+	if f.Obs != nil && (v.Source.From == "current_step" || v.Target.From == "current_step") {
+		if f.Obs.Failure != "" {
+			return r.na("the call proves nothing about the agent: %s", f.Obs.Failure)
+		}
+		if f.Obs.IsError || f.Obs.Error != nil {
+			// The error itself is graded by the step's other validations;
+			// an error reply holds no refs to resolve or to resolve into.
+			return r.na("the step's reply is an error (%s): there are no task results to resolve refs against", codeOr(f.Obs))
+		}
 	}
 	srcDoc, srcAbsent, err := refDoc(v.Source, f)
 	if err != nil {

@@ -233,6 +233,11 @@ func TestCheckRefsResolve(t *testing.T) {
 			facts(`{"products":[{"format_ids":[{"agent_url":"https://c.example/","id":"a"}],"format_options":[{"v1_format_ref":[{"agent_url":"https://c.example/","id":"b"}]}]}]}`, nil), "fail", "", ""},
 		{"no source refs passes with an observation", sameStep, facts(`{"products":[{}]}`, nil), "pass", "", "resolved no refs"},
 		{"captured key absent", legacy, facts(formats, nil), "na", "context_key_absent", ""},
+		{"an error reply has no refs", legacy, func(t *testing.T) Facts {
+			f := facts(`{"errors":[{"code":"INTERNAL_ERROR"}]}`, ctxProducts(`{"agent_url":"https://seller.example/mcp","id":"banner"}`))(t)
+			f.Obs.IsError, f.Obs.ErrorCode, f.Obs.Error = true, "INTERNAL_ERROR", map[string]any{"code": "INTERNAL_ERROR"}
+			return f
+		}, "na", "INTERNAL_ERROR", ""},
 		{"no match_keys is an authoring error", `{check: refs_resolve, description: d, source: {from: current_step, path: a}, target: {from: current_step, path: b}}`, facts(`{}`, nil), "na", "match_keys", ""},
 		{"unknown from is an authoring error", `{check: refs_resolve, description: d, source: {from: elsewhere, path: a}, target: {from: current_step, path: b}, match_keys: [id]}`, facts(`{}`, nil), "na", "unknown from", ""},
 		{"$agent_url without an agent URL", legacy, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, formats)} }, "na", "agent URL", ""},
