@@ -19,9 +19,11 @@ import (
 //     product's format_options[].format_option_id; an unresolved one makes
 //     local_satisfied false (step 1). Publisher-scope refs are undecided.
 //   - a direct format_kind/params selector against options whose params
-//     are fixed numeric width/height: the selector must carry the same
+//     fix a numeric width and height: the selector must carry the same
 //     kind, width and height (a bare or width-only selector does not
-//     satisfy a fixed product). Other params are undecided.
+//     satisfy a fixed product). Selector params beyond width/height, and
+//     product options declaring a duration or no fixed dimensions, are
+//     undecided.
 //   - legacy format_ids select the options whose v1_format_ref[] names
 //     them; an id no option names is undecided (the registry may project
 //     it).
@@ -272,11 +274,19 @@ func optionRefRoute(refs any, opts []any) route {
 	return rt
 }
 
-// fixedDims reads params holding exactly numeric width and height.
+// fixedDims reads a product option's fixed numeric width and height. Its
+// other params (file size, image formats, slots) constrain creatives, not
+// the selector; a duration declaration is left undecided (the duration
+// gating rules are not in the spec folder).
 func fixedDims(p any) (w, h float64, ok bool) {
 	m, isMap := p.(map[string]any)
-	if !isMap || len(m) != 2 {
+	if !isMap {
 		return 0, 0, false
+	}
+	for k := range m {
+		if strings.Contains(k, "duration") {
+			return 0, 0, false
+		}
 	}
 	w, okW := finite(m["width"])
 	h, okH := finite(m["height"])

@@ -828,3 +828,73 @@ func TestCrossResultShapes(t *testing.T) {
 		t.Errorf("field_less_than result %+v, want expected 3, actual 5 at /n", lt)
 	}
 }
+
+// TestCanonicalFormatsStoryboard grades the create_media_buy steps of the
+// 3.2.0-beta.5 canonical_formats storyboard with their own sample
+// requests against the storyboard's seeded product: a seller that behaves
+// as each step expects passes; one that flips the outcome never passes
+// (it fails, or the case is undecidable here and not applicable).
+func TestCanonicalFormatsStoryboard(t *testing.T) {
+	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
+		r, err := Load(specDir(t, rel))
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		n := 0
+		for _, sb := range r.Storyboards {
+			if strings.HasSuffix(sb.Path, "/canonical_formats.yaml") {
+				n++
+				t.Run(rel+"/"+sb.Path, func(t *testing.T) { canonicalStoryboard(t, sb) })
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s has no canonical_formats.yaml", rel)
+		}
+	}
+}
+
+func canonicalStoryboard(t *testing.T, sb *Storyboard) {
+	fixtures := Normalize(sb.Fixtures).(map[string]any)
+	products, _ := fixtures["products"].([]any)
+	prior := &Observation{Task: "get_products", Payload: map[string]any{"products": products}}
+	graded := 0
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			for _, v := range st.Validations {
+				if v.Check != "canonical_format_satisfaction" {
+					continue
+				}
+				graded++
+				req := Normalize(st.SampleRequest).(map[string]any)
+				accepted := &Observation{Task: "create_media_buy", Request: req, Payload: map[string]any{"media_buy_id": "mb"}}
+				code := "UNSUPPORTED_FEATURE"
+				for _, w := range st.Validations {
+					if w.Check == "error_code" {
+						if len(w.AllowedValues) > 0 {
+							code, _ = w.AllowedValues[0].(string)
+						} else if s, ok := w.Value.(string); ok {
+							code = s
+						}
+					}
+				}
+				rejected := &Observation{Task: "create_media_buy", Request: req, IsError: true, ErrorCode: code, Error: map[string]any{"code": code}}
+				asExpected, flipped := accepted, rejected
+				if v.Value == false {
+					asExpected, flipped = rejected, accepted
+				}
+				good := checkCanonicalFormatSatisfaction(v, Facts{Obs: asExpected, Prior: []*Observation{prior}})
+				if !good.Passed || good.NotApplicable {
+					t.Errorf("%s: a seller behaving as expected is not passed: %+v", st.ID, good)
+				}
+				bad := checkCanonicalFormatSatisfaction(v, Facts{Obs: flipped, Prior: []*Observation{prior}})
+				if bad.Passed && !bad.NotApplicable {
+					t.Errorf("%s: a seller doing the opposite passes: %+v", st.ID, bad)
+				}
+				t.Logf("%s (value %v): flipped outcome → passed=%v na=%v %s%s", st.ID, v.Value, bad.Passed, bad.NotApplicable, bad.Message, bad.Note)
+			}
+		}
+	}
+	if graded == 0 {
+		t.Fatal("no canonical_format_satisfaction validation found")
+	}
+}
