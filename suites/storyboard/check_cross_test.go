@@ -898,3 +898,53 @@ func canonicalStoryboard(t *testing.T, sb *Storyboard) {
 		t.Fatal("no canonical_format_satisfaction validation found")
 	}
 }
+
+// TestIdempotencyStoryboardCrossResponse grades the idempotency
+// storyboard's own multi-dispatch steps (their requires_contract and
+// parameter blocks as loaded) in both releases.
+func TestIdempotencyStoryboardCrossResponse(t *testing.T) {
+	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
+		r, err := Load(specDir(t, rel))
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		seen := map[string]bool{}
+		for _, sb := range r.Storyboards {
+			if sb.Path != "universal/idempotency.yaml" {
+				continue
+			}
+			for _, ph := range sb.Phases {
+				for i := range ph.Steps {
+					st := &ph.Steps[i]
+					for _, v := range st.Validations {
+						fn, ok := crossChecks[v.Check]
+						if !ok || (!strings.HasPrefix(v.Check, "cross_response") && v.Check != "replay_not_cached_rate_limit") {
+							continue
+						}
+						seen[v.Check] = true
+						var good, bad []*Observation
+						if v.Check == "replay_not_cached_rate_limit" {
+							limited := &Observation{ErrorCode: "RATE_LIMITED", IsError: true, Error: map[string]any{"code": "RATE_LIMITED", "retry_after": 1.0}}
+							good = []*Observation{{Payload: map[string]any{}}, limited, {Payload: map[string]any{"media_buy_id": "mb"}}}
+							bad = []*Observation{limited, limited}
+						} else {
+							good = []*Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-1", "replayed": true}}}
+							bad = []*Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-2"}}}
+						}
+						if res := fn(v, Facts{Dispatches: good, Step: st}); !res.Passed || res.NotApplicable {
+							t.Errorf("%s %s %s: conformant set not passed: %+v", rel, st.ID, v.Check, res)
+						}
+						if res := fn(v, Facts{Dispatches: bad, Step: st}); res.Passed {
+							t.Errorf("%s %s %s: violating set passed: %+v", rel, st.ID, v.Check, res)
+						}
+					}
+				}
+			}
+		}
+		for _, k := range []string{"cross_response_field_equal", "cross_response_count_distinct", "replay_not_cached_rate_limit"} {
+			if !seen[k] {
+				t.Errorf("%s: idempotency.yaml has no %s validation", rel, k)
+			}
+		}
+	}
+}
