@@ -540,7 +540,35 @@ func TestCheckOAuthMetadataGraph(t *testing.T) {
 		{"an issuer with a query", v, prm(200, `{"resource":"https://agent.example.com/mcp","authorization_servers":["https://a.example?x=1"]}`), "fail", "oauth_authorization_server_url_invalid", ""},
 		{"too many authorization servers", v, prm(200, `{"resource":"https://agent.example.com/mcp","authorization_servers":`+many+`}`), "fail", "oauth_graph_limit_exceeded", ""},
 		{"another task", v, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "protected_resource_metadata", ""},
+		{"a complete graph passes", v, graph(nil), "pass", "", ""},
+		{"an unreachable token endpoint fails with its code", v, graph(map[string]*OAuthResponse{"https://id.example.net/token": {Status: 503}}), "fail", "oauth_endpoint_unreachable", ""},
+		{"an issuer that is not exactly the one named", v, graph(map[string]*OAuthResponse{"https://id.example.net/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
+			Body: []byte(`{"issuer":"https://id.example.net/","token_endpoint":"https://id.example.net/token","grant_types_supported":["client_credentials"]}`)}}), "fail", "oauth_issuer_mismatch", ""},
+		{"a graph the engine did not finish fetching", v, graph(map[string]*OAuthResponse{"https://id.example.net/token": nil}), "na", "did not fetch", ""},
 	})
+}
+
+// graph is a protected_resource_metadata step whose engine walked a
+// token-only graph (vector 003's shape), with overrides (nil deletes).
+func graph(over map[string]*OAuthResponse) func(*testing.T) Facts {
+	return func(t *testing.T) Facts {
+		g := map[string]*OAuthResponse{
+			"https://agent.example.com/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json",
+				Body: []byte(`{"resource":"https://agent.example.com/mcp","authorization_servers":["https://id.example.net"]}`)},
+			"https://id.example.net/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
+				Body: []byte(`{"issuer":"https://id.example.net","token_endpoint":"https://id.example.net/token","grant_types_supported":["client_credentials"]}`)},
+			"https://id.example.net/token": {Status: 400, ContentType: "application/json"},
+		}
+		for k, r := range over {
+			if r == nil {
+				delete(g, k)
+				continue
+			}
+			g[k] = r
+		}
+		o := &Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: 200}
+		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: g}
+	}
 }
 
 // TestCrossChecksCoverTheContractKinds: every cross-step, cross-response
@@ -734,6 +762,18 @@ func FuzzCrossChecks(f *testing.F) {
 		prior := &Observation{Task: "get_products", Payload: doc}
 		facts := Facts{Obs: o, Dispatches: []*Observation{o, o}, Prior: []*Observation{prior}, Upstream: &Observation{Payload: doc},
 			Context: map[string]any{"k": doc}, AgentURL: "https://a.example/mcp", A2AContextSent: "c"}
+		graphFacts := facts
+		graphFacts.Obs = &Observation{Task: "protected_resource_metadata", HTTPStatus: 200, Payload: doc}
+		graphFacts.OAuthGraph = map[string]*OAuthResponse{
+			"https://a.example/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json", Body: data},
+			"https://a.example/.well-known/oauth-authorization-server":   {Status: 200, ContentType: "application/json", Body: data},
+		}
+		for _, u := range OAuthGraphFetches("https://a.example/mcp", graphFacts.OAuthGraph) {
+			graphFacts.OAuthGraph[u] = &OAuthResponse{Status: 302, Location: string(data)}
+		}
+		if r := checkOAuthMetadataGraph(vals[len(vals)-1], graphFacts); !r.Passed && r.Message == "" {
+			t.Fatalf("oauth graph failure without a message: %+v", r)
+		}
 		for _, v := range vals {
 			r := checks[v.Check](v, facts)
 			if r.NotApplicable && (!r.Passed || r.Note == "") {

@@ -9,16 +9,17 @@ import (
 // oauth_metadata_graph (universal/storyboard-schema.yaml "OAuth discovery
 // graph"; test-kits/oauth-setup-runner.yaml, 3.2.0-beta.5).
 //
-// The full graph needs fetches the checks do not make (every RFC 8414
-// document, passive endpoint reachability, JWKS, under the kit's SSRF
-// policy). This grades what the RFC 9728 document fetched by the
-// protected_resource_metadata step decides alone, in the kit's
-// diagnostic_precedence order: oauth_graph_limit_exceeded (more than
-// max_authorization_servers), _unavailable, _invalid, oauth_resource_mismatch,
-// oauth_authorization_servers_empty, oauth_authorization_server_url_invalid.
-// When the document passes those, the rest of the graph is not graded here:
-// not_applicable with the reason. A failure's code is the first among the
-// checks made here; a full runner could report a fetch-level code
+// With Facts.OAuthGraph (the engine walked the graph through
+// OAuthGraphFetches) the whole graph is graded by oauth_graph.go, which
+// passes the kit's deterministic vector corpus. Without it, this grades
+// what the RFC 9728 document fetched by the protected_resource_metadata
+// step decides alone, in the kit's diagnostic_precedence order:
+// oauth_graph_limit_exceeded (more than max_authorization_servers),
+// _unavailable, _invalid, oauth_resource_mismatch,
+// oauth_authorization_servers_empty, oauth_authorization_server_url_invalid;
+// when the document passes those, the rest of the graph is not graded:
+// not_applicable with the reason. Such a failure's code is the first among
+// the checks made here; the full graph could report a fetch-level code
 // (oauth_fetch_blocked) that outranks it — the verdict is the same.
 
 // oauthGraphProfile is the expected object of runner-output-contract.yaml.
@@ -39,6 +40,9 @@ func checkOAuthMetadataGraph(v Validation, f Facts) Result {
 	}
 	if f.Obs.Task != "protected_resource_metadata" {
 		return r.na("oauth_metadata_graph applies to a protected_resource_metadata step only (this step ran %q)", f.Obs.Task)
+	}
+	if f.OAuthGraph != nil {
+		return gradeOAuthGraph(r, f)
 	}
 	failCode := func(code string, extra map[string]any, format string, args ...any) Result {
 		actual := map[string]any{"code": code}
@@ -126,4 +130,38 @@ func canonResource(s string) string {
 		rest += "?" + u.RawQuery
 	}
 	return scheme + "://" + host + rest
+}
+
+// gradeOAuthGraph grades the whole graph the engine fetched.
+func gradeOAuthGraph(r Result, f Facts) Result {
+	if f.AgentURL == "" {
+		return r.na("the run has no agent URL to derive the protected-resource document from")
+	}
+	first, needs := evalOAuthGraph(f.AgentURL, f.OAuthGraph)
+	if len(needs) > 0 {
+		return r.na("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), shown(needs[0]))
+	}
+	if first == nil {
+		return r.pass()
+	}
+	actual := map[string]any{"code": first.code}
+	if first.url != "" {
+		actual["url"] = first.url
+	}
+	if first.field != "" {
+		actual["field"] = first.field
+	}
+	if first.status != 0 {
+		actual["http_status"] = float64(first.status)
+	}
+	if first.detail != "" {
+		actual["detail"] = first.detail
+	}
+	msg := first.code
+	for _, x := range []string{first.field, first.url, first.detail} {
+		if x != "" {
+			msg += " " + shown(x)
+		}
+	}
+	return r.fail(nil, oauthGraphProfile, actual, "%s", msg)
 }

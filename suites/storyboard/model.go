@@ -107,6 +107,13 @@ type Facts struct {
 	// params.message.contextId of this step's A2A send ("" when it sent
 	// none: the first A2A step, or not A2A), for a2a_context_continuity.
 	A2AContextSent string
+	// OAuthGraph are the GET responses of the OAuth discovery graph, by
+	// URL, for oauth_metadata_graph: the engine fills it by calling
+	// OAuthGraphFetches and fetching what it returns until it returns
+	// none (the protected-resource document included); nil when it did
+	// not walk the graph (the check then grades the step's own RFC 9728
+	// document only).
+	OAuthGraph map[string]*OAuthResponse
 }
 
 // Result is one validation's result, in the runner output contract's
