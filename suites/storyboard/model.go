@@ -68,7 +68,11 @@ type Facts struct {
 	// sent nothing (assert_contribution).
 	Obs *Observation
 	// Dispatches are the observations of a multi-dispatch step
-	// (parallel_dispatch, rate_limit_trip), in order; nil otherwise.
+	// (parallel_dispatch, rate_limit_trip), in order; nil otherwise. For
+	// parallel_dispatch they are the resolved responses (after the
+	// IDEMPOTENCY_IN_FLIGHT retries). For rate_limit_trip they are the
+	// burst attempts up to and including the first RATE_LIMITED one, then
+	// the replay of that key as the last element when one was sent.
 	Dispatches []*Observation
 	// Context is the storyboard's context accumulator.
 	Context map[string]any
@@ -86,6 +90,34 @@ type Facts struct {
 	AgentURL string
 	// ExpectError is the step's expect_error.
 	ExpectError bool
+
+	// Step is the step being graded, for the checks that read its declared
+	// contract and parameter blocks (the cross-response kinds are gated on
+	// requires_contract plus parallel_dispatch / rate_limit_trip); nil
+	// when the engine does not supply it (those checks then gate on
+	// Dispatches alone).
+	Step *Step
+	// Upstream is the comply_test_controller query_upstream_traffic reply
+	// the engine fetched after the step for its upstream_traffic
+	// validations (Payload is the controller result); nil when no query
+	// was made (no test controller, or it does not advertise the
+	// scenario): upstream_traffic then grades not_applicable. The query's
+	// since_timestamp must open the earliest window any of the step's
+	// upstream_traffic validations needs (its `since` step, else this
+	// step's request, less the clock-skew tolerance); each validation
+	// narrows to its own window by the calls' timestamps.
+	Upstream *Observation
+	// A2AContextSent is the contextId the runner put in
+	// params.message.contextId of this step's A2A send ("" when it sent
+	// none: the first A2A step, or not A2A), for a2a_context_continuity.
+	A2AContextSent string
+	// OAuthGraph are the GET responses of the OAuth discovery graph, by
+	// URL, for oauth_metadata_graph: the engine fills it by calling
+	// OAuthGraphFetches and fetching what it returns until it returns
+	// none (the protected-resource document included); nil when it did
+	// not walk the graph (the check then grades the step's own RFC 9728
+	// document only).
+	OAuthGraph map[string]*OAuthResponse
 }
 
 // Result is one validation's result, in the runner output contract's
