@@ -61,8 +61,6 @@ func (r Result) observe(format string, args ...any) Result {
 	return r
 }
 
-func ptr(s string) *string { return &s }
-
 // maxValueBytes bounds the JSON size of one expected or actual value; a
 // larger value (an agent's whole reply, a huge captured array) is
 // replaced by the start of its JSON text and its size.

@@ -207,14 +207,14 @@ func wellKnown(base, name string) (string, error) {
 	return u.Scheme + "://" + u.Host + "/.well-known/" + name + p, nil
 }
 
-func jsonType(ct string) bool {
+func isJSONContentType(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
 
 // doc decodes a 200 application/json object.
 func doc(r *OAuthResponse) (map[string]any, string) {
-	if !jsonType(r.ContentType) {
+	if !isJSONContentType(r.ContentType) {
 		return nil, "content-type " + shown(r.ContentType)
 	}
 	var m map[string]any

@@ -269,8 +269,10 @@ func Normalize(v any) any {
 }
 
 // Equal is JSON deep equality over normalized values (numbers by value).
-func Equal(a, b any) bool {
-	a, b = Normalize(a), Normalize(b)
+// Each side is normalized once; the walk is linear in the values' size.
+func Equal(a, b any) bool { return equal(Normalize(a), Normalize(b)) }
+
+func equal(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -279,7 +281,7 @@ func Equal(a, b any) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !Equal(v, w) {
+			if !ok || !equal(v, w) {
 				return false
 			}
 		}
@@ -290,7 +292,7 @@ func Equal(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !Equal(x[i], y[i]) {
+			if !equal(x[i], y[i]) {
 				return false
 			}
 		}

@@ -54,7 +54,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		return res
 	}
 	facts := Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
-		SchemaRef: st.ResponseSchemaRef, AgentURL: r.env.AgentURL, ExpectError: st.ExpectError}
+		SchemaRef: st.ResponseSchemaRef, AgentURL: r.env.AgentURL, ExpectError: st.ExpectError, Step: st}
 	probeID := "storyboard/" + r.sb.ID + "/" + ph.ID + "/" + st.ID
 	switch task {
 	case "assert_contribution":
