@@ -111,6 +111,9 @@ func storyboardAttention(r *Run) []sbAttention {
 			errs = append(errs, sbAttention{Label: "ERROR", Storyboard: sb.ID, What: sb.Error})
 		}
 		for _, st := range steps {
+			if st.Optional && sb.Outcome != Failed && sb.Outcome != Error {
+				continue // an optional phase's failure fails nothing on its own
+			}
 			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID}
 			switch st.Outcome() {
 			case Failed:
@@ -182,18 +185,32 @@ func writeStoryboards(b *strings.Builder, r *Run) {
 		}
 	}
 	w := 0
-	for i, c := range cats {
-		if i < maxCategoryLines {
-			w = max(w, len(wire.Sanitize(c.Name, 40)))
-		}
+	for _, c := range cats {
+		w = max(w, len(wire.Sanitize(c.Name, 40)))
 	}
 	fmt.Fprintf(b, "\nstoryboards by category (%d: %s)\n", len(r.Storyboards), countLine(total, storyboardOrder))
-	for i, c := range cats {
+	// A category where nothing ran (every storyboard skipped or left out:
+	// a protocol or specialism the agent does not claim) is counted, not
+	// listed: the screen goes to the categories that ran.
+	idle, idleN := 0, 0
+	var active []sbCategory
+	for _, c := range cats {
+		if c.Counts[Passed]+c.Counts[Failed]+c.Counts[Error] == 0 {
+			idle++
+			idleN += len(c.Storyboards)
+			continue
+		}
+		active = append(active, c)
+	}
+	for i, c := range active {
 		if i == maxCategoryLines {
-			fmt.Fprintf(b, "  … and %d more categories\n", len(cats)-i)
+			fmt.Fprintf(b, "  … and %d more categories: report.html#storyboards\n", len(active)-i)
 			break
 		}
 		fmt.Fprintf(b, "  %-*s  %s\n", w, wire.Sanitize(c.Name, 40), countLine(c.Counts, storyboardOrder))
+	}
+	if idle > 0 {
+		fmt.Fprintf(b, "  %d more categories ran nothing (%d storyboards skipped or not selected)\n", idle, idleN)
 	}
 	steps, advisory, na := storyboardStepTally(r)
 	line := fmt.Sprintf("%d passed · %d failed · %d advisory failed · %d skipped · %d error",

@@ -132,7 +132,7 @@ func TestTheStoryboardFailuresStayOneScreen(t *testing.T) {
 	if n := strings.Count(s, "\n"); n > 45 {
 		t.Errorf("%d lines:\n%s", n, s)
 	}
-	for _, want := range []string{"  … and 22 more: report.html#storyboards\n", "  … and 18 more categories\n"} {
+	for _, want := range []string{"  … and 22 more: report.html#storyboards\n", "  … and 18 more categories: report.html#storyboards\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q:\n%s", want, s)
 		}
