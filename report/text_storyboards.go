@@ -17,7 +17,7 @@ const (
 )
 
 // storyboardOrder is the order storyboard outcomes are counted in.
-var storyboardOrder = []Outcome{Passed, Failed, Skipped, Error}
+var storyboardOrder = []Outcome{Passed, Failed, Skipped, Error, Disabled}
 
 // sbCategory is one storyboard category: its storyboards in the runner's
 // order and their count per outcome.

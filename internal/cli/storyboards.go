@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -66,7 +67,7 @@ func loadStoryboards(src string, getenv func(string) string, errOut io.Writer) (
 	if st, err := os.Stat(src); err != nil || !st.IsDir() {
 		return nil, usagef("--storyboards %s: not a folder", src)
 	}
-	rel, err := storyboard.Load(src)
+	rel, err := loadRelease(src)
 	if err != nil {
 		return nil, usagef("--storyboards: %v", err)
 	}
@@ -75,6 +76,28 @@ func loadStoryboards(src string, getenv func(string) string, errOut io.Writer) (
 	}
 	p.release = rel
 	return p, nil
+}
+
+// releases caches loaded compliance folders by absolute path: the
+// reference run's two passes, and the targets of --targets, share one
+// (a release is read-only once loaded).
+var releases sync.Map
+
+type loaded struct {
+	once sync.Once
+	rel  *storyboard.Release
+	err  error
+}
+
+func loadRelease(dir string) (*storyboard.Release, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := releases.LoadOrStore(abs, &loaded{})
+	l := v.(*loaded)
+	l.once.Do(func() { l.rel, l.err = storyboard.Load(abs) })
+	return l.rel, l.err
 }
 
 // StoryboardLabels are a storyboard's labels for --label-filter:

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -90,6 +92,8 @@ const (
 func Load(dir string) (*Release, error) {
 	rel := &Release{Dir: dir}
 	var errs []error
+	type file struct{ path, rel string }
+	var kits, stories []file
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			errs = append(errs, err)
@@ -109,26 +113,63 @@ func Load(dir string) (*Release, error) {
 		case top == "test-vectors":
 			rel.Vectors = append(rel.Vectors, r)
 		case top == "test-kits" && yamlFile:
-			kit, err := loadTestKit(p, r)
-			if err != nil {
-				errs = append(errs, err)
-				return nil
-			}
-			rel.TestKits = append(rel.TestKits, kit)
+			kits = append(kits, file{p, r})
 		case isCategory(top) && yamlFile:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				errs = append(errs, err)
-				return nil
-			}
-			if err := rel.add(r, data); err != nil {
-				errs = append(errs, err)
-			}
+			stories = append(stories, file{p, r})
 		}
 		return nil
 	})
 	if err != nil {
 		errs = append(errs, err)
+	}
+	// The files are parsed side by side (a release is some 3.5 MB of
+	// YAML), then gathered in walk order so the result does not depend
+	// on scheduling.
+	type parsed struct {
+		kit  *TestKit
+		part *Release
+		err  error
+	}
+	all := append(append([]file(nil), kits...), stories...)
+	out := make([]parsed, len(all))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(all))) {
+		wg.Go(func() {
+			for i := range work {
+				f := all[i]
+				if i < len(kits) {
+					out[i].kit, out[i].err = loadTestKit(f.path, f.rel)
+					continue
+				}
+				data, err := os.ReadFile(f.path)
+				if err != nil {
+					out[i].err = err
+					continue
+				}
+				part := &Release{}
+				out[i].part, out[i].err = part, part.add(f.rel, data)
+			}
+		})
+	}
+	for i := range all {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, p := range out {
+		if p.err != nil {
+			errs = append(errs, p.err)
+		}
+		if p.kit != nil {
+			rel.TestKits = append(rel.TestKits, p.kit)
+		}
+		if q := p.part; q != nil {
+			rel.Storyboards = append(rel.Storyboards, q.Storyboards...)
+			rel.CheckKinds = append(rel.CheckKinds, q.CheckKinds...)
+			rel.Documents = append(rel.Documents, q.Documents...)
+			rel.Findings = append(rel.Findings, q.Findings...)
+		}
 	}
 	sort.Slice(rel.Storyboards, func(i, j int) bool { return rel.Storyboards[i].Path < rel.Storyboards[j].Path })
 	return rel, errors.Join(errs...)
@@ -157,15 +198,15 @@ func (rel *Release) add(r string, data []byte) error {
 		rel.Documents = append(rel.Documents, r)
 		return nil
 	}
-	isStory, err := hasTopKey(r, data, "phases")
+	root, err := parseRoot(r, data)
 	if err != nil {
 		return err
 	}
-	if !isStory {
+	if !hasKey(root, "phases") {
 		rel.Documents = append(rel.Documents, r)
 		return nil
 	}
-	sb, findings, err := Parse(r, data)
+	sb, findings, err := parseNode(r, root)
 	if err != nil {
 		return err
 	}
@@ -201,17 +242,13 @@ func decodeDoc(name string, data []byte, v any) (err error) {
 	return nil
 }
 
-func hasTopKey(name string, data []byte, key string) (ok bool, err error) {
-	root, err := parseRoot(name, data)
-	if err != nil {
-		return false, err
-	}
+func hasKey(root *yaml.Node, key string) bool {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == key {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // parseRoot returns the top-level mapping of a single-document YAML file.
@@ -246,6 +283,12 @@ func Parse(name string, data []byte) (sb *Storyboard, findings []Finding, err er
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseNode(name, root)
+}
+
+// parseNode decodes a storyboard from its parsed top-level mapping.
+func parseNode(name string, root *yaml.Node) (sb *Storyboard, findings []Finding, err error) {
+	defer recoverInto(name, &err)
 	sb = &Storyboard{Path: name, pos: map[string]Position{}}
 	if err := root.Decode(sb); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
