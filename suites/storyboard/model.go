@@ -156,6 +156,9 @@ type Request struct {
 	// ProbeID names the call in the evidence store:
 	// "storyboard/<storyboard>/<phase>/<step>".
 	ProbeID string
+	// Storyboard is the storyboard's id: each storyboard run is one
+	// buyer's conversation (one MCP session, one A2A context).
+	Storyboard string
 	// Task is the AdCP task (MCP tool, A2A skill).
 	Task string
 	// Args is the resolved request payload.

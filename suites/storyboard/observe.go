@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -79,6 +81,11 @@ func Observe(c evidence.Call, task string, req map[string]any, authOverride bool
 		if v, err := DecodeJSON(out.Data); err == nil {
 			o.Payload, o.PayloadRaw = v, out.Data
 		}
+	} else if body, raw := errorBody(c.Message, out.Pointer); body != nil {
+		// An error reply has no success data, but its body still carries
+		// the envelope the storyboards check on errors (context echoed,
+		// status, adcp_version): the object the error was found in.
+		o.Payload, o.PayloadRaw = body, raw
 	}
 	if out.Error != nil {
 		o.Refused = true
@@ -92,6 +99,67 @@ func Observe(c evidence.Call, task string, req map[string]any, authOverride bool
 		o.ErrorCode = code
 	}
 	return o
+}
+
+// errorBody returns the object of a reply that holds its AdCP error: the
+// parent of the adcp_error member the extractor found, the text item it
+// parsed, else an MCP result's structuredContent (an error carried as
+// errors[] there). Nil when there is none.
+func errorBody(message json.RawMessage, pointer string) (map[string]any, json.RawMessage) {
+	msg, err := DecodeJSON(message)
+	if err != nil {
+		return nil, nil
+	}
+	var v any
+	switch {
+	case strings.HasSuffix(pointer, "/adcp_error"):
+		v, _ = atPointer(msg, strings.TrimSuffix(pointer, "/adcp_error"))
+	case strings.HasSuffix(pointer, "/text"):
+		if t, ok := atPointer(msg, pointer); ok {
+			if str, ok := t.(string); ok {
+				v, _ = DecodeJSON([]byte(str))
+			}
+		}
+	default:
+		v, _ = atPointer(msg, "/result/structuredContent")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	raw, _ := json.Marshal(m)
+	return m, raw
+}
+
+// atPointer resolves an RFC 6901 pointer in decoded JSON.
+func atPointer(doc any, pointer string) (any, bool) {
+	if pointer == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 func refusedStatus(s int) bool { return s == http.StatusUnauthorized || s == http.StatusForbidden }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // runnerTasks are the tasks the runner performs itself rather than send to
@@ -84,7 +88,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			return r.settle(st, ph, res, facts)
 		}
 		res.Request = req
-		facts.Obs = r.d.Call(ctx, Request{ProbeID: probeID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit})
+		facts.Obs = r.call(ctx, st, Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit})
 	}
 	res.Obs = facts.Obs
 	if facts.Obs != nil {
@@ -142,6 +146,75 @@ func (r *runner) resolveValidation(v Validation) (Validation, string) {
 		}
 	}
 	return v, ""
+}
+
+// rateLimitTries bounds the attempts of a step the seller answers with a
+// rate limit; rateLimitWait bounds one wait.
+const (
+	rateLimitTries = 3
+	rateLimitWait  = 12 * time.Second
+)
+
+// call dispatches a step's request. A rate limit (RATE_LIMITED, HTTP 429)
+// proves nothing about how the seller answers the step: the call is made
+// again after the retry_after the seller asked for, as a buyer would, at
+// most rateLimitTries times, each attempt recorded; a step still limited
+// is a harness error. A step that expects RATE_LIMITED gets its answer.
+func (r *runner) call(ctx context.Context, st *Step, req Request) *Observation {
+	base := req.ProbeID
+	var o *Observation
+	for try := 1; ; try++ {
+		if try > 1 {
+			req.ProbeID = fmt.Sprintf("%s#retry%d", base, try-1)
+		}
+		o = r.d.Call(ctx, req)
+		wait, limited := rateLimited(o)
+		if !limited || expectsRateLimit(st) {
+			return o
+		}
+		if try == rateLimitTries {
+			o.Failure = fmt.Sprintf("the seller rate-limited the call %d times (RATE_LIMITED); the step proves nothing", try)
+			return o
+		}
+		t := time.NewTimer(min(wait, rateLimitWait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			o.Failure = "the run's deadline passed while the seller rate-limited the call"
+			return o
+		case <-t.C:
+		}
+	}
+}
+
+// rateLimited reports whether a reply is a rate limit and how long the
+// seller asked to wait (retry_after seconds, else Retry-After, else 1 s).
+func rateLimited(o *Observation) (time.Duration, bool) {
+	if o == nil || (o.ErrorCode != "RATE_LIMITED" && o.Call.HTTPStatus != http.StatusTooManyRequests) {
+		return 0, false
+	}
+	wait := time.Second
+	if ra, ok := o.Error["retry_after"].(float64); ok && ra >= 0 && ra < 3600 {
+		wait = time.Duration(ra * float64(time.Second))
+	} else if h := o.Header.Get("Retry-After"); h != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && n >= 0 && n < 3600 {
+			wait = time.Duration(n) * time.Second
+		}
+	}
+	return max(wait, 100*time.Millisecond), true
+}
+
+// expectsRateLimit reports whether a step's checks expect RATE_LIMITED.
+func expectsRateLimit(st *Step) bool {
+	for _, v := range st.Validations {
+		if v.Check != "error_code" {
+			continue
+		}
+		if v.Value == "RATE_LIMITED" || slices.Contains(v.AllowedValues, any("RATE_LIMITED")) {
+			return true
+		}
+	}
+	return st.RateLimitTrip != nil
 }
 
 // uncaptured returns the step that declares the context output a token

@@ -104,6 +104,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			defer func() { <-sem }()
 			e := env
 			results[i] = storyboard.Run(ctx, sb, &e, d)
+			live.end(sb.ID)
 			if len(results[i].Generated) > 0 {
 				b, _ := json.Marshal(results[i].Generated)
 				live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
@@ -195,25 +196,41 @@ func toolNames(result json.RawMessage) []string {
 	return out
 }
 
-// dispatcher makes the steps' calls. Calls with the run's credentials
-// share one MCP session; a step overriding the credentials (auth: none, a
-// random invalid key) gets a session of its own, and a refusal at its
-// initialize is the step's evidence.
+// dispatcher makes the steps' calls. Each storyboard is one buyer's
+// conversation: its calls with the run's credentials share one MCP session
+// of its own (a seller may key its state and its rate limit on the
+// session); a step overriding the credentials (auth: none, a random
+// invalid key) gets a session of its own, and a refusal at its initialize
+// is the step's evidence.
 type dispatcher struct {
 	cfg Config
 	add func(evidence.Call)
 
+	mu       sync.Mutex
+	sessions map[string]*session
+
+	cardOnce sync.Once
+	card     a2a.Card
+	cardCall evidence.Call
+	cardErr  error
+}
+
+// session is one storyboard's MCP session, dialled on its first call.
+type session struct {
 	once    sync.Once
-	session *mcp.Session
+	s       *mcp.Session
 	dialErr evidence.Call
-	a2a     *a2a.Client
-	mu      sync.Mutex
 }
 
 func (d *dispatcher) close() {
-	if d.session != nil {
-		_ = d.session.Close()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.sessions {
+		if s.s != nil {
+			_ = s.s.Close()
+		}
 	}
+	d.sessions = nil
 }
 
 func (d *dispatcher) record(c evidence.Call) {
@@ -222,24 +239,45 @@ func (d *dispatcher) record(c evidence.Call) {
 	}
 }
 
-func (d *dispatcher) shared(ctx context.Context) (*mcp.Session, *evidence.Call) {
-	d.once.Do(func() {
-		s, init, err := mcp.Dial(ctx, d.cfg.MCP, "storyboard/initialize")
+func (d *dispatcher) shared(ctx context.Context, storyboardID string) (*mcp.Session, *evidence.Call) {
+	d.mu.Lock()
+	if d.sessions == nil {
+		d.sessions = map[string]*session{}
+	}
+	s, ok := d.sessions[storyboardID]
+	if !ok {
+		s = &session{}
+		d.sessions[storyboardID] = s
+	}
+	d.mu.Unlock()
+	s.once.Do(func() {
+		sess, init, err := mcp.Dial(ctx, d.cfg.MCP, evidence.StoryboardPrefix+storyboardID+"#initialize")
 		d.record(init)
 		if err != nil {
-			d.dialErr = init
-			if d.dialErr.HarnessError == "" {
-				d.dialErr.HarnessError = err.Error()
+			s.dialErr = init
+			if s.dialErr.HarnessError == "" {
+				s.dialErr.HarnessError = err.Error()
 			}
 			return
 		}
-		d.session = s
+		s.s = sess
 	})
-	if d.session == nil {
-		c := d.dialErr
+	if s.s == nil {
+		c := s.dialErr
 		return nil, &c
 	}
-	return d.session, nil
+	return s.s, nil
+}
+
+// end closes a storyboard's session once the storyboard is done.
+func (d *dispatcher) end(storyboardID string) {
+	d.mu.Lock()
+	s := d.sessions[storyboardID]
+	delete(d.sessions, storyboardID)
+	d.mu.Unlock()
+	if s != nil && s.s != nil {
+		_ = s.s.Close()
+	}
 }
 
 // Call sends one AdCP task.
@@ -264,7 +302,7 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 
 func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
 	if !override {
-		s, failed := d.shared(ctx)
+		s, failed := d.shared(ctx, req.Storyboard)
 		if failed != nil {
 			c := *failed
 			c.ProbeID, c.Tool, c.Kind = req.ProbeID, req.Task, evidence.KindToolCall
@@ -288,14 +326,22 @@ func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, overri
 func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
 	cfg := d.cfg.A2A
 	if override {
+		// The card is public; the bogus credential goes to the task.
 		cfg.BearerToken, cfg.Header = bogus(req.Auth)
 	}
-	card, disc, err := a2a.Discover(ctx, cfg, req.ProbeID+"#card")
-	if err != nil {
-		disc.ProbeID, disc.Tool, disc.Kind = req.ProbeID, req.Task, evidence.KindToolCall
-		return disc
+	d.cardOnce.Do(func() {
+		d.card, d.cardCall, d.cardErr = a2a.Discover(ctx, d.cfg.A2A, evidence.StoryboardPrefix+"card")
+		d.record(d.cardCall)
+	})
+	if d.cardErr != nil {
+		c := d.cardCall
+		c.ProbeID, c.Tool, c.Kind = req.ProbeID, req.Task, evidence.KindToolCall
+		if c.HarnessError == "" {
+			c.HarnessError = d.cardErr.Error()
+		}
+		return c
 	}
-	return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
 }
 
 // Get fetches a well-known document: a path on the agent's origin, or a
