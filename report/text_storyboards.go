@@ -53,7 +53,11 @@ func countLine(c Counts, order []Outcome) string {
 	var parts []string
 	for _, o := range order {
 		if n := c[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+			label := string(o)
+			if o == Disabled {
+				label = "not selected"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, label))
 		}
 	}
 	if len(parts) == 0 {
@@ -175,6 +179,8 @@ func writeStoryboards(b *strings.Builder, r *Run) {
 	total := Counts{}
 	reasons := map[string]int{}
 	var reasonOrder []string
+	notSel, notSelDetail := map[string]int{}, map[string]string{}
+	var notSelOrder []string
 	for _, sb := range r.Storyboards {
 		total[sb.Outcome]++
 		if sb.Skip != nil {
@@ -182,6 +188,13 @@ func writeStoryboards(b *strings.Builder, r *Run) {
 				reasonOrder = append(reasonOrder, sb.Skip.Reason)
 			}
 			reasons[sb.Skip.Reason]++
+		}
+		if sb.NotSelected != nil {
+			if notSel[sb.NotSelected.Reason] == 0 {
+				notSelOrder = append(notSelOrder, sb.NotSelected.Reason)
+				notSelDetail[sb.NotSelected.Reason] = sb.NotSelected.Detail
+			}
+			notSel[sb.NotSelected.Reason]++
 		}
 	}
 	w := 0
@@ -225,6 +238,9 @@ func writeStoryboards(b *strings.Builder, r *Run) {
 			parts = append(parts, fmt.Sprintf("%s %d", wire.Sanitize(reason, 40), reasons[reason]))
 		}
 		fmt.Fprintf(b, "  skipped storyboards by reason: %s\n", strings.Join(parts, " · "))
+	}
+	for _, reason := range notSelOrder {
+		fmt.Fprintf(b, "  not selected: %d %s (%s)\n", notSel[reason], wire.Sanitize(reason, 40), termLine(notSelDetail[reason], maxLine-40))
 	}
 }
 

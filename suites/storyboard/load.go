@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -67,6 +68,20 @@ type TestKit struct {
 
 // Raw is the whole kit as decoded JSON-model data (map[string]any).
 func (k *TestKit) Raw() any { return k.raw }
+
+// Version is the release's AdCP version: index.json's adcp_version when
+// the folder has one, else the folder's name ("3.1.19").
+func (rel *Release) Version() string {
+	if b, err := os.ReadFile(filepath.Join(rel.Dir, "index.json")); err == nil {
+		var idx struct {
+			AdcpVersion string `json:"adcp_version"`
+		}
+		if json.Unmarshal(b, &idx) == nil && idx.AdcpVersion != "" {
+			return idx.AdcpVersion
+		}
+	}
+	return filepath.Base(filepath.Clean(rel.Dir))
+}
 
 // RunnerContract is the part of universal/runner-output-contract.yaml the
 // loader reads.

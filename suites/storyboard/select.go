@@ -249,6 +249,48 @@ func TestKitFor(sb *Storyboard, env *Env) map[string]any {
 // tenant-scoped data … require credentials").
 var protectedReads = []string{"list_creatives", "get_media_buy_delivery", "get_media_buys", "list_accounts", "get_signals"}
 
+// VersionExcluded is the selection_result reason of storyboards of a
+// release the agent does not speak.
+const VersionExcluded = "version_excluded"
+
+// VersionGate leaves a release's storyboards out when the agent's
+// adcp.supported_versions does not list the release (major.minor, a
+// pre-release tag hanging off it: "3.2-beta" speaks 3.2.0-beta.5): a 3.1
+// seller is not graded on what 3.2 added. An agent that lists no versions
+// is graded (nothing says it does not speak the release).
+func VersionGate(rel *Release, caps any) *Skip {
+	release := rel.Version()
+	want := majorMinor(release)
+	listed := stringsAt(caps, "adcp.supported_versions")
+	if want == "" || len(listed) == 0 {
+		return nil
+	}
+	for _, v := range listed {
+		if majorMinor(v) == want {
+			return nil
+		}
+	}
+	return &Skip{Reason: VersionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
+}
+
+// majorMinor is "3.2" of "3.2.0-beta.5", "3.2-beta" or "3.2"; "" when v
+// is not a version.
+func majorMinor(v string) string {
+	v, _, _ = strings.Cut(v, "-")
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return ""
+	}
+	for _, p := range parts[:2] {
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return ""
+			}
+		}
+	}
+	return parts[0] + "." + parts[1]
+}
+
 // randomUUID returns an RFC 4122 version 4 UUID.
 func randomUUID() string {
 	var b [16]byte

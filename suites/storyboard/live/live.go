@@ -80,6 +80,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		env.Mutating = storyboard.Mutating
 	}
 	env.TestKits = TestKits(cfg.Release)
+	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
 	results := make([]storyboard.StoryboardResult, len(cfg.Release.Storyboards))
 	limit := cfg.Concurrency
 	if limit <= 0 {
@@ -91,6 +92,10 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		if cfg.Include != nil && !cfg.Include(sb) {
 			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
 				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
+			continue
+		}
+		if versionSkip != nil {
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
 			continue
 		}
 		if skip := storyboard.Gate(sb, &env); skip != nil {
