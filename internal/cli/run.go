@@ -139,27 +139,29 @@ func runRun(args []string, stdio Stdio) error {
 		defer rec.Close()
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
-	sbPlan, err := loadStoryboards(c.storyboards, stdio.getenv, stdio.Err) // storyboards.go
-	if err != nil {
-		return err
-	}
-	onlyStoryboards, err := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter)
+	sbPlan, err := loadStoryboards(c.storyboards) // storyboards.go
 	if err != nil {
 		return err
 	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	sel, err := runner.Select(c.labelFilter, opts)
+	var fe *runner.FilterError
 	switch {
-	case len(c.storyboardIDs) > 0 && c.labelFilter == "":
-		sel = runner.SelectNone("", opts) // --storyboard focuses on storyboards
-	case err != nil && onlyStoryboards:
-		sel = runner.SelectNone(c.labelFilter, opts)
+	case err != nil && !errors.As(err, &fe):
+		return err
 	case err != nil:
-		var fe *runner.FilterError
-		if errors.As(err, &fe) {
+		// A filter that selects no rule may name storyboards only.
+		if only, serr := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter); serr != nil || !only {
 			return &UsageError{Msg: fe.Msg}
 		}
-		return err
+		sel = runner.SelectNone(c.labelFilter, opts)
+	default:
+		if _, err := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter); err != nil {
+			return err
+		}
+		if len(c.storyboardIDs) > 0 && c.labelFilter == "" {
+			sel = runner.SelectNone("", opts) // --storyboard focuses on storyboards
+		}
 	}
 	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
 		return err

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,13 +27,9 @@ import (
 // storyboardsOff is the --storyboards value that runs no storyboard.
 const storyboardsOff = "off"
 
-// storyboardsEnv names a compliance folder to use when --storyboards is
-// not given (CI and developers point it at their copy of the spec).
-const storyboardsEnv = "ADCP_CONFORM_STORYBOARDS"
-
 // storyboardsHelp is the help of run's --storyboards flag.
 var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%s/ (universal/, protocols/, specialisms/, test-kits/), or %q; "+
-	"default: $%s, else none (the storyboards are skipped with the reason)", schemas.DefaultRelease, storyboardsOff, storyboardsEnv)
+	"default: none (the storyboards are skipped, and the report says so)", schemas.DefaultRelease, storyboardsOff)
 
 // storyboardPlan is what a run knows about its storyboards before probing.
 type storyboardPlan struct {
@@ -44,21 +39,17 @@ type storyboardPlan struct {
 	include     func(*storyboard.Storyboard) bool
 }
 
-// loadStoryboards reads --storyboards (or $ADCP_CONFORM_STORYBOARDS): a
-// folder that does not load is a usage error; none at all leaves the
-// storyboards out with the reason, said on errOut.
-func loadStoryboards(src string, getenv func(string) string, errOut io.Writer) (*storyboardPlan, error) {
+// loadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
+// every flag): a folder that does not load is a usage error; none at all
+// leaves the storyboards out, with the reason in the report's notes.
+func loadStoryboards(src string) (*storyboardPlan, error) {
 	p := &storyboardPlan{}
 	if src == storyboardsOff {
 		p.unavailable = "--storyboards off"
 		return p, nil
 	}
 	if src == "" {
-		src = getenv(storyboardsEnv)
-	}
-	if src == "" {
-		p.unavailable = "no compliance folder (give one with --storyboards DIR or $" + storyboardsEnv + ")"
-		fmt.Fprintf(errOut, "adcp-conform: storyboards: %s; the spec's storyboards are skipped\n", p.unavailable)
+		p.unavailable = "the spec's compliance storyboards were not run: give their folder with --storyboards DIR (compliance/<release>/ of the AdCP spec)"
 		return p, nil
 	}
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
@@ -170,17 +161,14 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 
 // rejudgeStoryboards grades a recorded run's storyboards again from its
 // evidence (a replay: nothing is sent) and puts them in run.
-func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, stdio Stdio) error {
+func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options) error {
 	if prev.StoryboardsRelease == "" {
 		return nil
 	}
 	if dir == "" {
-		dir = stdio.getenv(storyboardsEnv)
-	}
-	if dir == "" {
 		return usagef("the run ran the %s storyboards: give them with --storyboards DIR", wire.Sanitize(prev.StoryboardsRelease, 40))
 	}
-	p, err := loadStoryboards(dir, stdio.getenv, stdio.Err)
+	p, err := loadStoryboards(dir)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
-// Package storyboard loads and lints the storyboards the AdCP spec ships
-// as its own compliance suite (compliance/<release>/{universal,protocols,
-// specialisms,domains}), typed after universal/storyboard-schema.yaml.
+// Package storyboard loads, lints and runs the storyboards the AdCP spec
+// ships as its own compliance suite (compliance/<release>/{universal,
+// protocols,specialisms,domains}), typed after
+// universal/storyboard-schema.yaml, graded in the shape of
+// universal/runner-output-contract.yaml.
 //
 //	rel, err := storyboard.Load("../shared/spec/compliance/3.1.19")
 //	if err != nil {
@@ -9,22 +11,43 @@
 //	for _, f := range storyboard.Lint(rel) {
 //		fmt.Println(f) // universal/x.yaml:12:5: error depends_on: phases[1].depends_on[0]: …
 //	}
+//	res := storyboard.Run(ctx, rel.Storyboards[0], &env, dispatcher)
 //
-// What is loaded: every storyboard (a YAML file with a top-level phases
-// key) with its phases, steps, validations, context outputs and gates;
-// the authored check kinds of universal/runner-output-contract.yaml; the
-// test kits by id and shape. Test vectors are listed, not read. Unknown
-// or wrongly cased keys are lint findings, not load errors.
+// Loading: every storyboard with its phases, steps, validations, context
+// outputs and gates; the authored check kinds of the runner output
+// contract; the test kits, whole. Unknown or wrongly cased keys are lint
+// findings, not load errors. Lint covers the rules storyboard-schema.yaml
+// states for a storyboard alone or a release (see the Rule constants); not
+// linted: the rules that need the JSON schemas or enums, and "category
+// matches the id's top segment", which the shipped files treat as
+// descriptive.
 //
-// Lint covers the rules storyboard-schema.yaml states for a storyboard
-// alone or a release (see the Rule constants). Not linted yet: the rules
-// that need the JSON schemas or enums (error-code vocabulary,
-// expected_arm, context-output and validation paths, x-mutates-state
-// contradictions); "category matches the id's top segment", which the
-// universal storyboards treat as descriptive (70 shipped files differ);
-// and $context.<name> resolution, which the schema grades at run time.
+// Running (Run, one storyboard): the load-time gates (Gate: the protocol
+// or specialism the agent claims, requires, required_any_of_tools,
+// required_tools, requires_capability, controller seeding, webhook
+// receivers) and the run mode (RunMode: mutating steps need
+// --allow-mutations, the test controller a sandbox); then each phase
+// (requires_capability, skip_if, the cascade of depends_on with the sole
+// stateful step and branch-set exemptions) and each step (a $test_kit
+// task, requires_tool, the step's own gates, the request built by
+// Substitute with context_inputs injected and an idempotency_key minted
+// for a mutating task, the call through a Dispatcher, the validations
+// graded by Grade, the context outputs captured only when the step
+// passed, branch-set contributions). A step whose call proves nothing (a
+// timeout, a refusal before the application, a rate limit that stays) is
+// an error, never a failure; a rate-limited step is sent again after the
+// retry_after the seller asked for.
 //
-// What is not done yet: nothing here runs a storyboard against an agent —
-// no substitution, no capability gating, no grading. An engine built on
-// these types comes later.
+// Reading replies: Observe turns a recorded evidence.Call into what the
+// checks see with the project's extractors over the raw bytes — the
+// task payload (or, for an error, the body that carries it), the AdCP
+// error and its code at any layer, the A2A task state, the HTTP status
+// and headers. The checks (check_*.go) are pure functions of the
+// Observation and the run's Facts, so a recorded run is graded again by
+// Run over a Replay dispatcher.
+//
+// Not run yet (skipped with the reason): controller seeding, the webhook
+// steps (expect_webhook*, {{runner.webhook_url}}), multi-agent routing,
+// parallel_dispatch and rate_limit_trip dispatch, task_completion polling,
+// and the oauth_metadata_graph fetches of 3.2.
 package storyboard

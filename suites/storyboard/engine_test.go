@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -304,5 +305,95 @@ func TestRunSkipsAStepWhoseToolIsMissingWithoutFailingTheStory(t *testing.T) {
 	want := "setup.create=pass read.get=skip:missing_tool read.formats=skip:missing_tool independent.products=pass => passed"
 	if got := outcomes(res); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+const dispatchSB = `
+id: d
+version: "1.0.0"
+title: d
+category: d
+narrative: d
+phases:
+  - id: p
+    title: p
+    steps:
+      - id: parallel
+        title: parallel
+        task: create_media_buy
+        requires_contract: parallel_dispatch_runner
+        parallel_dispatch: {count: 3, same_idempotency_key: true}
+        sample_request: {idempotency_key: "$generate:uuid_v4#k", brand: {domain: acme.example}}
+        validations:
+          - check: cross_response_field_equal
+            path: media_buy_id
+            description: one buy
+      - id: trip
+        title: trip
+        task: expect_rate_limit_not_replayed
+        requires_contract: rate_limit_trip_runner
+        rate_limit_trip:
+          trip_target_task: create_media_buy
+          trip_target_sample_request: {brand: {domain: acme.example}}
+          max_attempts: 5
+          replay_max_wait_seconds: 1
+        validations:
+          - check: replay_not_cached_rate_limit
+            description: not cached
+`
+
+func TestRunDispatchesParallelAndRateLimitTripSteps(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	keys := map[any]int{}
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": func(req Request) *Observation {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			keys[req.Args["idempotency_key"]]++
+			if strings.Contains(req.ProbeID, "#burst3") {
+				o := refuse("RATE_LIMITED")(req)
+				o.Error["retry_after"] = 0.1
+				return o
+			}
+			return ok(map[string]any{"media_buy_id": "mb_same", "status": "active"})(req)
+		},
+	}}
+	e := env("create_media_buy")
+	n := 0
+	e.NewUUID = func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+	res := Run(context.Background(), parse(t, dispatchSB), e, f)
+	if got, want := outcomes(res), "p.parallel=pass p.trip=pass => passed"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// 3 parallel calls with one key, 3 burst attempts with fresh keys, one
+	// replay of the third attempt's key.
+	if calls != 7 {
+		t.Errorf("%d calls, want 7", calls)
+	}
+	var parallelKeys int
+	for _, r := range f.got {
+		if strings.Contains(r.ProbeID, "#dispatch") {
+			parallelKeys = keys[r.Args["idempotency_key"]]
+		}
+	}
+	if parallelKeys != 3 {
+		t.Errorf("the parallel dispatches used their key %d times, want 3 (same_idempotency_key)", parallelKeys)
+	}
+}
+
+func TestRunSkipsARateLimitTripThatNeverTrips(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": ok(map[string]any{"media_buy_id": "mb", "status": "active"}),
+	}}
+	sb := parse(t, dispatchSB)
+	sb.Phases[0].Steps = sb.Phases[0].Steps[1:]
+	res := Run(context.Background(), sb, env("create_media_buy"), f)
+	if got := res.Steps[0].Skip; got == nil || got.Reason != NotApplicable || got.Detail != "rate_limit_not_triggered" {
+		t.Errorf("skip %+v, want not_applicable rate_limit_not_triggered", got)
+	}
+	if len(f.got) != 5 {
+		t.Errorf("%d attempts, want max_attempts 5", len(f.got))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,8 +27,12 @@ var runnerTasks = map[string]string{
 	"assert_jwks_purpose":              "webhook_receiver",
 	"replay_webhook_vector":            "webhook_receiver",
 	"expect_substitution_safe":         "substitution_observer_runner",
-	"expect_rate_limit_not_replayed":   "rate_limit_trip_runner",
+	"expect_rate_limit_not_replayed":   "",
 }
+
+// runnerContracts are the test-kit contracts (requires_contract) the
+// engine satisfies.
+var runnerContracts = []string{"parallel_dispatch_runner", "rate_limit_trip_runner"}
 
 // controllerTool is the sandbox test controller.
 const controllerTool = "comply_test_controller"
@@ -88,7 +93,20 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			return r.settle(st, ph, res, facts)
 		}
 		res.Request = req
-		facts.Obs = r.call(ctx, st, Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit})
+		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit}
+		switch {
+		case task == "expect_rate_limit_not_replayed":
+			var skip *Skip
+			facts.Obs, facts.Dispatches, skip = r.tripRateLimit(ctx, st, call)
+			if skip != nil {
+				res.Skip = skip
+				return res
+			}
+		case st.ParallelDispatch != nil:
+			facts.Obs, facts.Dispatches = r.parallel(ctx, st, call)
+		default:
+			facts.Obs = r.call(ctx, st, call)
+		}
 	}
 	res.Obs = facts.Obs
 	if facts.Obs != nil {
@@ -187,12 +205,128 @@ func (r *runner) call(ctx context.Context, st *Step, req Request) *Observation {
 	}
 }
 
+// maxParallel bounds a parallel_dispatch's count.
+const maxParallel = 16
+
+// parallel fires a parallel_dispatch step's requests at once (the
+// parallel_dispatch_runner contract): the same request count times, with
+// one idempotency_key when same_idempotency_key, else a fresh one each. A
+// reply IDEMPOTENCY_IN_FLIGHT is sent again after its retry_after (the
+// contract's resolved responses). The first resolved reply is the step's.
+func (r *runner) parallel(ctx context.Context, st *Step, req Request) (*Observation, []*Observation) {
+	n := min(max(st.ParallelDispatch.Count, 2), maxParallel)
+	out := make([]*Observation, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		one := req
+		one.ProbeID = fmt.Sprintf("%s#dispatch%d", req.ProbeID, i+1)
+		one.Args = cloneMap(req.Args)
+		if !st.ParallelDispatch.SameIdempotencyKey {
+			if _, ok := one.Args["idempotency_key"]; ok {
+				one.Args["idempotency_key"] = r.newUUID()
+			}
+		}
+		wg.Go(func() {
+			base := one.ProbeID
+			for try := 1; ; try++ {
+				o := r.d.Call(ctx, one)
+				out[i] = o
+				wait, inFlight := retryAfter(o, "IDEMPOTENCY_IN_FLIGHT")
+				if !inFlight || try == rateLimitTries || ctx.Err() != nil {
+					return
+				}
+				sleep(ctx, min(wait, rateLimitWait))
+				one.ProbeID = fmt.Sprintf("%s#retry%d", base, try)
+			}
+		})
+	}
+	wg.Wait()
+	return out[0], out
+}
+
+// tripRateLimit runs expect_rate_limit_not_replayed (the
+// rate_limit_trip_runner contract): a sequential burst of the trip target
+// with a fresh idempotency_key each, until a RATE_LIMITED reply or
+// max_attempts; then, after the reply's retry_after (at most
+// replay_max_wait_seconds), the same key again. Without a RATE_LIMITED
+// the step is skipped not_applicable, rate_limit_not_triggered.
+func (r *runner) tripRateLimit(ctx context.Context, st *Step, req Request) (*Observation, []*Observation, *Skip) {
+	rt := st.RateLimitTrip
+	attempts := min(max(rt.MaxAttempts, 1), 500)
+	maxWait := 30 * time.Second
+	if rt.ReplayMaxWaitSeconds > 0 {
+		maxWait = time.Duration(rt.ReplayMaxWaitSeconds) * time.Second
+	}
+	sample, err := Substitute(Normalize(rt.TripTargetSampleRequest), r.vars)
+	body, ok := sample.(map[string]any)
+	if err != nil || !ok {
+		body = map[string]any{}
+	}
+	var out []*Observation
+	for i := range attempts {
+		if ctx.Err() != nil {
+			break
+		}
+		one := req
+		one.Task, one.ProbeID, one.Args = rt.TripTargetTask, fmt.Sprintf("%s#burst%d", req.ProbeID, i+1), cloneMap(body)
+		one.Args["idempotency_key"] = r.newUUID()
+		o := r.d.Call(ctx, one)
+		out = append(out, o)
+		if o.ErrorCode != "RATE_LIMITED" {
+			continue
+		}
+		wait, _ := retryAfter(o, "RATE_LIMITED")
+		if wait <= maxWait {
+			sleep(ctx, wait)
+			one.ProbeID = req.ProbeID + "#replay"
+			replay := r.d.Call(ctx, one)
+			out = append(out, replay)
+			return replay, out, nil
+		}
+		return o, out, nil
+	}
+	return nil, nil, &Skip{Reason: NotApplicable, Detail: "rate_limit_not_triggered"}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	c, _ := Normalize(m).(map[string]any)
+	if c == nil {
+		c = map[string]any{}
+	}
+	return c
+}
+
+// retryAfter reports whether a reply carries the error code and how long
+// it asks to wait.
+func retryAfter(o *Observation, code string) (time.Duration, bool) {
+	if o == nil || o.ErrorCode != code {
+		return 0, false
+	}
+	w, _ := rateLimitedWait(o)
+	return w, true
+}
+
 // rateLimited reports whether a reply is a rate limit and how long the
 // seller asked to wait (retry_after seconds, else Retry-After, else 1 s).
 func rateLimited(o *Observation) (time.Duration, bool) {
 	if o == nil || (o.ErrorCode != "RATE_LIMITED" && o.Call.HTTPStatus != http.StatusTooManyRequests) {
 		return 0, false
 	}
+	return rateLimitedWait(o)
+}
+
+// rateLimitedWait is the wait a reply asks for: retry_after seconds, else
+// Retry-After, else 1 s.
+func rateLimitedWait(o *Observation) (time.Duration, bool) {
 	wait := time.Second
 	if ra, ok := o.Error["retry_after"].(float64); ok && ra >= 0 && ra < 3600 {
 		wait = time.Duration(ra * float64(time.Second))
@@ -388,8 +522,18 @@ func (r *runner) stepGate(st *Step, task string) *Skip {
 			return &Skip{Reason: NotApplicable, Detail: detail}
 		}
 	}
-	if st.RequiresContract != "" {
+	if st.RequiresContract != "" && !slices.Contains(runnerContracts, st.RequiresContract) {
 		return &Skip{Reason: UnsatisfiedContract, Detail: "the test-kit contract " + st.RequiresContract + " is not in scope for this run"}
+	}
+	if task == "expect_rate_limit_not_replayed" {
+		switch rt := st.RateLimitTrip; {
+		case rt == nil || rt.TripTargetTask == "":
+			return &Skip{Reason: RequirementUnmet, Detail: "expect_rate_limit_not_replayed without a rate_limit_trip target"}
+		case !r.env.has(rt.TripTargetTask):
+			return &Skip{Reason: MissingTool, Detail: rt.TripTargetTask + " is not among the agent's tools"}
+		case r.env.Mutating != nil && r.env.Mutating(rt.TripTargetTask) && !r.env.AllowMutations:
+			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + rt.TripTargetTask}
+		}
 	}
 	return nil
 }
