@@ -128,13 +128,6 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		}
 		res.Validations = append(res.Validations, Grade(v, facts, r.env.RunnerVersion))
 	}
-	if facts.Obs != nil && !st.ExpectError && facts.Obs.Transport != "http" && facts.Obs.Refused {
-		// The storyboard expects this call to succeed and the agent refused
-		// it: whatever the authored checks say, the story broke here.
-		res.Validations = append(res.Validations, Result{Check: "unexpected_error", Passed: false,
-			Description: "the step expects a success (no expect_error) and the agent answered with an error",
-			Expected:    "a success", Actual: facts.Obs.Error, Message: "the agent refused the call: " + errorText(facts.Obs)})
-	}
 	return r.settle(st, ph, res, facts)
 }
 
@@ -380,15 +373,6 @@ func (r *runner) completion(o *Observation) (any, string) {
 	return o.Payload, ""
 }
 
-func errorText(o *Observation) string {
-	if o.ErrorCode != "" {
-		if m, ok := o.Error["message"].(string); ok {
-			return o.ErrorCode + ": " + m
-		}
-		return o.ErrorCode
-	}
-	return "an error reply without an AdCP error code"
-}
 
 // settle decides Passed from the required validations, then (on a pass)
 // captures context outputs and records contributions.
