@@ -362,7 +362,12 @@ func TestRunDispatchesParallelAndRateLimitTripSteps(t *testing.T) {
 	}}
 	e := env("create_media_buy")
 	n := 0
-	e.NewUUID = func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+	e.NewUUID = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}
 	res := Run(context.Background(), parse(t, dispatchSB), e, f)
 	if got, want := outcomes(res), "p.parallel=pass p.trip=pass => passed"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

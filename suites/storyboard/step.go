@@ -373,7 +373,6 @@ func (r *runner) completion(o *Observation) (any, string) {
 	return o.Payload, ""
 }
 
-
 // settle decides Passed from the required validations, then (on a pass)
 // captures context outputs and records contributions.
 func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepResult {
