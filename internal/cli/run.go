@@ -180,6 +180,7 @@ func runRun(args []string, stdio Stdio) error {
 	if c.verbose {
 		cfg.OnCall = verbosePrinter(stdio.Err)
 	}
+	cfg.DiscoveryOnly = len(sel.Selected) == 0 // storyboards only: no rule reads the other probes
 	store, perr := plan.Execute(ctx, cfg)
 	var sbResults []storyboard.StoryboardResult
 	if perr == nil && ctx.Err() == nil {

@@ -78,6 +78,15 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 			return call
 		})
 	}
+	if cfg.DiscoveryOnly {
+		for _, c := range ReadCases(listed, nonce) {
+			if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
+				invoke(c)
+			}
+		}
+		wg.Wait()
+		return nil
+	}
 	wg.Go(func() {
 		for _, c := range a2aAuthProbes(ctx, cfg, card) {
 			add(c)

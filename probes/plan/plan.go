@@ -73,6 +73,10 @@ type Config struct {
 	// TaskWait bounds the polling of each MCP task (TASK-02); 0 means
 	// mcp.DefaultTaskWait.
 	TaskWait time.Duration
+	// DiscoveryOnly limits the plan to discovery — the cards, initialize,
+	// tools/list (the A2A card's skills) and get_adcp_capabilities: what a
+	// run judging storyboards alone needs; no rule would read the rest.
+	DiscoveryOnly bool
 }
 
 // Secrets are the run's credential values (the bearer token and the
@@ -333,6 +337,14 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
 	listed := toolNames(list.Result)
+	if cfg.DiscoveryOnly {
+		for _, c := range ReadCases(listed, nonce) {
+			if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
+				add(run(ctx, cfg, shared, c))
+			}
+		}
+		return nil
+	}
 
 	limit := cfg.Concurrency
 	if limit <= 0 {

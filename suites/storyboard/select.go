@@ -133,8 +133,12 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
 		// "Missing seed_* support on the agent grades the storyboard
 		// not_applicable, not failed" (storyboard-schema.yaml,
-		// prerequisites.controller_seeding).
-		return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which adcp-conform does not drive yet"}
+		// prerequisites.controller_seeding). An agent that has the
+		// controller is not at fault: the runner does not seed yet.
+		if !env.has(controllerTool) {
+			return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
+		}
+		return &Skip{Reason: RequirementUnmet, Detail: "controller_seeding: adcp-conform does not seed fixtures through comply_test_controller yet"}
 	}
 	if usesWebhookURL(sb) {
 		return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}

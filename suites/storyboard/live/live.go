@@ -24,8 +24,9 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
 
-// DefaultConcurrency bounds the storyboards run at once.
-const DefaultConcurrency = 4
+// DefaultConcurrency bounds the storyboards run at once: each is one
+// session of sequential calls, so the run's wall time is mostly waiting.
+const DefaultConcurrency = 8
 
 // Config is what a storyboard run needs.
 type Config struct {
