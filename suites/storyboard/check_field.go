@@ -376,7 +376,10 @@ func subset(want, got any, depth int) bool {
 		}
 		for _, wv := range w {
 			found := false
-			for _, gv := range g {
+			for i, gv := range g {
+				if i >= MaxFanOut {
+					break
+				}
 				if subset(wv, gv, depth+1) {
 					found = true
 					break

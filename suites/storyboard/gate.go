@@ -128,55 +128,11 @@ func EvalCapabilities(one *CapabilityPredicate, all []CapabilityPredicate, caps 
 
 func anyMatch(arr []any, want any) bool {
 	for _, e := range arr {
-		if subsetMatch(e, want, 0) {
+		if subset(want, e, 0) {
 			return true
 		}
 	}
 	return false
-}
-
-// subsetMatch: a scalar matches by equality, an object when every declared
-// key matches, an array when every declared element matches some element.
-func subsetMatch(got, want any, depth int) bool {
-	if depth > 64 {
-		return false
-	}
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok || !subsetMatch(gv, wv, depth+1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		g, ok := got.([]any)
-		if !ok {
-			return false
-		}
-		for _, wv := range w {
-			found := false
-			for i, gv := range g {
-				if i >= MaxFanOut {
-					break
-				}
-				if subsetMatch(gv, wv, depth+1) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	return Equal(got, want)
 }
 
 // quoteValue renders a value for a detail: compact JSON, bounded.

@@ -425,6 +425,16 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 		}
 	}
 	r.passed[st.ID] = res.Passed
+	if res.Passed && facts.Obs != nil && facts.Obs.Refused && !st.ExpectError {
+		// The storyboard's checks accept an error here (some steps allow
+		// either, "Both are valid"); the step passes as authored, and says
+		// so, so an error where success was meant is never a silent pass.
+		code := facts.Obs.ErrorCode
+		if code == "" {
+			code = "an error without a code"
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("passed on an error reply (%s): the step's checks accept it; the step does not declare expect_error", code))
+	}
 	if res.Passed {
 		if flag := contributionFlag(st, ph); flag != "" {
 			ok := true
