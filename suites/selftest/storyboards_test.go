@@ -271,12 +271,13 @@ func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
 }
 
 // referenceKinds are the check kinds the reference run grades (not as
-// not_applicable), with the runner-synthesized capture_path_not_resolvable
-// and unexpected_error, which a clean run never produces.
+// not_applicable), with the runner-synthesized capture_path_not_resolvable,
+// which a clean run never produces. (The engine no longer synthesizes
+// unexpected_error: a step is graded by its authored validations alone.)
 var referenceKinds = []string{
 	"any_of", "envelope_field_absent", "envelope_field_pattern", "envelope_field_present", "error_code", "field_absent",
 	"field_contains", "field_equals_context", "field_present", "field_value", "http_status_in", "on_401_require_header",
-	"response_schema", "capture_path_not_resolvable", "unexpected_error",
+	"response_schema", "capture_path_not_resolvable",
 }
 
 // TestEveryGradedCheckKindHasAFault: every check kind the reference run
