@@ -1,0 +1,317 @@
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/cli"
+	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/report"
+)
+
+// complianceDir is the 3.1.19 compliance folder of ../shared, "" when
+// absent.
+var complianceDir = func() string {
+	dir := filepath.Join(shared.Root(), "spec", "compliance", "3.1.19")
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
+}()
+
+func needStoryboards(t *testing.T) {
+	t.Helper()
+	if complianceDir == "" || schemasDir == "" {
+		t.Skip("../shared/spec/compliance/3.1.19 or ../shared/spec/schemas/3.1.19 is absent: the storyboards cannot run")
+	}
+}
+
+// sbRun is one storyboard run's results: each storyboard's outcome, and
+// the storyboard steps with a failed validation, keyed
+// "storyboard_id/phase_id/step_id", each with the check kinds of its
+// failed validations ("kind(advisory)" for a failed advisory one).
+type sbRun struct {
+	storyboards []report.StoryboardResult
+	failing     map[string][]string
+	// failed are the keys of failing whose step failed (or erred).
+	failed map[string]bool
+	// graded are the check kinds graded (not not_applicable) on steps
+	// that ran, sorted.
+	graded []string
+	// rules are the protocol rules the same run failed (or erred on),
+	// "RULE transport outcome", sorted.
+	rules []string
+}
+
+// runStoryboards runs `adcp-conform run` on the MCP face of the reference
+// seller started with faults: the protocol rules and the storyboards (a
+// run on MCP alone takes two seconds).
+func runStoryboards(faults ...seller.Fault) (*sbRun, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: token, Faults: faults})
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	dir, err := os.MkdirTemp("", "selftest-sb-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var out, errOut bytes.Buffer
+	args := []string{"run", "--mcp", eps.MCP, "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations",
+		"--webhook-wait", "300ms", "--storyboards", complianceDir, "--schemas", schemasDir, "--out", dir}
+	code := cli.Main(args, cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
+		if k == "SELFTEST_TOKEN" {
+			return token
+		}
+		return ""
+	}})
+	b, err := os.ReadFile(filepath.Join(dir, cli.FileResults))
+	if err != nil {
+		return nil, fmt.Errorf("exit %d, no results.json: %w\n%s", code, err, errOut.String())
+	}
+	var run report.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, err
+	}
+	res := &sbRun{storyboards: run.Storyboards, failing: map[string][]string{}, failed: map[string]bool{}}
+	ids := map[string]bool{}
+	for _, sb := range run.Storyboards {
+		ids[sb.ID] = true
+	}
+	for _, st := range run.Steps {
+		if !ids[st.StoryboardID] || st.Skip != nil {
+			continue
+		}
+		key := st.StoryboardID + "/" + st.PhaseID + "/" + st.StepID
+		var kinds []string
+		for _, v := range st.Validations {
+			if !v.NotApplicable && !slices.Contains(res.graded, v.Check) {
+				res.graded = append(res.graded, v.Check)
+			}
+			if v.Passed || v.NotApplicable {
+				continue
+			}
+			k := v.Check
+			if v.Severity == "advisory" {
+				k += "(advisory)"
+			}
+			if !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+		if st.Error != "" {
+			kinds = append(kinds, "error")
+		}
+		if len(kinds) > 0 || !st.Passed {
+			sort.Strings(kinds)
+			res.failing[key] = kinds
+			res.failed[key] = !st.Passed || st.Error != ""
+		}
+	}
+	sort.Strings(res.graded)
+	for _, r := range run.Rules {
+		for _, sp := range r.Specs {
+			if sp.Outcome == report.Failed || sp.Outcome == report.Error {
+				res.rules = append(res.rules, fmt.Sprintf("%s %s %s", r.ID, sp.Transport, sp.Outcome))
+			}
+		}
+	}
+	sort.Strings(res.rules)
+	return res, nil
+}
+
+// lines returns the run's failing steps as "step kind,kind" lines, sorted.
+func (r *sbRun) lines() []string {
+	var out []string
+	for k, kinds := range r.failing {
+		out = append(out, k+" "+strings.Join(kinds, ","))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestTheReferenceSellerPassesEveryStoryboard: on the MCP face, every
+// storyboard the reference seller runs passes (no failed step, no harness
+// error); testdata/storyboards.golden lists them, and the skipped ones
+// with the reason.
+func TestTheReferenceSellerPassesEveryStoryboard(t *testing.T) {
+	needStoryboards(t)
+	r, err := runStoryboards()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range r.lines() {
+		t.Errorf("failing step: %s", l)
+	}
+	for _, l := range r.rules {
+		t.Errorf("rule: %s", l)
+	}
+	var b strings.Builder
+	passed := 0
+	for _, sb := range r.storyboards {
+		switch sb.Outcome {
+		case report.Passed:
+			passed++
+			fmt.Fprintf(&b, "passed  %s\n", sb.ID)
+		case report.Skipped:
+			reason := "every step that ran was skipped"
+			if sb.Skip != nil {
+				reason = sb.Skip.Reason + ": " + sb.Skip.Detail
+			}
+			fmt.Fprintf(&b, "skipped %s — %s\n", sb.ID, reason)
+		default:
+			t.Errorf("storyboard %s: %s %s", sb.ID, sb.Outcome, sb.Error)
+			fmt.Fprintf(&b, "%-7s %s\n", sb.Outcome, sb.ID)
+		}
+	}
+	if passed == 0 {
+		t.Error("no storyboard passed")
+	}
+	checkGolden(t, "testdata/storyboards.golden", b.String(), nil)
+}
+
+// storyboardFaults are the catalogue's storyboard faults.
+func storyboardFaults() []seller.FaultInfo {
+	var out []seller.FaultInfo
+	for _, f := range seller.Catalog() {
+		if f.IsStoryboard() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestEveryStoryboardFaultFailsItsSteps runs the storyboards against the
+// reference seller with each storyboard fault: the steps with a failed
+// validation are exactly the fault's Storyboard steps, each with exactly
+// the check kinds listed, and the fault's own Check among them;
+// testdata/storyboard_faults.golden records fault → failing steps, and the
+// protocol rules the same run fails on MCP ("also rules"; a storyboard
+// fault should move none, and one that must is recorded there).
+func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
+	needStoryboards(t)
+	catalog := storyboardFaults()
+	if raceEnabled {
+		// Under the race detector one fault runs (the race detector sees
+		// the storyboard engine's paths); the golden is compared in part.
+		catalog = catalog[:1]
+	}
+	lines := make([]string, len(catalog))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, f := range catalog {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r, err := runStoryboards(f.Fault)
+			if err != nil {
+				t.Errorf("fault %s: %v", f.Fault, err)
+				return
+			}
+			got := r.lines()
+			want := slices.Clone(f.Storyboard)
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("fault %s: failing steps\n  got  %s\n  want %s", f.Fault, strings.Join(got, "\n       "), strings.Join(want, "\n       "))
+			}
+			own := false
+			for k, kinds := range r.failing {
+				for _, kind := range kinds {
+					if strings.TrimSuffix(kind, "(advisory)") == f.Check {
+						own = true
+					}
+				}
+				if kinds := r.failing[k]; !slices.ContainsFunc(kinds, func(s string) bool { return strings.HasSuffix(s, "(advisory)") }) && !r.failed[k] {
+					t.Errorf("fault %s: step %s has failed validations yet passed", f.Fault, k)
+				}
+			}
+			if !own {
+				t.Errorf("fault %s: no step fails with its check kind %s", f.Fault, f.Check)
+			}
+			lines[i] = fmt.Sprintf("%s (%s) also rules %s\n  %s", f.Fault, f.Check, orNone(r.rules), strings.Join(got, "\n  "))
+		}()
+	}
+	wg.Wait()
+	got := strings.Join(lines, "\n") + "\n"
+	t.Logf("storyboard faults:\n%s", got)
+	var filter func(string) string
+	if raceEnabled {
+		filter = func(s string) string {
+			name := string(catalog[0].Fault) + " "
+			var keep []string
+			in := false
+			for _, l := range strings.Split(s, "\n") {
+				if !strings.HasPrefix(l, "  ") {
+					in = strings.HasPrefix(l, name)
+				}
+				if in {
+					keep = append(keep, l)
+				}
+			}
+			return strings.Join(keep, "\n")
+		}
+	}
+	checkGolden(t, "testdata/storyboard_faults.golden", got, filter)
+}
+
+// referenceKinds are the check kinds the reference run grades (not as
+// not_applicable), with the runner-synthesized capture_path_not_resolvable,
+// which a clean run never produces. (The engine no longer synthesizes
+// unexpected_error: a step is graded by its authored validations alone.)
+var referenceKinds = []string{
+	"any_of", "envelope_field_absent", "envelope_field_pattern", "envelope_field_present", "error_code", "field_absent",
+	"field_contains", "field_equals_context", "field_present", "field_value", "http_status_in", "on_401_require_header",
+	"response_schema", "capture_path_not_resolvable",
+}
+
+// TestEveryGradedCheckKindHasAFault: every check kind the reference run
+// grades is the failing kind of at least one storyboard fault (the
+// faults' Storyboard lists are held to the harness's results by
+// TestEveryStoryboardFaultFailsItsSteps), and referenceKinds lists every
+// kind the reference run grades.
+func TestEveryGradedCheckKindHasAFault(t *testing.T) {
+	faulted := map[string][]string{}
+	for _, f := range storyboardFaults() {
+		for _, s := range f.Storyboard {
+			_, kinds, _ := strings.Cut(s, " ")
+			for _, k := range strings.Split(kinds, ",") {
+				k = strings.TrimSuffix(k, "(advisory)")
+				faulted[k] = append(faulted[k], string(f.Fault))
+			}
+		}
+		if !slices.Contains(referenceKinds, f.Check) {
+			t.Errorf("fault %s: check kind %s is not one the reference run grades", f.Fault, f.Check)
+		}
+	}
+	for _, k := range referenceKinds {
+		if len(faulted[k]) == 0 {
+			t.Errorf("check kind %s has no storyboard fault in fixtures/seller", k)
+		}
+	}
+	needStoryboards(t)
+	r, err := runStoryboards()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range r.graded {
+		if !slices.Contains(referenceKinds, k) {
+			t.Errorf("the reference run grades check kind %s, which referenceKinds does not list (and no fault may cover)", k)
+		}
+	}
+}
