@@ -151,6 +151,12 @@ type runner struct {
 	// declared: context name → the step that declares it as an output
 	// but did not pass (so did not capture it)
 	declared map[string]string
+	// cur is the step being run: its context and request (a
+	// task_completion capture polls with them).
+	cur struct {
+		ctx context.Context
+		req Request
+	}
 }
 
 // Run runs one storyboard against the agent through d. It never panics on

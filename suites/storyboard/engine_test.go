@@ -402,3 +402,78 @@ func TestRunSkipsARateLimitTripThatNeverTrips(t *testing.T) {
 		t.Errorf("%d attempts, want max_attempts 5", len(f.got))
 	}
 }
+
+const asyncSB = `
+id: a
+version: "1.0.0"
+title: a
+category: a
+narrative: a
+phases:
+  - id: p
+    title: p
+    steps:
+      - id: reject
+        title: reject
+        task: create_media_buy
+        expect_error: true
+        sample_request: {brand: {domain: acme.example}}
+        validations:
+          - check: error_code
+            allowed_values: [PRODUCT_NOT_FOUND]
+            description: code
+      - id: create
+        title: create
+        task: create_media_buy
+        sample_request: {brand: {domain: acme.example}}
+        context_outputs:
+          - name: media_buy_id
+            path: task_completion.media_buy_id
+      - id: read
+        title: read
+        task: get_media_buys
+        sample_request: {media_buy_ids: ["$context.media_buy_id"]}
+`
+
+func TestRunFollowsAnAsynchronousTaskToItsEnd(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": func(req Request) *Observation {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return ok(map[string]any{"status": "submitted", "task_id": fmt.Sprintf("t%d", n)})(req)
+		},
+		"tasks/get": func(req Request) *Observation {
+			if req.Args["task_id"] == "t1" {
+				return ok(map[string]any{"task_id": "t1", "status": "failed", "error": map[string]any{"code": "PRODUCT_NOT_FOUND", "message": "no"}})(req)
+			}
+			return ok(map[string]any{"task_id": "t2", "status": "completed", "result": map[string]any{"media_buy_id": "mb_async"}})(req)
+		},
+		"get_media_buys": ok(map[string]any{"media_buys": []any{}}),
+	}}
+	res := Run(context.Background(), parse(t, asyncSB), env("create_media_buy", "get_media_buys", "tasks/get"), f)
+	if got, want := outcomes(res), "p.reject=pass p.create=pass p.read=pass => passed"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, r := range f.got {
+		if r.Task == "get_media_buys" {
+			if ids, _ := r.Args["media_buy_ids"].([]any); len(ids) != 1 || ids[0] != "mb_async" {
+				t.Errorf("get_media_buys sent %v, want the id from the completed task", r.Args["media_buy_ids"])
+			}
+		}
+	}
+}
+
+func TestRunTreatsATaskItCannotFollowAsAnError(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": ok(map[string]any{"status": "submitted", "task_id": "t1"}),
+	}}
+	sb := parse(t, asyncSB)
+	sb.Phases[0].Steps = sb.Phases[0].Steps[:1]
+	res := Run(context.Background(), sb, env("create_media_buy"), f)
+	if got, want := outcomes(res), "p.reject=error => error"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

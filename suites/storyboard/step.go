@@ -106,7 +106,14 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			facts.Obs, facts.Dispatches = r.parallel(ctx, st, call)
 		default:
 			facts.Obs = r.call(ctx, st, call)
+			if st.ExpectError {
+				// The expected error may come when the task the seller
+				// accepted asynchronously fails: the step is graded on the
+				// task's end, polled as a buyer would.
+				facts.Obs = r.finish(ctx, call, facts.Obs)
+			}
 		}
+		r.cur.ctx, r.cur.req = ctx, call
 	}
 	res.Obs = facts.Obs
 	if facts.Obs != nil {
@@ -358,19 +365,120 @@ func (r *runner) uncaptured(token string) string {
 }
 
 // completion returns the result a task_completion capture reads: the
-// immediate payload when the reply is already terminal. Polling a
-// non-terminal task is not done yet: the step is then a harness error
-// (the note), never a capture failure blamed on the agent.
+// immediate payload when the reply is already terminal, else the result of
+// the task polled to its end. A task that does not finish is a harness
+// error (the note), never a capture failure blamed on the agent.
 func (r *runner) completion(o *Observation) (any, string) {
 	if o == nil {
 		return nil, "no reply to capture from"
 	}
-	status, _, _ := Lookup(o.Payload, "status")
-	switch status {
-	case "submitted", "working", "input-required":
-		return nil, "task_completion capture: the reply is a non-terminal task and adcp-conform does not poll tasks for storyboards yet"
+	if _, pending := pendingTask(o); !pending {
+		return o.Payload, ""
 	}
-	return o.Payload, ""
+	done := r.finish(r.cur.ctx, r.cur.req, o)
+	if done.Failure != "" {
+		return nil, "task_completion capture: " + done.Failure
+	}
+	return done.Payload, ""
+}
+
+// The bounds of polling an asynchronous task.
+const (
+	taskPollFirst = 200 * time.Millisecond
+	taskPollMax   = 2 * time.Second
+	taskWait      = 30 * time.Second
+)
+
+// pendingTask returns the task id of a reply that is a task still running
+// (status submitted or working, with a task_id).
+func pendingTask(o *Observation) (string, bool) {
+	if o == nil || o.Refused {
+		return "", false
+	}
+	status, _, _ := Lookup(o.Payload, "status")
+	id, _, _ := Lookup(o.Payload, "task_id")
+	tid, ok := id.(string)
+	if !ok || tid == "" || (status != "submitted" && status != "working") {
+		return "", false
+	}
+	return tid, true
+}
+
+// taskStatusTools are the AdCP task-status tasks, in order of preference.
+var taskStatusTools = []string{"get_task_status", "tasks/get", "tasks_get"}
+
+// finish polls a reply's running task to its end (the agent's task-status
+// task, each poll recorded) and returns what the step is graded on: the
+// task's result when it completed, its error when it failed or was
+// rejected (a refusal, as if answered at once). A reply that is no running
+// task is returned as it is. A task that does not end within taskWait, or
+// an agent without a task-status task, makes the step an error.
+func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Observation {
+	tid, pending := pendingTask(o)
+	if !pending {
+		return o
+	}
+	tool := ""
+	for _, t := range taskStatusTools {
+		if r.env.has(t) {
+			tool = t
+			break
+		}
+	}
+	failed := func(why string) *Observation {
+		c := *o
+		c.Failure = why
+		return &c
+	}
+	if tool == "" {
+		return failed("the agent answered with a running task and lists no task-status task to follow it")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	deadline := r.env.now().Add(taskWait)
+	wait := taskPollFirst
+	for n := 1; ; n++ {
+		sleep(ctx, wait)
+		if ctx.Err() != nil {
+			return failed("the run's deadline passed while the task was running")
+		}
+		poll := req
+		poll.Task, poll.ProbeID, poll.Args = tool, fmt.Sprintf("%s#poll%d", req.ProbeID, n), map[string]any{"task_id": tid, "include_result": true}
+		p := r.d.Call(ctx, poll)
+		if p.Failure != "" || p.Refused {
+			return failed(fmt.Sprintf("polling task %s with %s did not answer its status", tid, tool))
+		}
+		status, _, _ := Lookup(p.Payload, "status")
+		switch status {
+		case "completed":
+			done := *p
+			done.Task, done.Request = o.Task, o.Request
+			done.Payload, _, _ = Lookup(p.Payload, "result")
+			done.PayloadRaw = nil
+			return &done
+		case "failed", "rejected", "canceled":
+			done := *p
+			done.Task, done.Request, done.Refused = o.Task, o.Request, true
+			if e, ok := lookupObject(p.Payload, "error"); ok {
+				done.Error = e
+				done.ErrorCode, _ = e["code"].(string)
+			}
+			return &done
+		case "input-required", "auth-required":
+			return failed(fmt.Sprintf("the task %s needs input (%v); the step proves nothing", tid, status))
+		}
+		if r.env.now().After(deadline) {
+			return failed(fmt.Sprintf("the task %s did not finish within %s", tid, taskWait))
+		}
+		wait = min(wait*2, taskPollMax)
+	}
+}
+
+func lookupObject(v any, path string) (map[string]any, bool) {
+	x, _, _ := Lookup(v, path)
+	m, ok := x.(map[string]any)
+	return m, ok
 }
 
 // settle decides Passed from the required validations, then (on a pass)
