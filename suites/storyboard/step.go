@@ -454,12 +454,13 @@ func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Obser
 		case "completed":
 			done := *p
 			done.Task, done.Request = o.Task, o.Request
-			done.Payload, _, _ = Lookup(p.Payload, "result")
-			done.PayloadRaw = nil
+			result, _ := lookupObject(p.Payload, "result")
+			done.Payload, done.PayloadRaw = withEnvelope(result, o.Payload), nil
 			return &done
 		case "failed", "rejected", "canceled":
 			done := *p
 			done.Task, done.Request, done.Refused = o.Task, o.Request, true
+			done.Payload, done.PayloadRaw = withEnvelope(nil, o.Payload), nil
 			if e, ok := lookupObject(p.Payload, "error"); ok {
 				done.Error = e
 				done.ErrorCode, _ = e["code"].(string)
@@ -473,6 +474,22 @@ func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Obser
 		}
 		wait = min(wait*2, taskPollMax)
 	}
+}
+
+// withEnvelope is the body a finished task is graded on: its result, with
+// the context the seller echoed on its first reply (the task's result
+// does not repeat the request's envelope).
+func withEnvelope(result map[string]any, first any) map[string]any {
+	out := map[string]any{}
+	for k, v := range result {
+		out[k] = v
+	}
+	if c, ok := lookupObject(first, "context"); ok {
+		if _, has := out["context"]; !has {
+			out["context"] = c
+		}
+	}
+	return out
 }
 
 func lookupObject(v any, path string) (map[string]any, bool) {
