@@ -36,7 +36,9 @@
 // passed, branch-set contributions). A step whose call proves nothing (a
 // timeout, a refusal before the application, a rate limit that stays) is
 // an error, never a failure; a rate-limited step is sent again after the
-// retry_after the seller asked for.
+// retry_after the seller asked for; a running task a step must see the end
+// of is polled to its end; parallel_dispatch and rate_limit_trip steps
+// make their several calls.
 //
 // Reading replies: Observe turns a recorded evidence.Call into what the
 // checks see with the project's extractors over the raw bytes — the
@@ -48,6 +50,6 @@
 //
 // Not run yet (skipped with the reason): controller seeding, the webhook
 // steps (expect_webhook*, {{runner.webhook_url}}), multi-agent routing,
-// parallel_dispatch and rate_limit_trip dispatch, task_completion polling,
-// and the oauth_metadata_graph fetches of 3.2.
+// the oauth_metadata_graph fetches of 3.2, the substitution observer, and
+// the storyboard invariants (status.monotonic and the others).
 package storyboard
