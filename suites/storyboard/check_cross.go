@@ -283,16 +283,28 @@ func checkFieldLessThan(v Validation, f Facts) Result {
 	return r.fail(ptr(pointer), lim, x, "%s is %v, not less than %v", *v.Path, x, lim)
 }
 
-func checkFieldEqualsContext(v Validation, f Facts) Result {
-	r := newResult(v)
+// contextOperands opens a comparison against a captured value: the
+// validation's path and context_key are required, an absent key passes
+// with its observation, a step without a reply is not applicable. done
+// says out is the result already; else want is the captured comparand.
+func contextOperands(v Validation, f Facts, r Result) (want any, out Result, done bool) {
 	if v.Path == nil || v.ContextKey == "" {
-		return r.na("field_equals_context needs path and context_key (an authoring error)")
+		return nil, r.na("%s needs path and context_key (an authoring error)", v.Check), true
 	}
 	want, absent, out := comparand(v, f, r)
 	if absent {
-		return out
+		return nil, out, true
 	}
 	if out, done := noObservation(r, f); done {
+		return nil, out, true
+	}
+	return want, Result{}, false
+}
+
+func checkFieldEqualsContext(v Validation, f Facts) Result {
+	r := newResult(v)
+	want, out, done := contextOperands(v, f, r)
+	if done {
 		return out
 	}
 	payload, _ := payloadOf(f)
@@ -318,14 +330,8 @@ func pathName(p string) string {
 
 func checkFieldInContextArray(v Validation, f Facts) Result {
 	r := newResult(v)
-	if v.Path == nil || v.ContextKey == "" {
-		return r.na("field_in_context_array needs path and context_key (an authoring error)")
-	}
-	want, absent, out := comparand(v, f, r)
-	if absent {
-		return out
-	}
-	if out, done := noObservation(r, f); done {
+	want, out, done := contextOperands(v, f, r)
+	if done {
 		return out
 	}
 	payload, _ := payloadOf(f)
@@ -350,14 +356,8 @@ func checkFieldInContextArray(v Validation, f Facts) Result {
 
 func checkAllFieldsInContextArray(v Validation, f Facts) Result {
 	r := newResult(v)
-	if v.Path == nil || v.ContextKey == "" {
-		return r.na("all_fields_in_context_array needs path and context_key (an authoring error)")
-	}
-	want, absent, out := comparand(v, f, r)
-	if absent {
-		return out
-	}
-	if out, done := noObservation(r, f); done {
+	want, out, done := contextOperands(v, f, r)
+	if done {
 		return out
 	}
 	if _, err := parsePath(*v.Path); err != nil {
