@@ -26,9 +26,6 @@ var checks = func() map[string]checkFunc {
 	return m
 }()
 
-// Known reports whether the engine grades check kind k.
-func Known(k string) bool { _, ok := checks[k]; return ok }
-
 // Grade grades one validation against its facts and returns its
 // validation_result (runner-output-contract.yaml): id, check, description
 // and severity copied from the storyboard, the verdict from the check.

@@ -257,22 +257,8 @@ func (e *oauthEval) walk(agentURL string) {
 		e.fail(oauthFailure{code: "oauth_protected_resource_metadata_unavailable", url: agentURL, detail: err.Error()})
 		return
 	}
-	r, at, blocked, missing := e.get(prmURL, true)
-	switch {
-	case blocked != "":
-		e.fail(oauthFailure{code: "oauth_fetch_blocked", url: at, detail: blocked})
-		return
-	case missing || r.Status != 200:
-		f := oauthFailure{code: "oauth_protected_resource_metadata_unavailable", url: at}
-		if r != nil {
-			f.status = r.Status
-		}
-		e.fail(f)
-		return
-	}
-	prm, why := doc(r)
-	if prm == nil {
-		e.fail(oauthFailure{code: "oauth_protected_resource_metadata_invalid", url: at, detail: why})
+	prm, at, ok := e.metadata(prmURL, "oauth_protected_resource_metadata")
+	if !ok {
 		return
 	}
 	servers, isArr := prm["authorization_servers"].([]any)
@@ -311,6 +297,31 @@ func (e *oauthEval) walk(agentURL string) {
 	}
 }
 
+// metadata fetches one metadata document and decodes it, or records why
+// not: a blocked fetch, <codePrefix>_unavailable (absent, not 200),
+// <codePrefix>_invalid (not a JSON object). at is the URL answered.
+func (e *oauthEval) metadata(url, codePrefix string) (md map[string]any, at string, ok bool) {
+	r, at, blocked, missing := e.get(url, true)
+	switch {
+	case blocked != "":
+		e.fail(oauthFailure{code: "oauth_fetch_blocked", url: at, detail: blocked})
+		return nil, at, false
+	case missing || r.Status != 200:
+		f := oauthFailure{code: codePrefix + "_unavailable", url: at}
+		if r != nil {
+			f.status = r.Status
+		}
+		e.fail(f)
+		return nil, at, false
+	}
+	md, why := doc(r)
+	if md == nil {
+		e.fail(oauthFailure{code: codePrefix + "_invalid", url: at, detail: why})
+		return nil, at, false
+	}
+	return md, at, true
+}
+
 // server evaluates one RFC 8414 authorization server.
 func (e *oauthEval) server(issuer string) {
 	asURL, err := wellKnown(issuer, "oauth-authorization-server")
@@ -318,22 +329,8 @@ func (e *oauthEval) server(issuer string) {
 		e.fail(oauthFailure{code: "oauth_authorization_server_url_invalid", url: issuer})
 		return
 	}
-	r, at, blocked, missing := e.get(asURL, true)
-	switch {
-	case blocked != "":
-		e.fail(oauthFailure{code: "oauth_fetch_blocked", url: at, detail: blocked})
-		return
-	case missing || r.Status != 200:
-		f := oauthFailure{code: "oauth_authorization_server_metadata_unavailable", url: at}
-		if r != nil {
-			f.status = r.Status
-		}
-		e.fail(f)
-		return
-	}
-	md, why := doc(r)
-	if md == nil {
-		e.fail(oauthFailure{code: "oauth_authorization_server_metadata_invalid", url: at, detail: why})
+	md, at, ok := e.metadata(asURL, "oauth_authorization_server_metadata")
+	if !ok {
 		return
 	}
 	got, isStr := md["issuer"].(string)

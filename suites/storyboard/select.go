@@ -1,7 +1,6 @@
 package storyboard
 
 import (
-	"crypto/rand"
 	"fmt"
 	"path"
 	"slices"
@@ -120,15 +119,8 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 			return &Skip{Reason: NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
 		}
 	}
-	if sb.RequiresCapability != nil {
-		if ok, detail := EvalCapability(sb.RequiresCapability, env.Capabilities); !ok {
-			return &Skip{Reason: NotApplicable, Detail: detail}
-		}
-	}
-	for i := range sb.RequiresAllCapabilities {
-		if ok, detail := EvalCapability(&sb.RequiresAllCapabilities[i], env.Capabilities); !ok {
-			return &Skip{Reason: NotApplicable, Detail: detail}
-		}
+	if ok, detail := EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
+		return &Skip{Reason: NotApplicable, Detail: detail}
 	}
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
 		// "Missing seed_* support on the agent grades the storyboard
@@ -140,8 +132,19 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		}
 		return &Skip{Reason: RequirementUnmet, Detail: "controller_seeding: adcp-conform does not seed fixtures through comply_test_controller yet"}
 	}
-	if usesWebhookURL(sb) {
-		return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
+	// A webhook token the run can never resolve leaves the storyboard out
+	// before any step ("Unresolved substitution behavior", preflight point
+	// 1); malformed tokens are the steps' to grade.
+	refs, _ := StoryboardRefs(sb)
+	plain := make([]Ref, len(refs))
+	for i, r := range refs {
+		plain[i] = r.Ref
+	}
+	if ue := Preflight(plain, &Vars{AgentURL: env.AgentURL}); ue != nil {
+		if strings.HasPrefix(ue.Token, "{{runner.") {
+			return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
+		}
+		return &Skip{Reason: RequirementUnmet, Detail: "unresolved_substitution: " + ue.Token + ": " + ue.Reason}
 	}
 	return nil
 }
@@ -170,37 +173,6 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	return nil
-}
-
-func usesWebhookURL(sb *Storyboard) bool {
-	for _, ph := range sb.Phases {
-		for _, st := range ph.Steps {
-			if containsToken(st.SampleRequest, "{{runner.webhook") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func containsToken(v any, tok string) bool {
-	switch x := v.(type) {
-	case string:
-		return strings.Contains(x, tok)
-	case map[string]any:
-		for _, e := range x {
-			if containsToken(e, tok) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if containsToken(e, tok) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // TestKitFor returns the storyboard's test kit as the run sees it: the
@@ -293,15 +265,6 @@ func majorMinor(v string) string {
 		}
 	}
 	return parts[0] + "." + parts[1]
-}
-
-// randomUUID returns an RFC 4122 version 4 UUID.
-func randomUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // Group is the category a storyboard is reported under: "universal", its

@@ -52,7 +52,10 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			}
 		}
 	}()
-	task, err := r.task(st)
+	task, err := ResolveTask(st.Task, st.TaskDefault, r.kit)
+	if err == nil && task == "" {
+		err = errors.New("the step names no task")
+	}
 	if err != nil {
 		res.Skip = &Skip{Reason: RequirementUnmet, Detail: err.Error()}
 		return res
@@ -223,7 +226,7 @@ func (r *runner) parallel(ctx context.Context, st *Step, req Request) (*Observat
 		one.Args = cloneMap(req.Args)
 		if !st.ParallelDispatch.SameIdempotencyKey {
 			if _, ok := one.Args["idempotency_key"]; ok {
-				one.Args["idempotency_key"] = r.newUUID()
+				one.Args["idempotency_key"] = r.vars.newUUID()
 			}
 		}
 		wg.Go(func() {
@@ -269,7 +272,7 @@ func (r *runner) tripRateLimit(ctx context.Context, st *Step, req Request) (*Obs
 		}
 		one := req
 		one.Task, one.ProbeID, one.Args = rt.TripTargetTask, fmt.Sprintf("%s#burst%d", req.ProbeID, i+1), cloneMap(body)
-		one.Args["idempotency_key"] = r.newUUID()
+		one.Args["idempotency_key"] = r.vars.newUUID()
 		o := r.d.Call(ctx, one)
 		out = append(out, o)
 		if o.ErrorCode != "RATE_LIMITED" {
@@ -591,26 +594,6 @@ func contributionFlag(st *Step, ph *Phase) string {
 	return ""
 }
 
-// task resolves the step's task: a $test_kit reference, with task_default
-// when it resolves to nothing.
-func (r *runner) task(st *Step) (string, error) {
-	t := st.Task
-	if !strings.HasPrefix(t, "$test_kit.") {
-		if t == "" {
-			return "", errors.New("the step names no task")
-		}
-		return t, nil
-	}
-	v, _, ok := Lookup(r.kit, strings.TrimPrefix(t, "$test_kit."))
-	if s, isStr := v.(string); ok && isStr && s != "" {
-		return s, nil
-	}
-	if st.TaskDefault != "" {
-		return st.TaskDefault, nil
-	}
-	return "", fmt.Errorf("task %s resolves to nothing and the step has no task_default", t)
-}
-
 // stepGate returns why a step cannot run, or nil.
 func (r *runner) stepGate(st *Step, task string) *Skip {
 	if need, ok := runnerTasks[task]; ok {
@@ -685,17 +668,10 @@ func (r *runner) request(st *Step) (map[string]any, string) {
 		// Every mutating request carries an idempotency_key (3.x): a
 		// caller mints one when the sample leaves it out.
 		if _, ok := req["idempotency_key"]; !ok {
-			req["idempotency_key"] = r.newUUID()
+			req["idempotency_key"] = r.vars.newUUID()
 		}
 	}
 	return req, ""
-}
-
-func (r *runner) newUUID() string {
-	if r.env.NewUUID != nil {
-		return r.env.NewUUID()
-	}
-	return randomUUID()
 }
 
 // metadataPath is where the security storyboard's well-known documents
