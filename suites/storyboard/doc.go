@@ -50,6 +50,9 @@
 //
 // Not run yet (skipped with the reason): controller seeding, the webhook
 // steps (expect_webhook*, {{runner.webhook_url}}), multi-agent routing,
-// the oauth_metadata_graph fetches of 3.2, the substitution observer, and
-// the storyboard invariants (status.monotonic and the others).
+// the oauth_metadata_graph fetches of 3.2 and the substitution observer.
+//
+// A storyboard's invariants (invariant*.go) are graded over its steps
+// once they have run: one validation of check "invariant" on each step an
+// invariant applies to.
 package storyboard

@@ -190,6 +190,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 		r.phase(ctx, i)
 	}
 	r.settleBranchSets()
+	gradeInvariants(sb, r.steps)
 	res.Steps = r.steps
 	res.Generated = r.vars.Generated
 	res.Outcome = outcomeOf(r.steps)

@@ -42,6 +42,7 @@ const (
 	RuleTestKitReference     = "test_kit_reference"            // prerequisites.test_kit names a kit in the release
 	RuleTestKitShape         = "test_kit_shape"                // a kit declares auth.api_key, auth.basic or applies_to
 	RuleIdentifierPathSyntax = "identifier_path_syntax"        // upstream_traffic identifier_paths portable grammar
+	RuleUnknownInvariant     = "unknown_invariant"             // invariants the engine does not define (graded not_applicable)
 )
 
 // Finding is one lint result.
@@ -212,6 +213,11 @@ func (l *linter) storyboard(sb *Storyboard) {
 	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" && len(l.rel.TestKits) > 0 {
 		if !slices.ContainsFunc(l.rel.TestKits, func(k *TestKit) bool { return k.Path == sb.Prerequisites.TestKit }) {
 			l.add(RuleTestKitReference, Error, "prerequisites.test_kit", "test kit %q is not in the release", sb.Prerequisites.TestKit)
+		}
+	}
+	for i, id := range sb.Invariants {
+		if !KnownInvariant(id) {
+			l.add(RuleUnknownInvariant, Warning, fmt.Sprintf("invariants[%d]", i), "invariant %q is not one this engine defines: it grades not_applicable", id)
 		}
 	}
 	l.phases(sb)

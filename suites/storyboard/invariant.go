@@ -1,0 +1,313 @@
+package storyboard
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The invariants a storyboard declares (its `invariants:` list): assertions
+// across the steps of one run that no single response shows. The spec
+// names them (building/verification/compliance-catalog.mdx, "Cross-resource
+// invariants"; the storyboards' own comments) but writes the rules out only
+// in prose, so each judge here cites the text it follows and says where it
+// reads the spec more carefully than the spec owners' JavaScript runner
+// does (docs/storyboards-vs-js-runner.md).
+const (
+	InvariantConflictNoPayloadLeak = "idempotency.conflict_no_payload_leak"
+	InvariantNoSecretEcho          = "context.no_secret_echo"
+	InvariantStatusMonotonic       = "status.monotonic"
+	InvariantImpairmentCoherence   = "impairment.coherence"
+	InvariantGovernanceDenial      = "governance.denial_blocks_mutation"
+)
+
+// CheckInvariant is the check name of an invariant's validation results;
+// their ID is the invariant's.
+const CheckInvariant = "invariant"
+
+// invariantJudges makes a fresh judge of each invariant the engine
+// defines: a judge keeps what the earlier steps showed.
+var invariantJudges = map[string]func() invariantJudge{
+	InvariantConflictNoPayloadLeak: func() invariantJudge { return &conflictLeak{byKey: map[string][]*Observation{}} },
+	InvariantNoSecretEcho:          func() invariantJudge { return noSecretEcho{} },
+	InvariantStatusMonotonic:       func() invariantJudge { return &monotonic{last: map[string]statusSeen{}} },
+	InvariantImpairmentCoherence:   func() invariantJudge { return &impairment{state: map[string]resourceSeen{}} },
+	InvariantGovernanceDenial:      func() invariantJudge { return &denial{plans: map[string]string{}} },
+}
+
+// KnownInvariant reports whether the engine defines an invariant.
+func KnownInvariant(id string) bool { _, ok := invariantJudges[id]; return ok }
+
+// invariantJudge grades the steps of one run, in order.
+type invariantJudge interface {
+	// grade returns the step's result, or nil when the invariant says
+	// nothing about it; it then remembers what the step showed.
+	grade(s *stepView) *Result
+}
+
+// stepView is a step that ran, as an invariant reads it.
+type stepView struct {
+	id          string // "phase.step"
+	task        string
+	expectError bool
+	obs         *Observation
+	// body is the extracted payload when it is a JSON object, else nil.
+	body map[string]any
+}
+
+// gradeInvariants grades the storyboard's declared invariants over its
+// steps once they have all run, adding one validation to each step an
+// invariant applies to; a failed one fails its step (never the cascade:
+// the steps after it have already run on what the agent said). A step
+// that did not run, or whose call proves nothing, is not read.
+func gradeInvariants(sb *Storyboard, steps []StepResult) {
+	if len(sb.Invariants) == 0 {
+		return
+	}
+	type declared struct {
+		id    string
+		judge invariantJudge
+	}
+	var judges []declared
+	var unknown []string
+	for _, id := range sb.Invariants {
+		if mk, ok := invariantJudges[id]; ok {
+			judges = append(judges, declared{id, mk()})
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	first := true
+	for i := range steps {
+		s := &steps[i]
+		if s.Skip != nil || s.Error != "" || s.Obs == nil {
+			continue
+		}
+		if first {
+			first = false
+			for _, id := range unknown {
+				s.Validations = append(s.Validations, Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
+					Description: "invariant " + id, Note: "the storyboard declares an invariant this engine does not define"})
+			}
+		}
+		v := &stepView{id: s.PhaseID + "." + s.StepID, task: s.Task, obs: s.Obs}
+		if st := sb.step(s.PhaseID, s.StepID); st != nil {
+			v.expectError = st.ExpectError
+		}
+		v.body, _ = s.Obs.Payload.(map[string]any)
+		for _, j := range judges {
+			r := j.judge.grade(v)
+			if r == nil {
+				continue
+			}
+			r.Check, r.ID = CheckInvariant, j.id
+			if !r.Passed && r.Message == "" {
+				r.Message = r.Description
+			}
+			s.Validations = append(s.Validations, *r)
+			if !r.Passed {
+				s.Passed = false
+			}
+		}
+	}
+}
+
+// step finds a step of the storyboard by phase and step id.
+func (sb *Storyboard) step(phase, step string) *Step {
+	for i := range sb.Phases {
+		if sb.Phases[i].ID != phase {
+			continue
+		}
+		for j := range sb.Phases[i].Steps {
+			if sb.Phases[i].Steps[j].ID == step {
+				return &sb.Phases[i].Steps[j]
+			}
+		}
+	}
+	return nil
+}
+
+func failed(desc, format string, args ...any) *Result {
+	return &Result{Passed: false, Description: desc, Message: fmt.Sprintf(format, args...)}
+}
+
+func passed(desc string) *Result { return &Result{Passed: true, Description: desc} }
+
+// ---- idempotency.conflict_no_payload_leak -------------------------------
+
+// conflictLeak: an IDEMPOTENCY_CONFLICT error "MUST NOT include the cached
+// response, the original payload, a canonical-form diff, or any
+// fingerprint derived from them", nor a `field` pointer
+// (building/by-layer/L1/security.mdx, "IDEMPOTENCY_CONFLICT response
+// shape"). The judge fails a `field` on the error, and any distinctive
+// value of an earlier request or reply with the same idempotency_key that
+// the conflict reply repeats outside its context echo — where the buyer
+// did not send that value again itself. A fingerprint cannot be told from
+// an opaque id, so it is not judged. The spec's own example carries
+// `recovery`; any key core/error.json defines is allowed (the JavaScript
+// runner's allowlist fails `recovery`).
+type conflictLeak struct {
+	byKey map[string][]*Observation
+}
+
+const conflictDesc = "An IDEMPOTENCY_CONFLICT error carries neither the cached response nor the original payload"
+
+func (c *conflictLeak) grade(s *stepView) *Result {
+	key, _ := s.obs.Request["idempotency_key"].(string)
+	if s.obs.ErrorCode != "IDEMPOTENCY_CONFLICT" {
+		if key != "" {
+			c.byKey[key] = append(c.byKey[key], s.obs)
+		}
+		return nil
+	}
+	if f, ok := s.obs.Error["field"]; ok {
+		return failed(conflictDesc, "the IDEMPOTENCY_CONFLICT error carries field %v: a pointer into the original payload reveals its shape, and the spec forbids it", f)
+	}
+	if key == "" {
+		return passed(conflictDesc)
+	}
+	sentNow := map[string]bool{}
+	leaves(s.obs.Request, func(_ string, v string) { sentNow[v] = true })
+	var secrets []string
+	seen := map[string]bool{}
+	for _, o := range c.byKey[key] {
+		for i, src := range []any{o.Request, o.Payload} {
+			leaves(src, func(p string, v string) {
+				if i == 1 && (envelopeValue(p) || dateTime.MatchString(v)) {
+					return // the reply's own envelope, or a time: the conflict reply may say the same of itself
+				}
+				if distinctive(v) && !sentNow[v] && !seen[v] {
+					seen[v] = true
+					secrets = append(secrets, v)
+				}
+			})
+		}
+	}
+	var hit, at string
+	leaves(s.obs.Payload, func(p, v string) {
+		if hit != "" {
+			return
+		}
+		for _, sec := range secrets {
+			if strings.Contains(v, sec) {
+				hit, at = sec, p
+				return
+			}
+		}
+	})
+	if hit != "" {
+		r := failed(conflictDesc, "the conflict reply repeats %q, which only the earlier request or reply with this idempotency_key held", clip(hit, 80))
+		r.JSONPointer = &at
+		return r
+	}
+	return passed(conflictDesc)
+}
+
+// envelopeValue says a pointer into a reply names one of the envelope's
+// own fields (the session, the release, the task's status), which every
+// reply of the conversation may repeat.
+func envelopeValue(p string) bool {
+	root, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	switch root {
+	case "context_id", "task_id", "timestamp", "adcp_version", "adcp_major_version", "status", "replayed", "message", "protocol_version":
+		return true
+	}
+	return false
+}
+
+var dateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}`)
+
+// distinctive says a value identifies something (an id, a time, a
+// domain): long enough and not a bare word such as a status or enum
+// value, which any reply may name.
+func distinctive(v string) bool {
+	if len(v) < 8 {
+		return false
+	}
+	return strings.ContainsFunc(v, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_' || r == ' ') })
+}
+
+// leaves calls fn with the JSON pointer and value of every string in x,
+// leaving out `context` objects (the buyer's own echo).
+func leaves(x any, fn func(pointer, v string)) {
+	var walk func(p string, x any)
+	walk = func(p string, x any) {
+		switch t := x.(type) {
+		case string:
+			fn(p, t)
+		case map[string]any:
+			for k, v := range t {
+				if k == "context" {
+					continue
+				}
+				walk(p+"/"+escapePointer(k), v)
+			}
+		case []any:
+			for i, v := range t {
+				walk(fmt.Sprintf("%s/%d", p, i), v)
+			}
+		}
+	}
+	walk("", x)
+}
+
+// ---- context.no_secret_echo ---------------------------------------------
+
+// noSecretEcho: a reply never echoes the caller's credential (the
+// idempotency storyboard's header: "catches credential echo on any step's
+// response"). It fails a reply the capture found the run's own credential
+// in (the evidence holds it redacted), a bearer-token literal, and a
+// credential-named property (api_key, apikey, x-api-key, bearer, or an
+// `authorization` string: the spec's `authorization` objects on accounts
+// and validation results are not credentials, and pass).
+type noSecretEcho struct{}
+
+const secretDesc = "The reply echoes no credential"
+
+var bearerLiteral = regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{10,}`)
+
+var credentialKeys = []string{"api_key", "apikey", "x-api-key", "bearer"}
+
+func (noSecretEcho) grade(s *stepView) *Result {
+	if len(s.obs.Call.Exchanges) == 0 && s.obs.Payload == nil {
+		return nil
+	}
+	if s.obs.Call.SecretEchoed() {
+		return failed(secretDesc, "the reply holds the run's own credential (redacted in the evidence)")
+	}
+	var why, at string
+	var walk func(p string, x any)
+	walk = func(p string, x any) {
+		if why != "" {
+			return
+		}
+		switch t := x.(type) {
+		case string:
+			if bearerLiteral.MatchString(t) {
+				why, at = "a bearer-token literal", p
+			}
+		case map[string]any:
+			for k, v := range t {
+				lk := strings.ToLower(k)
+				_, str := v.(string)
+				if slices.Contains(credentialKeys, lk) || lk == "authorization" && str {
+					why, at = "a credential property "+k, p+"/"+escapePointer(k)
+					return
+				}
+				walk(p+"/"+escapePointer(k), v)
+			}
+		case []any:
+			for i, v := range t {
+				walk(fmt.Sprintf("%s/%d", p, i), v)
+			}
+		}
+	}
+	walk("", s.obs.Payload)
+	if why != "" {
+		r := failed(secretDesc, "the reply holds %s", why)
+		r.JSONPointer = &at
+		return r
+	}
+	return passed(secretDesc)
+}

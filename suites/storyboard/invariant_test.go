@@ -1,0 +1,323 @@
+package storyboard
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+)
+
+// sv is one crafted step for an invariant table: the task, what was sent
+// and what came back.
+type sv struct {
+	task        string
+	req         string // JSON object
+	reply       string // JSON payload; "" for none
+	code        string // the extracted error code; the reply is then a refusal
+	expectError bool
+	echoed      bool // the capture found the run's credential in the reply
+}
+
+// gradeSteps runs one invariant over crafted steps and returns, per step,
+// "-" (no result), "pass" or "fail: <message>".
+func gradeSteps(t *testing.T, inv string, steps []sv) []string {
+	t.Helper()
+	sb := &Storyboard{ID: "t", Invariants: []string{inv}}
+	ph := Phase{ID: "p"}
+	var results []StepResult
+	for i, s := range steps {
+		id := string(rune('a' + i))
+		ph.Steps = append(ph.Steps, Step{ID: id, Task: s.task, ExpectError: s.expectError})
+		obs := &Observation{Task: s.task, Transport: "mcp", ErrorCode: s.code, Refused: s.code != ""}
+		if err := json.Unmarshal([]byte(s.req), &obs.Request); err != nil {
+			t.Fatalf("step %d request: %v", i, err)
+		}
+		if s.reply != "" {
+			var p any
+			if err := json.Unmarshal([]byte(s.reply), &p); err != nil {
+				t.Fatalf("step %d reply: %v", i, err)
+			}
+			obs.Payload = Normalize(p)
+		}
+		if s.code != "" {
+			obs.Error = map[string]any{"code": s.code, "message": "no"}
+			if m, ok := obs.Payload.(map[string]any); ok {
+				if errs := objects(m["errors"]); len(errs) > 0 {
+					obs.Error = errs[0]
+				}
+			}
+		}
+		obs.Call.Exchanges = []wire.Exchange{{SecretEchoed: s.echoed}}
+		results = append(results, StepResult{PhaseID: "p", StepID: id, Task: s.task, Passed: true, Obs: obs})
+	}
+	sb.Phases = []Phase{ph}
+	gradeInvariants(sb, results)
+	var out []string
+	for _, r := range results {
+		got := "-"
+		for _, v := range r.Validations {
+			if v.Check != CheckInvariant || v.ID != inv {
+				t.Fatalf("unexpected validation %+v", v)
+			}
+			if v.Passed {
+				got = "pass"
+			} else {
+				got = "fail: " + v.Message
+			}
+			if r.Passed == !v.Passed {
+				t.Fatalf("step %s: the step's Passed does not follow its invariant: %+v", r.StepID, v)
+			}
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+type invCase struct {
+	name  string
+	steps []sv
+	// want per step: "-", "pass", or "fail" (prefix of the message after "fail: " when longer)
+	want []string
+}
+
+func runInvariantTable(t *testing.T, inv string, cases []invCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := gradeSteps(t, inv, c.steps)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d results, want %d", len(got), len(c.want))
+			}
+			for i := range got {
+				w := c.want[i]
+				switch {
+				case w == "-" || w == "pass":
+					if got[i] != w {
+						t.Errorf("step %d: got %q, want %q", i, got[i], w)
+					}
+				case strings.HasPrefix(w, "fail"):
+					if !strings.HasPrefix(got[i], "fail") || !strings.Contains(got[i], strings.TrimPrefix(strings.TrimPrefix(w, "fail"), ": ")) {
+						t.Errorf("step %d: got %q, want %q", i, got[i], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+const (
+	createReq  = `{"idempotency_key":"k-0000000000000001","brand":{"domain":"acme.example"},"end_time":"2099-07-31T23:59:59Z","packages":[{"product_id":"p1","budget":5000}],"context":{"correlation_id":"initial-call"}}`
+	createOK   = `{"status":"completed","media_buy_id":"mb_7f3a9c21","media_buy_status":"pending_creatives","confirmed_at":"2026-11-25T10:00:00Z","context":{"correlation_id":"initial-call"}}`
+	conflictRq = `{"idempotency_key":"k-0000000000000001","brand":{"domain":"acme.example"},"end_time":"2099-08-31T23:59:59Z","packages":[{"product_id":"p1","budget":9000}],"context":{"correlation_id":"conflict-call"}}`
+)
+
+func conflictReply(extra string) string {
+	return `{"errors":[{"code":"IDEMPOTENCY_CONFLICT","message":"idempotency_key was used with a different payload"` + extra + `}],"context":{"correlation_id":"conflict-call"}}`
+}
+
+func TestInvariantConflictNoPayloadLeak(t *testing.T) {
+	create := sv{task: "create_media_buy", req: createReq, reply: createOK}
+	conflict := func(extra string) sv {
+		return sv{task: "create_media_buy", req: conflictRq, reply: conflictReply(extra), code: "IDEMPOTENCY_CONFLICT", expectError: true}
+	}
+	runInvariantTable(t, InvariantConflictNoPayloadLeak, []invCase{
+		{"the spec's example: code, message, recovery", []sv{create, conflict(`,"recovery":"correctable"`)}, []string{"-", "pass"}},
+		{"a retry_after and details with nothing of the original", []sv{create, conflict(`,"retry_after":1,"details":{"window_seconds":86400}`)}, []string{"-", "pass"}},
+		{"the buyer's own values repeated", []sv{create, conflict(`,"details":{"brand":"acme.example","end_time":"2099-08-31T23:59:59Z"}`)}, []string{"-", "pass"}},
+		{"a time of its own equal to the cached reply's", []sv{create, conflict(`,"details":{"at":"2026-11-25T10:00:00Z"}`)}, []string{"-", "pass"}},
+		{"a field pointer", []sv{create, conflict(`,"field":"/packages/0/budget"`)}, []string{"-", "fail: carries field"}},
+		{"the cached media_buy_id", []sv{create, conflict(`,"details":{"existing":"mb_7f3a9c21"}`)}, []string{"-", "fail: mb_7f3a9c21"}},
+		{"the original end_time in the message", []sv{create, conflict(`,"details":{"was":"end 2099-07-31T23:59:59Z"}`)}, []string{"-", "fail: 2099-07-31T23:59:59Z"}},
+		{"the cached response beside the error", []sv{create, {task: "create_media_buy", req: conflictRq, code: "IDEMPOTENCY_CONFLICT", expectError: true,
+			reply: `{"errors":[{"code":"IDEMPOTENCY_CONFLICT","message":"m"}],"media_buy_id":"mb_7f3a9c21"}`}}, []string{"-", "fail"}},
+		{"another key's values are no leak", []sv{create, {task: "create_media_buy", req: strings.Replace(conflictRq, "k-0000000000000001", "k-0000000000000002", 1),
+			reply: conflictReply(`,"details":{"existing":"mb_7f3a9c21"}`), code: "IDEMPOTENCY_CONFLICT", expectError: true}}, []string{"-", "pass"}},
+		{"another error code is not read", []sv{create, {task: "create_media_buy", req: conflictRq, reply: `{"errors":[{"code":"CONFLICT","message":"m","field":"/x"}]}`, code: "CONFLICT"}}, []string{"-", "-"}},
+		{"no conflict at all", []sv{create}, []string{"-"}},
+	})
+}
+
+func TestInvariantNoSecretEcho(t *testing.T) {
+	caps := `{"adcp":{"major_versions":[3]}}`
+	runInvariantTable(t, InvariantNoSecretEcho, []invCase{
+		{"a plain reply", []sv{{task: "get_adcp_capabilities", req: `{}`, reply: caps}}, []string{"pass"}},
+		{"an account's authorization object", []sv{{task: "sync_accounts", req: `{}`, reply: `{"accounts":[{"account_id":"a","authorization":{"scopes":["buy"]}}]}`}}, []string{"pass"}},
+		{"prose that says bearer", []sv{{task: "get_products", req: `{}`, reply: `{"products":[],"message":"the bearer of good news"}`}}, []string{"pass"}},
+		{"the run's credential, found by the capture", []sv{{task: "get_products", req: `{}`, reply: `{"products":[],"message":"[redacted]"}`, echoed: true}}, []string{"fail: run's own credential"}},
+		{"a bearer-token literal", []sv{{task: "get_products", req: `{}`, reply: `{"message":"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc"}`}}, []string{"fail: bearer-token literal"}},
+		{"an api_key property", []sv{{task: "get_products", req: `{}`, reply: `{"products":[],"debug":{"api_key":"x"}}`}}, []string{"fail: api_key"}},
+		{"an authorization string", []sv{{task: "get_products", req: `{}`, reply: `{"echo":{"Authorization":"Basic Zm9v"}}`}}, []string{"fail: Authorization"}},
+		{"an error reply is read too", []sv{{task: "create_media_buy", req: `{}`, reply: `{"errors":[{"code":"INVALID_REQUEST","message":"bad token Bearer abcdefghijklmnop"}]}`, code: "INVALID_REQUEST"}}, []string{"fail"}},
+	})
+}
+
+func TestInvariantStatusMonotonic(t *testing.T) {
+	get := func(status string) sv {
+		return sv{task: "get_media_buys", req: `{}`, reply: `{"media_buys":[{"media_buy_id":"mb1","status":"` + status + `"}]}`}
+	}
+	create := func(body string) sv { return sv{task: "create_media_buy", req: `{}`, reply: body} }
+	upd := func(status string) sv {
+		return sv{task: "update_media_buy", req: `{}`, reply: `{"status":"completed","media_buy_id":"mb1","media_buy_status":"` + status + `"}`}
+	}
+	creative := func(task, status string) sv {
+		return sv{task: task, req: `{}`, reply: `{"creatives":[{"creative_id":"c1","status":"` + status + `"}]}`}
+	}
+	runInvariantTable(t, InvariantStatusMonotonic, []invCase{
+		{"create, pause, resume, cancel", []sv{create(`{"media_buy_id":"mb1","media_buy_status":"active"}`), upd("paused"), upd("active"), upd("canceled")},
+			[]string{"pass", "pass", "pass", "pass"}},
+		{"states between reads are unseen", []sv{create(`{"media_buy_id":"mb1","media_buy_status":"pending_creatives"}`), get("completed")}, []string{"pass", "pass"}},
+		{"the task status completed on create is not the buy's", []sv{create(`{"status":"completed","media_buy_id":"mb1","media_buy_status":"pending_creatives"}`), get("active")},
+			[]string{"pass", "pass"}},
+		{"a 3.0 root status that only a buy takes", []sv{create(`{"status":"active","media_buy_id":"mb1"}`), get("pending_creatives")}, []string{"pass", "fail: active"}},
+		{"a resume before the flight returns to pending_start", []sv{get("pending_start"), get("paused"), get("pending_start")}, []string{"pass", "pass", "pass"}},
+		{"a buy that has run never waits for its flight again", []sv{get("active"), get("paused"), get("pending_start")}, []string{"pass", "pass", "fail: pending_start"}},
+		{"a canceled buy comes back", []sv{get("active"), upd("canceled"), get("active")}, []string{"pass", "pass", "fail: canceled"}},
+		{"a completed buy is rejected", []sv{get("completed"), get("rejected")}, []string{"pass", "fail: terminal"}},
+		{"a cached replay is a snapshot, not a read", []sv{upd("paused"), create(`{"media_buy_id":"mb1","media_buy_status":"pending_creatives","replayed":true}`), get("paused")},
+			[]string{"pass", "-", "pass"}},
+		{"an expected error is not read", []sv{upd("canceled"), {task: "update_media_buy", req: `{}`, reply: `{"errors":[{"code":"INVALID_STATE","message":"m"}]}`, code: "INVALID_STATE", expectError: true}},
+			[]string{"pass", "-"}},
+		{"a creative re-synced after rejection restarts", []sv{creative("list_creatives", "approved"), creative("list_creatives", "rejected"), creative("sync_creatives", "pending_review")},
+			[]string{"pass", "pass", "pass"}},
+		{"a creative goes back to processing on a read", []sv{creative("list_creatives", "approved"), creative("list_creatives", "processing")}, []string{"pass", "fail: processing"}},
+		{"a creative suspended and restored (3.1)", []sv{creative("list_creatives", "approved"), creative("list_creatives", "suspended"), creative("list_creatives", "approved")},
+			[]string{"pass", "pass", "pass"}},
+		{"an account leaves closed", []sv{{task: "list_accounts", req: `{}`, reply: `{"accounts":[{"account_id":"a1","status":"closed"}]}`},
+			{task: "list_accounts", req: `{}`, reply: `{"accounts":[{"account_id":"a1","status":"active"}]}`}}, []string{"pass", "fail: closed"}},
+		{"a state outside the enum is left to response_schema", []sv{get("active"), get("running"), get("active")}, []string{"pass", "pass", "pass"}},
+		{"per-package approvals are tracked apart", []sv{
+			{task: "get_media_buys", req: `{}`, reply: `{"media_buys":[{"media_buy_id":"mb1","status":"active","packages":[{"package_id":"p1","creative_approvals":[{"creative_id":"c1","approval_status":"approved"}]},{"package_id":"p2","creative_approvals":[{"creative_id":"c1","approval_status":"pending_review"}]}]}]}`},
+			{task: "get_media_buys", req: `{}`, reply: `{"media_buys":[{"media_buy_id":"mb1","status":"active","packages":[{"package_id":"p1","creative_approvals":[{"creative_id":"c1","approval_status":"approved"}]},{"package_id":"p2","creative_approvals":[{"creative_id":"c1","approval_status":"approved"}]}]}]}`}},
+			[]string{"pass", "pass"}},
+		{"no status in any reply", []sv{{task: "get_products", req: `{}`, reply: `{"products":[]}`}}, []string{"-"}},
+	})
+}
+
+func TestInvariantImpairmentCoherence(t *testing.T) {
+	buy := func(status, health, imps, packages string) sv {
+		h := ""
+		if health != "" {
+			h = `,"health":"` + health + `"`
+		}
+		return sv{task: "get_media_buys", req: `{}`, reply: `{"media_buys":[{"media_buy_id":"mb1","status":"` + status + `"` + h + `,"impairments":` + imps + `,"packages":` + packages + `}]}`}
+	}
+	solo := `[{"package_id":"p1","creative_approvals":[{"creative_id":"c1","approval_status":"approved"}]}]`
+	pair := `[{"package_id":"p1","creative_approvals":[{"creative_id":"c1","approval_status":"approved"},{"creative_id":"c2","approval_status":"approved"}]}]`
+	imp := `[{"impairment_id":"i1","resource_type":"creative","resource_id":"c1","package_ids":["p1"]}]`
+	creative := func(status string) sv {
+		return sv{task: "list_creatives", req: `{}`, reply: `{"creatives":[{"creative_id":"c1","status":"` + status + `"}]}`}
+	}
+	forced := sv{task: "comply_test_controller", req: `{"scenario":"force_creative_status","params":{"creative_id":"c1","status":"suspended"}}`,
+		reply: `{"success":true,"previous_state":"approved","current_state":"suspended"}`}
+	runInvariantTable(t, InvariantImpairmentCoherence, []invCase{
+		{"healthy", []sv{creative("approved"), buy("active", "ok", `[]`, solo)}, []string{"-", "pass"}},
+		{"health absent and no impairments", []sv{buy("active", "", `[]`, solo)}, []string{"pass"}},
+		{"the sole creative suspended and listed", []sv{forced, buy("active", "impaired", imp, solo)}, []string{"-", "pass"}},
+		{"impaired without impairments", []sv{buy("active", "impaired", `[]`, solo)}, []string{"fail: impaired"}},
+		{"impairments with health ok", []sv{buy("active", "ok", imp, solo)}, []string{"fail"}},
+		{"impairments with health absent", []sv{buy("active", "", imp, solo)}, []string{"fail"}},
+		{"an impairment on a creative last seen approved", []sv{creative("approved"), buy("active", "impaired", imp, solo)}, []string{"-", "fail: serviceable"}},
+		{"the sole creative suspended and not listed", []sv{forced, buy("active", "ok", `[]`, solo)}, []string{"-", "fail: does not list"}},
+		{"a suspended creative beside a serviceable peer need not be listed", []sv{forced, buy("active", "ok", `[]`, pair)}, []string{"-", "pass"}},
+		{"a terminal buy is not read", []sv{buy("canceled", "impaired", `[]`, solo)}, []string{"-"}},
+		{"no snapshot read", []sv{creative("suspended")}, []string{"-"}},
+	})
+}
+
+func TestInvariantGovernanceDenial(t *testing.T) {
+	check := func(verdict string) sv {
+		return sv{task: "check_governance", req: `{"plan_id":"plan-1"}`, reply: `{"status":"completed","check_id":"c","plan_id":"plan-1","verdict":"` + verdict + `"}`}
+	}
+	create := func(plan string) sv {
+		return sv{task: "create_media_buy", req: `{"plan_id":"` + plan + `"}`, reply: `{"media_buy_id":"mb1","media_buy_status":"pending_creatives"}`}
+	}
+	denied := sv{task: "create_media_buy", req: `{"plan_id":"plan-1"}`, reply: `{"errors":[{"code":"GOVERNANCE_DENIED","message":"m"}]}`, code: "GOVERNANCE_DENIED"}
+	runInvariantTable(t, InvariantGovernanceDenial, []invCase{
+		{"approved then bought", []sv{check("approved"), create("plan-1")}, []string{"-", "pass"}},
+		{"denied then bought", []sv{check("denied"), create("plan-1")}, []string{"-", "fail: plan plan-1"}},
+		{"denied, then another plan bought", []sv{check("denied"), create("plan-2")}, []string{"-", "pass"}},
+		{"denied, restructured and approved, then bought", []sv{check("denied"), check("approved"), create("plan-1")}, []string{"-", "-", "pass"}},
+		{"an unexpected GOVERNANCE_DENIED then a buy", []sv{denied, create("plan-1")}, []string{"-", "fail"}},
+		{"an expected denial is the storyboard's own setup", []sv{func() sv { d := denied; d.expectError = true; return d }(), create("plan-1")}, []string{"-", "pass"}},
+		{"a rejected buy acquires nothing", []sv{check("denied"), {task: "create_media_buy", req: `{"plan_id":"plan-1"}`, reply: `{"media_buy_id":"mb1","media_buy_status":"rejected"}`}}, []string{"-", "-"}},
+		{"a 3.0 status verdict", []sv{{task: "check_governance", req: `{"plan_id":"plan-1"}`, reply: `{"plan_id":"plan-1","status":"denied"}`}, create("plan-1")}, []string{"-", "fail"}},
+		{"rights acquired after a denial", []sv{check("denied"), {task: "acquire_rights", req: `{"plan_id":"plan-1"}`, reply: `{"rights_id":"r1","rights_status":"acquired"}`}}, []string{"-", "fail: rights_id"}},
+		{"rights pending approval acquire nothing", []sv{check("denied"), {task: "acquire_rights", req: `{"plan_id":"plan-1"}`, reply: `{"rights_id":"r1","rights_status":"pending_approval"}`}}, []string{"-", "-"}},
+	})
+}
+
+func TestUnknownInvariantIsNotApplicable(t *testing.T) {
+	sb := &Storyboard{ID: "t", Invariants: []string{"x.unknown"}, Phases: []Phase{{ID: "p", Steps: []Step{{ID: "a"}}}}}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Passed: true, Obs: &Observation{}}}
+	gradeInvariants(sb, steps)
+	if len(steps[0].Validations) != 1 || !steps[0].Validations[0].NotApplicable || !steps[0].Passed {
+		t.Fatalf("got %+v", steps[0])
+	}
+}
+
+// TestInvariantsCoverTheReleases holds the engine to the spec: every
+// invariant a release's storyboards declare is defined, and each
+// lifecycle graph has every state of each release's enum and no other.
+func TestInvariantsCoverTheReleases(t *testing.T) {
+	union := map[string]map[string]bool{}
+	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
+		dir := shared.File(t, filepath.Join("spec/compliance", rel))
+		r, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sb := range r.Storyboards {
+			for _, id := range sb.Invariants {
+				if !KnownInvariant(id) {
+					t.Errorf("%s: %s declares invariant %s, which the engine does not define", rel, sb.ID, id)
+				}
+			}
+		}
+		for _, l := range Lifecycles {
+			b, err := os.ReadFile(shared.File(t, filepath.Join("spec/schemas", rel, l.Enum())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var enum struct {
+				Enum []string `json:"enum"`
+			}
+			if err := json.Unmarshal(b, &enum); err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range enum.Enum {
+				if !slices.Contains(l.States(), st) {
+					t.Errorf("%s: the %s lifecycle lacks %s of %s", rel, l.Kind(), st, l.Enum())
+				}
+				if union[l.Kind()] == nil {
+					union[l.Kind()] = map[string]bool{}
+				}
+				union[l.Kind()][st] = true
+			}
+		}
+	}
+	for _, l := range Lifecycles {
+		for _, st := range l.States() {
+			if !union[l.Kind()][st] {
+				t.Errorf("the %s lifecycle has %s, which no release's %s holds", l.Kind(), st, l.Enum())
+			}
+		}
+	}
+}
+
+func TestLintWarnsOfAnUnknownInvariant(t *testing.T) {
+	sb := parse(t, "id: t\nversion: \"1.0.0\"\ntitle: t\ncategory: t\nsummary: t\nnarrative: t\ninvariants: [status.monotonic, x.unknown]\nphases: []\n")
+	var got []string
+	for _, f := range Lint(&Release{Storyboards: []*Storyboard{sb}}) {
+		if f.Rule == RuleUnknownInvariant {
+			got = append(got, f.String())
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "x.unknown") {
+		t.Fatalf("got %q", got)
+	}
+}
