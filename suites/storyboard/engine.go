@@ -182,7 +182,20 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 	for k, v := range sb.Context {
 		r.vars.Context[k] = Normalize(v)
 	}
-	for i := range sb.Phases {
+	from := 0
+	if seeds(sb) {
+		skip, ok := r.seed(ctx)
+		if skip != nil {
+			res.Skip, res.Outcome, res.Steps = skip, Skipped, r.steps
+			res.DurationMS = float64(env.now().Sub(start).Microseconds()) / 1000
+			return res
+		}
+		if !ok {
+			r.skipRest(0, &Skip{Reason: PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + SeedingPhase + ")"})
+			from = len(sb.Phases)
+		}
+	}
+	for i := from; i < len(sb.Phases); i++ {
 		if ctx.Err() != nil {
 			r.skipRest(i, &Skip{Reason: RequirementUnmet, Detail: "the run's deadline passed before this phase"})
 			break

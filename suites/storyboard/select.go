@@ -125,12 +125,11 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
 		// "Missing seed_* support on the agent grades the storyboard
 		// not_applicable, not failed" (storyboard-schema.yaml,
-		// prerequisites.controller_seeding). An agent that has the
-		// controller is not at fault: the runner does not seed yet.
+		// prerequisites.controller_seeding). With the controller, the run
+		// seeds (Run), on a sandbox only (RunMode).
 		if !env.has(controllerTool) {
 			return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
 		}
-		return &Skip{Reason: RequirementUnmet, Detail: "controller_seeding: adcp-conform does not seed fixtures through comply_test_controller yet"}
 	}
 	// A webhook token the run can never resolve leaves the storyboard out
 	// before any step ("Unresolved substitution behavior", preflight point
@@ -172,7 +171,15 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
 		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
+	if seeds(sb) && !env.Sandbox {
+		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
+	}
 	return nil
+}
+
+// seeds says the runner seeds the storyboard's fixtures before its phases.
+func seeds(sb *Storyboard) bool {
+	return sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding && len(sb.Fixtures) > 0
 }
 
 // TestKitFor returns the storyboard's test kit as the run sees it: the

@@ -664,6 +664,16 @@ func (r *runner) request(st *Step) (map[string]any, string) {
 	}
 	// A missing key is a no-op (storyboard-schema.yaml, context_inputs).
 	_, _ = InjectInputs(req, st.ContextInputs, r.vars.Context)
+	if st.Task == controllerTool {
+		// "The runner MUST set sandbox: true on every comply_test_controller
+		// request" (comply-test-controller-request.json, account).
+		acct, _ := req["account"].(map[string]any)
+		if acct == nil {
+			acct = map[string]any{}
+		}
+		acct["sandbox"] = true
+		req["account"] = acct
+	}
 	if !st.OmitIdempotencyKey && r.env.Mutating != nil && r.env.Mutating(st.Task) {
 		// Every mutating request carries an idempotency_key (3.x): a
 		// caller mints one when the sample leaves it out.

@@ -1,0 +1,143 @@
+package storyboard
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const seedSB = `
+id: seeded
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+prerequisites:
+  controller_seeding: true
+fixtures:
+  media_buys:
+    - media_buy_id: mb_fixture
+      status: active
+      packages: [{package_id: p1, product_id: test-product}]
+  pricing_options:
+    - product_id: test-product
+      pricing_option_id: test-pricing
+      pricing_model: cpm
+  products:
+    - product_id: test-product
+      delivery_type: non_guaranteed
+  accounts:
+    - account_id: acct_test
+      fixture: {sandbox: true}
+phases:
+  - id: buy
+    title: buy
+    steps:
+      - id: get
+        title: get
+        task: get_media_buys
+        stateful: true
+        sample_request: {media_buy_ids: [mb_fixture]}
+        validations:
+          - check: field_present
+            path: media_buys
+            description: buys
+`
+
+func controllerEnv() *Env {
+	e := env("get_media_buys", "comply_test_controller")
+	e.Sandbox = true
+	return e
+}
+
+func TestSeedingRunsTheFixturesInDependencyOrderFirst(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": ok(map[string]any{"success": true, "message": "seeded"}),
+		"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
+	}}
+	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
+	if got := outcomes(res); got != "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass "+
+		"__controller_seeding__.seed_pricing_option.test-product/test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed" {
+		t.Fatal(got)
+	}
+	var calls []string
+	for _, r := range f.got {
+		b, _ := json.Marshal(r.Args)
+		calls = append(calls, r.Task+" "+string(b))
+	}
+	want := []string{
+		`comply_test_controller {"account":{"sandbox":true},"params":{"account_id":"acct_test","fixture":{"sandbox":true}},"scenario":"seed_account"}`,
+		`comply_test_controller {"account":{"sandbox":true},"params":{"fixture":{"delivery_type":"non_guaranteed"},"product_id":"test-product"},"scenario":"seed_product"}`,
+		`comply_test_controller {"account":{"sandbox":true},"params":{"fixture":{"pricing_model":"cpm"},"pricing_option_id":"test-pricing","product_id":"test-product"},"scenario":"seed_pricing_option"}`,
+		`comply_test_controller {"account":{"sandbox":true},"params":{"fixture":{"packages":[{"package_id":"p1","product_id":"test-product"}],"status":"active"},"media_buy_id":"mb_fixture"},"scenario":"seed_media_buy"}`,
+		`get_media_buys {"media_buy_ids":["mb_fixture"]}`,
+	}
+	if strings.Join(calls, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(want, "\n"))
+	}
+	if f.got[0].ProbeID != "storyboard/seeded/__controller_seeding__/seed_account.acct_test" {
+		t.Fatal(f.got[0].ProbeID)
+	}
+}
+
+func TestSeedingAScenarioTheControllerLacksMakesTheStoryboardNotApplicable(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": func(req Request) *Observation {
+			if req.Args["scenario"] == "seed_pricing_option" {
+				return ok(map[string]any{"success": false, "error": "UNKNOWN_SCENARIO", "error_detail": "no"})(req)
+			}
+			return ok(map[string]any{"success": true})(req)
+		},
+	}}
+	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
+	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != NotApplicable || !strings.Contains(res.Skip.Detail, "seed_pricing_option") {
+		t.Fatalf("%+v %+v", res.Outcome, res.Skip)
+	}
+	for _, r := range f.got {
+		if r.Task == "get_media_buys" {
+			t.Fatal("a phase ran after the seeding gap")
+		}
+	}
+}
+
+func TestSeedingRefusedFailsItsStepAndSkipsThePhases(t *testing.T) {
+	for name, answer := range map[string]func(Request) *Observation{
+		"controller error": ok(map[string]any{"success": false, "error": "INVALID_PARAMS", "error_detail": "product exists with another fixture"}),
+		"task error":       refuse("INVALID_REQUEST"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fake{answers: map[string]func(Request) *Observation{"comply_test_controller": answer}}
+			res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
+			if got := outcomes(res); got != "__controller_seeding__.seed_account.acct_test=fail buy.get=skip:prerequisite_failed => failed" {
+				t.Fatal(got)
+			}
+		})
+	}
+}
+
+func TestSeedingNeedsASandbox(t *testing.T) {
+	e := controllerEnv()
+	e.Sandbox = false
+	f := &fake{}
+	res := Run(t.Context(), parse(t, seedSB), e, f)
+	if res.NotSelected == nil || res.NotSelected.Reason != RunModeExcluded || len(f.got) != 0 {
+		t.Fatalf("%+v %+v", res.NotSelected, f.got)
+	}
+	e = env("get_media_buys")
+	res = Run(t.Context(), parse(t, seedSB), e, f)
+	if res.Skip == nil || res.Skip.Reason != NotApplicable || len(f.got) != 0 {
+		t.Fatalf("%+v", res.Skip)
+	}
+}
+
+func TestSeedCallsReportAuthoringErrors(t *testing.T) {
+	calls := SeedCalls(map[string]any{"products": []any{map[string]any{"delivery_type": "x"}}, "widgets": []any{map[string]any{"widget_id": "w1"}}, "plans": "no"})
+	var got []string
+	for _, c := range calls {
+		got = append(got, c.scenario+" "+c.step+" "+c.invalid)
+	}
+	want := "seed_product seed_product.#0 fixtures.products[0] lacks product_id|seed_plan seed_plan fixtures.plans is not a list|seed_widget seed_widget.w1 "
+	if strings.Join(got, "|") != want {
+		t.Fatalf("%q", strings.Join(got, "|"))
+	}
+}
