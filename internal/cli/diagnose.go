@@ -124,7 +124,9 @@ func diagnose(store *evidence.Store) diagnosis {
 			}
 		}
 		why := c.Unreached()
-		if why == "" {
+		if why == "" || c.IsStoryboard() {
+			// A storyboard's calls are graded by the storyboard: its
+			// negative auth steps send bad credentials on purpose.
 			continue
 		}
 		if c.HTTPStatus == 401 || c.HTTPStatus == 403 || strings.Contains(why, "-32028") {

@@ -13,6 +13,9 @@ func TestDiagnoseTellsAUsersMistakeFromASellersAnswer(t *testing.T) {
 		HTTPStatus: 200, Message: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)}
 	refused := evidence.Call{ProbeID: "mcp/get_products/valid", Kind: evidence.KindToolCall, Credential: "configured", HTTPStatus: 401}
 	timedOut := evidence.Call{ProbeID: "mcp/get_products/context", Kind: evidence.KindToolCall, HarnessError: "no response within the call timeout"}
+	// A storyboard's negative auth step sends a bad credential on purpose.
+	storyRefused := evidence.Call{ProbeID: evidence.StoryboardPrefix + "security_baseline/api_key_path/probe_invalid_api_key", Kind: evidence.KindToolCall,
+		Credential: "configured", HTTPStatus: 401}
 	for _, tc := range []struct {
 		name       string
 		credential bool
@@ -25,6 +28,7 @@ func TestDiagnoseTellsAUsersMistakeFromASellersAnswer(t *testing.T) {
 		{"the credential accepted, one call refused", true, []evidence.Call{ok, refused}, "", "although the run's credential was accepted"},
 		{"a timeout", true, []evidence.Call{ok, timedOut}, "", "timed out"},
 		{"all well", true, []evidence.Call{ok}, "", ""},
+		{"a storyboard's refused bad credential", true, []evidence.Call{ok, storyRefused}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := evidence.NewStore(evidence.Target{MCP: "https://s.example/mcp", Credential: tc.credential})
