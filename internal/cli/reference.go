@@ -52,7 +52,10 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 		_, _ = rand.Read(b) // never fails
 		token = "ref-" + hex.EncodeToString(b)
 	}
-	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token})
+	// --sandbox starts the seller as a sandbox deployment: its
+	// comply_test_controller is wired (never otherwise: a production
+	// deployment must not expose it).
+	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox})
 	if err != nil {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
