@@ -139,7 +139,7 @@ func runRun(args []string, stdio Stdio) error {
 		defer rec.Close()
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
-	sbPlan, err := loadStoryboards(c.storyboards) // storyboards.go
+	sbPlan, err := loadStoryboards(c.storyboards, stdio.Err) // storyboards.go
 	if err != nil {
 		return err
 	}
