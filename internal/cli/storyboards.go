@@ -49,15 +49,35 @@ type storyboardPlan struct {
 	// unavailable says why the run has no storyboards ("" when it has).
 	unavailable string
 	include     func(*storyboard.Storyboard) bool
+	// notice is the line a fetch leaves for stderr (fetched, from the
+	// cache, or why not), printed once the run's flags are known good so
+	// that a usage error stays one line.
+	notice string
+}
+
+// shared returns a copy of a plan resolved once for several runs (the
+// reference seller's passes, --targets), with its notice or without.
+func (p *storyboardPlan) shared(notice bool) *storyboardPlan {
+	q := &storyboardPlan{release: p.release, unavailable: p.unavailable}
+	if notice {
+		q.notice = p.notice
+	}
+	return q
+}
+
+// remoteStoryboards reports whether --storyboards names a published bundle
+// (a URL, or nothing: the default release's).
+func remoteStoryboards(src string) bool {
+	return src == "" || strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 }
 
 // loadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
 // every flag): a folder that does not load is a usage error; a URL, or
 // nothing, is the published bundle of a release, fetched into the user's
-// cache unless it is there already (saying so on errOut). A bundle that
-// cannot be fetched leaves the storyboards out, with the reason in the
-// report's notes, as schemas do.
-func loadStoryboards(src string, errOut io.Writer) (*storyboardPlan, error) {
+// cache unless it is there already (saying so in the plan's notice). A
+// bundle that cannot be fetched leaves the storyboards out, with the
+// reason in the report's notes, as schemas do.
+func loadStoryboards(src string) (*storyboardPlan, error) {
 	p := &storyboardPlan{}
 	if src == storyboardsOff {
 		p.unavailable = "--storyboards off"
@@ -65,7 +85,7 @@ func loadStoryboards(src string, errOut io.Writer) (*storyboardPlan, error) {
 	}
 	if src == "" {
 		src = bundle.URLOf(schemas.DefaultRelease)
-	} else if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
+	} else if !remoteStoryboards(src) {
 		if st, err := os.Stat(src); err != nil || !st.IsDir() {
 			return nil, usagef("--storyboards %s: not a folder", src)
 		}
@@ -84,7 +104,7 @@ func loadStoryboards(src string, errOut io.Writer) (*storyboardPlan, error) {
 	}
 	unavailable := func(err error) (*storyboardPlan, error) {
 		p.unavailable = "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 300) + "; give a local copy with --storyboards DIR"
-		fmt.Fprintf(errOut, "adcp-conform: storyboards: %s\n", p.unavailable)
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.unavailable)
 		return p, nil
 	}
 	root, err := storyboardsCacheRoot()
@@ -107,9 +127,9 @@ func loadStoryboards(src string, errOut io.Writer) (*storyboardPlan, error) {
 	}
 	name := filepath.Base(dir)
 	if fetched {
-		fmt.Fprintf(errOut, "adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
 	} else {
-		fmt.Fprintf(errOut, "adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
 	}
 	p.release = rel
 	return p, nil
@@ -229,10 +249,11 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 		return usagef("the run ran the %s storyboards: give them with --storyboards DIR or the URL of their bundle%s",
 			wire.Sanitize(prev.StoryboardsRelease, 40), cachedStoryboardsHint(prev.StoryboardsRelease))
 	}
-	p, err := loadStoryboards(dir, errOut)
+	p, err := loadStoryboards(dir)
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(errOut, p.notice)
 	if p.release == nil { // a bundle that could not be fetched
 		return usagef("--storyboards %s: %s", wire.Sanitize(dir, 300), p.unavailable)
 	}

@@ -177,3 +177,20 @@ func TestUnfetchableStoryboardsAreUnavailableWithTheReason(t *testing.T) {
 		t.Errorf("a URL naming no bundle: exit %d, %q", code, se)
 	}
 }
+
+// The reference seller's two passes share one fetch, said once.
+func TestTheReferenceRunFetchesTheStoryboardsOnce(t *testing.T) {
+	local := shared.File(t, "spec/compliance/3.1.19")
+	withStoryboardsCache(t)
+	published, hits := serveBundle(t, packBundle(t, local, "3.1.19"), "3.1.19")
+	out := t.TempDir()
+	code, so, se := run(t, nil, "", "run", "--out", out, "--schemas", "off", "--storyboards", published, "--label-filter", "storyboard:capability_discovery")
+	if code != ExitOK || strings.Count(se, "adcp-conform: storyboards: fetched release 3.1.19") != 1 || hits.Load() != 2 {
+		t.Fatalf("exit %d, %d requests (want the .tgz and its .sha256 once)\n%s%s", code, hits.Load(), so, se)
+	}
+	for _, dir := range []string{out, filepath.Join(out, ReferenceA2A03Dir)} {
+		if res := readResults(t, dir); res.StoryboardsRelease != "3.1.19" {
+			t.Errorf("%s: storyboards_release %q, notes %q", dir, res.StoryboardsRelease, res.Notes)
+		}
+	}
+}
