@@ -126,6 +126,11 @@ func TestRunFetchesThePublishedStoryboardsOnceIntoTheCache(t *testing.T) {
 	if hits.Load() != before {
 		t.Errorf("the re-judge made %d requests", hits.Load()-before)
 	}
+	// Without --storyboards, the usage error names the cached copy.
+	want := "the copy fetched earlier is " + filepath.Join(cache, "3.1.19")
+	if code, _, se := run(t, nil, "", "judge", "--out", t.TempDir(), first); code != ExitUsage || !strings.Contains(se, want) {
+		t.Errorf("judge without --storyboards: exit %d, want %q in %q", code, want, se)
+	}
 }
 
 // A bundle that cannot be fetched (a URL given, or the default with no
