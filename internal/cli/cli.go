@@ -23,6 +23,10 @@ type Stdio struct {
 	Err io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// storyboards, when set, are the storyboards resolved once for the
+	// runs of one command (the reference seller's passes, --targets):
+	// fetched once, said once.
+	storyboards *storyboardPlan
 }
 
 func (s Stdio) getenv(name string) string {

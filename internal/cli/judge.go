@@ -33,7 +33,7 @@ func runJudge(args []string, stdio Stdio) error {
 	fs.StringVar(&out, "out", "", "folder for the new reports, never REPORT-DIR itself (default: REPORT-DIR-judged)")
 	var schemasDir, storyboardsDir string
 	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
-	fs.StringVar(&storyboardsDir, "storyboards", "", "the compliance folder of the run's release, when the run ran storyboards")
+	fs.StringVar(&storyboardsDir, "storyboards", "", "the compliance folder of the run's release, or the URL of its published bundle (…/protocol/<release>.tgz, fetched once into the user's cache), when the run ran storyboards")
 	post := addPostFlags(fs, false)
 	if err := parseFlags(fs, args, stdio.getenv); err != nil {
 		return err
@@ -116,7 +116,7 @@ func runJudge(args []string, stdio Stdio) error {
 		meta.Tool = "adcp-conform"
 	}
 	run := runner.Report(meta, store, sel, results)
-	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts); err != nil { // storyboards.go
+	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts, stdio.Err); err != nil { // storyboards.go
 		return err
 	}
 	blameTheTarget(run, diagnose(store).wrong) // as the run did

@@ -8,14 +8,15 @@ import (
 )
 
 // TestMain keeps the package's tests off the network: a run that would
-// fetch the published schemas finds no cache folder and skips SCHEMA-01/02
-// with that reason. Tests of the fetch point the cache at a temporary
+// fetch the published schemas (or storyboards) finds no cache folder and
+// skips SCHEMA-01/02 (the storyboards) with that reason. Tests of the fetch point the cache at a temporary
 // folder and the source at a local server (withCache).
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childArgsEnv); args != "" {
 		os.Exit(int(childMain(args)))
 	}
 	cacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published schemas") }
+	storyboardsCacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published storyboards") }
 	os.Exit(m.Run())
 }
 

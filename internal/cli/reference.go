@@ -47,6 +47,14 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	if err := writableOut(c.out); err != nil {
 		return err
 	}
+	var sb *storyboardPlan
+	if remoteStoryboards(c.storyboards) && stdio.storyboards == nil {
+		p, err := loadStoryboards(c.storyboards) // storyboards.go
+		if err != nil {
+			return err
+		}
+		sb = p
+	}
 	if token == "" {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b) // never fails
@@ -77,6 +85,9 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	var out03, err03 bytes.Buffer
 	sub03 := sub
 	sub03.Out, sub03.Err = &out03, &err03
+	if sb != nil { // fetched once for both passes; the first says so
+		sub.storyboards, sub03.storyboards = sb.shared(true), sb.shared(false)
+	}
 	var second error
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -139,9 +139,12 @@ func runRun(args []string, stdio Stdio) error {
 		defer rec.Close()
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
-	sbPlan, err := loadStoryboards(c.storyboards) // storyboards.go
-	if err != nil {
-		return err
+	sbPlan := stdio.storyboards
+	if sbPlan == nil {
+		sbPlan, err = loadStoryboards(c.storyboards) // storyboards.go
+		if err != nil {
+			return err
+		}
 	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	sel, err := runner.Select(c.labelFilter, opts)
@@ -166,6 +169,7 @@ func runRun(args []string, stdio Stdio) error {
 	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
 		return err
 	}
+	fmt.Fprint(stdio.Err, sbPlan.notice) // the flags are good: say where the storyboards came from
 
 	// --deadline bounds the whole run: the probes stop early enough to
 	// leave a fifth of it (at most 30 s) for judging and writing the

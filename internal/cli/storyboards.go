@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
 
@@ -28,8 +31,17 @@ import (
 const storyboardsOff = "off"
 
 // storyboardsHelp is the help of run's --storyboards flag.
-var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%s/ (universal/, protocols/, specialisms/, test-kits/), or %q; "+
-	"default: none (the storyboards are skipped, and the report says so)", schemas.DefaultRelease, storyboardsOff)
+var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
+	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
+	"default: %[2]s/%[1]s.tgz, fetched once into the user's cache (when it cannot be fetched the storyboards are skipped, and the report says so)",
+	schemas.DefaultRelease, bundle.PublishedBase, storyboardsOff)
+
+// storyboardsCacheRoot is where fetched compliance trees are kept (a
+// variable for tests).
+var storyboardsCacheRoot = bundle.CacheRoot
+
+// storyboardsFetchTimeout bounds a first fetch of a release's bundle.
+const storyboardsFetchTimeout = 2 * time.Minute
 
 // storyboardPlan is what a run knows about its storyboards before probing.
 type storyboardPlan struct {
@@ -37,11 +49,34 @@ type storyboardPlan struct {
 	// unavailable says why the run has no storyboards ("" when it has).
 	unavailable string
 	include     func(*storyboard.Storyboard) bool
+	// notice is the line a fetch leaves for stderr (fetched, from the
+	// cache, or why not), printed once the run's flags are known good so
+	// that a usage error stays one line.
+	notice string
+}
+
+// shared returns a copy of a plan resolved once for several runs (the
+// reference seller's passes, --targets), with its notice or without.
+func (p *storyboardPlan) shared(notice bool) *storyboardPlan {
+	q := &storyboardPlan{release: p.release, unavailable: p.unavailable}
+	if notice {
+		q.notice = p.notice
+	}
+	return q
+}
+
+// remoteStoryboards reports whether --storyboards names a published bundle
+// (a URL, or nothing: the default release's).
+func remoteStoryboards(src string) bool {
+	return src == "" || strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 }
 
 // loadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
-// every flag): a folder that does not load is a usage error; none at all
-// leaves the storyboards out, with the reason in the report's notes.
+// every flag): a folder that does not load is a usage error; a URL, or
+// nothing, is the published bundle of a release, fetched into the user's
+// cache unless it is there already (saying so in the plan's notice). A
+// bundle that cannot be fetched leaves the storyboards out, with the
+// reason in the report's notes, as schemas do.
 func loadStoryboards(src string) (*storyboardPlan, error) {
 	p := &storyboardPlan{}
 	if src == storyboardsOff {
@@ -49,21 +84,52 @@ func loadStoryboards(src string) (*storyboardPlan, error) {
 		return p, nil
 	}
 	if src == "" {
-		p.unavailable = "the spec's compliance storyboards were not run: give their folder with --storyboards DIR (compliance/<release>/ of the AdCP spec)"
+		src = bundle.URLOf(schemas.DefaultRelease)
+	} else if !remoteStoryboards(src) {
+		if st, err := os.Stat(src); err != nil || !st.IsDir() {
+			return nil, usagef("--storyboards %s: not a folder", src)
+		}
+		rel, err := loadRelease(src)
+		if err != nil {
+			return nil, usagef("--storyboards: %v", err)
+		}
+		if len(rel.Storyboards) == 0 {
+			return nil, usagef("--storyboards %s: no storyboards (want a compliance/<release>/ folder)", src)
+		}
+		p.release = rel
 		return p, nil
 	}
-	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		return nil, usagef("--storyboards %s: fetching a published compliance folder is not supported yet; give a local folder", src)
+	if _, err := bundle.ReleaseOf(src); err != nil {
+		return nil, usagef("--storyboards: %v", wire.Sanitize(err.Error(), 300))
 	}
-	if st, err := os.Stat(src); err != nil || !st.IsDir() {
-		return nil, usagef("--storyboards %s: not a folder", src)
+	unavailable := func(err error) (*storyboardPlan, error) {
+		p.unavailable = "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 300) + "; give a local copy with --storyboards DIR"
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.unavailable)
+		return p, nil
 	}
-	rel, err := loadRelease(src)
+	root, err := storyboardsCacheRoot()
 	if err != nil {
-		return nil, usagef("--storyboards: %v", err)
+		return unavailable(fmt.Errorf("no cache folder for %s: %w", src, err))
 	}
-	if len(rel.Storyboards) == 0 {
-		return nil, usagef("--storyboards %s: no storyboards (want a compliance/<release>/ folder)", src)
+	ctx, cancel := context.WithTimeout(context.Background(), storyboardsFetchTimeout)
+	defer cancel()
+	started := time.Now()
+	dir, fetched, err := bundle.Fetch(ctx, nil, src, root)
+	if err != nil {
+		return unavailable(err)
+	}
+	rel, err := loadRelease(dir)
+	if err == nil && len(rel.Storyboards) == 0 {
+		err = fmt.Errorf("no storyboards")
+	}
+	if err != nil {
+		return unavailable(fmt.Errorf("the cached copy %s: %w", dir, err))
+	}
+	name := filepath.Base(dir)
+	if fetched {
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
+	} else {
+		p.notice = fmt.Sprintf("adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
 	}
 	p.release = rel
 	return p, nil
@@ -159,21 +225,40 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	})
 }
 
+// cachedStoryboardsHint names the cached compliance tree of a release a
+// run fetched, for the usage error of a re-judge without --storyboards; ""
+// when there is none.
+func cachedStoryboardsHint(release string) string {
+	root, err := storyboardsCacheRoot()
+	if err != nil {
+		return ""
+	}
+	if dir := bundle.Cached(root, release); dir != "" {
+		return " (the copy fetched earlier is " + dir + ")"
+	}
+	return ""
+}
+
 // rejudgeStoryboards grades a recorded run's storyboards again from its
 // evidence (a replay: nothing is sent) and puts them in run.
-func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options) error {
+func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, errOut io.Writer) error {
 	if prev.StoryboardsRelease == "" {
 		return nil
 	}
 	if dir == "" {
-		return usagef("the run ran the %s storyboards: give them with --storyboards DIR", wire.Sanitize(prev.StoryboardsRelease, 40))
+		return usagef("the run ran the %s storyboards: give them with --storyboards DIR or the URL of their bundle%s",
+			wire.Sanitize(prev.StoryboardsRelease, 40), cachedStoryboardsHint(prev.StoryboardsRelease))
 	}
 	p, err := loadStoryboards(dir)
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(errOut, p.notice)
+	if p.release == nil { // a bundle that could not be fetched
+		return usagef("--storyboards %s: %s", wire.Sanitize(dir, 300), p.unavailable)
+	}
 	if got := filepath.Base(filepath.Clean(p.release.Dir)); got != prev.StoryboardsRelease {
-		return usagef("--storyboards %s is release %s; the run used %s", dir, got, wire.Sanitize(prev.StoryboardsRelease, 40))
+		return usagef("--storyboards %s is release %s; the run used %s", wire.Sanitize(dir, 300), got, wire.Sanitize(prev.StoryboardsRelease, 40))
 	}
 	if _, err := p.selectStoryboards(prev.StoryboardIDs, prev.LabelFilter); err != nil {
 		return err

@@ -168,6 +168,16 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 	if err := writableOut(c.out); err != nil {
 		return err
 	}
+	// A published bundle is fetched once for every target.
+	var sb *storyboardPlan
+	if remoteStoryboards(c.storyboards) {
+		p, err := loadStoryboards(c.storyboards) // storyboards.go
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdio.Err, p.notice)
+		sb = p
+	}
 	// A target's run reads the environment, but never the variables that
 	// name another target or would make every run append to one file.
 	getenv := func(k string) string {
@@ -189,7 +199,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			codes[i] = runOneTarget(t, filepath.Join(c.out, t.Out), common, getenv)
+			codes[i] = runOneTarget(t, filepath.Join(c.out, t.Out), common, getenv, sb)
 			mu.Lock()
 			done++
 			fmt.Fprintf(stdio.Err, "adcp-conform: [%d/%d] %s: exit %d\n", done, len(targets), wire.Sanitize(t.Name, 80), codes[i])
@@ -216,7 +226,8 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 
 // runOneTarget runs one target in process; its console output goes to
 // run.log in its folder. A panic is caught and becomes a harness error.
-func runOneTarget(t Target, dir string, common []string, getenv func(string) string) (code ExitCode) {
+// sb, when set, are the storyboards fetched for every target.
+func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *storyboardPlan) (code ExitCode) {
 	args := []string{"--out", dir}
 	if t.MCP != "" {
 		args = append(args, "--mcp", t.MCP)
@@ -237,7 +248,11 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), log.Bytes(), 0o644)
 	}()
-	err := runRun(args, Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv})
+	stdio := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv}
+	if sb != nil {
+		stdio.storyboards = sb.shared(true)
+	}
+	err := runRun(args, stdio)
 	if err != nil && err.Error() != "" {
 		fmt.Fprintf(&log, "adcp-conform run: %s\n", oneLine(err.Error()))
 	}

@@ -42,6 +42,12 @@ const (
 // "3.2.0-beta.5"): nothing that could climb out of the cache.
 var releaseName = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$`)
 
+// ValidRelease reports whether a release name is safe as a cache folder
+// name: the rule every fetched release (schemas, storyboards) follows.
+func ValidRelease(release string) bool {
+	return releaseName.MatchString(release) && !strings.Contains(release, "..")
+}
+
 // CacheRoot is the folder fetched releases are kept in:
 // os.UserCacheDir()/adcp-conform/schemas.
 func CacheRoot() (string, error) {
@@ -55,7 +61,7 @@ func CacheRoot() (string, error) {
 // Cached returns the folder of a release fetched earlier into cacheRoot,
 // or "" when there is none (or only an interrupted fetch).
 func Cached(cacheRoot, release string) string {
-	if !releaseName.MatchString(release) || strings.Contains(release, "..") {
+	if !ValidRelease(release) {
 		return ""
 	}
 	dir := filepath.Join(cacheRoot, release)
@@ -76,7 +82,7 @@ func ReleaseOf(folderURL string) (string, error) {
 		return "", fmt.Errorf("%s is not an http(s) URL", folderURL)
 	}
 	rel := path.Base(strings.TrimRight(u.Path, "/"))
-	if !releaseName.MatchString(rel) || strings.Contains(rel, "..") {
+	if !ValidRelease(rel) {
 		return "", fmt.Errorf("%s does not end in a release folder such as /schemas/%s/", folderURL, DefaultRelease)
 	}
 	return rel, nil

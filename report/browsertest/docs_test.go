@@ -50,7 +50,7 @@ func TestDocsScreenshots(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := cli.Main([]string{"run", "--mcp", ep.MCP, "--a2a", ep.A2A10, "--schemas", schemas, "--out", out},
+	code := cli.Main([]string{"run", "--mcp", ep.MCP, "--a2a", ep.A2A10, "--schemas", schemas, "--storyboards", "off", "--out", out},
 		cli.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (non-conformant):\n%s\n%s", code, stdout.String(), stderr.String())

@@ -87,6 +87,7 @@ func judged(extra []string, faults ...seller.Fault) (map[string]outcome, []cli.E
 		} else {
 			args = append(args, "--schemas", "off") // never fetch them in a test
 		}
+		args = append(args, "--storyboards", "off") // storyboards_test.go runs them; never fetch them in a test
 		code := cli.Main(args, cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
 			if k == "SELFTEST_TOKEN" {
 				return token
@@ -367,7 +368,7 @@ func TestTLSRules(t *testing.T) {
 			out := filepath.Join(dir, "out")
 			var so, se bytes.Buffer
 			cli.Main([]string{"run", "--mcp", eps.MCP, "--a2a", eps.A2A10, "--ca-cert", ca, "--bearer-env", "SELFTEST_TOKEN",
-				"--label-filter", "family:tls", "--out", out}, cli.Stdio{Out: &so, Err: &se, Getenv: func(k string) string {
+				"--label-filter", "family:tls", "--storyboards", "off", "--out", out}, cli.Stdio{Out: &so, Err: &se, Getenv: func(k string) string {
 				if k == "SELFTEST_TOKEN" {
 					return token
 				}

@@ -1,0 +1,333 @@
+// Package bundle fetches the compliance storyboards of an AdCP release from
+// the bundle the spec publishes for it, <PublishedBase>/<release>.tgz, into
+// a cache folder that storyboard.Load reads.
+//
+// A bundle is used only when its SHA-256 matches the .sha256 sidecar
+// published beside it, and only its adcp-<release>/compliance/ tree is
+// extracted: regular files and folders, within bounds. Anything else there
+// (a link, a device, a name that climbs out) rejects the whole bundle and
+// nothing is cached.
+//
+//	root, _ := bundle.CacheRoot()
+//	dir, fetched, err := bundle.Fetch(ctx, nil, bundle.URLOf("3.1.19"), root)
+//	rel, err := storyboard.Load(dir)
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+)
+
+// PublishedBase is where AdCP publishes each release's bundle, as
+// <PublishedBase>/<release>.tgz with a <release>.tgz.sha256 beside it.
+const PublishedBase = "https://adcontextprotocol.org/protocol"
+
+// completeMark is written last into a fetched release's folder: a folder
+// without it is an interrupted fetch and is fetched again.
+const completeMark = ".complete"
+
+// The bounds of a fetch (variables so that tests can lower them). A
+// published bundle is a few MB; its compliance tree a few hundred files.
+var (
+	maxBundleBytes  int64 = 64 << 20  // the .tgz as downloaded
+	maxFiles              = 5000      // files extracted
+	maxFileBytes    int64 = 8 << 20   // one extracted file
+	maxTotalBytes   int64 = 256 << 20 // decompressed, every entry of the archive
+	maxSidecarBytes int64 = 4 << 10
+)
+
+// URLOf is the URL of a release's published bundle.
+func URLOf(release string) string {
+	return PublishedBase + "/" + release + ".tgz"
+}
+
+// CacheRoot is the folder fetched compliance trees are kept in:
+// os.UserCacheDir()/adcp-conform/compliance.
+func CacheRoot() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "adcp-conform", "compliance"), nil
+}
+
+// Cached returns the compliance folder of a release fetched earlier into
+// root, or "" when there is none (or only an interrupted fetch).
+func Cached(root, release string) string {
+	if !schemas.ValidRelease(release) {
+		return ""
+	}
+	dir := filepath.Join(root, release)
+	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// ReleaseOf returns the release a bundle URL names
+// ("https://adcontextprotocol.org/protocol/3.1.19.tgz" → "3.1.19").
+func ReleaseOf(bundleURL string) (string, error) {
+	u, err := url.Parse(bundleURL)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%s is not an http(s) URL", bundleURL)
+	}
+	p := u.EscapedPath() // "a%2Fb.tgz" is no release "b"
+	rel, ok := strings.CutSuffix(p[strings.LastIndex(p, "/")+1:], ".tgz")
+	if !ok || !schemas.ValidRelease(rel) {
+		return "", fmt.Errorf("%s does not end in a release bundle such as /protocol/%s.tgz", bundleURL, schemas.DefaultRelease)
+	}
+	return rel, nil
+}
+
+// Fetch makes the compliance tree of the bundle at bundleURL available as
+// root/<release>, downloading it only when no complete copy is there. It
+// returns the folder and whether it downloaded anything. client nil means
+// a client with a 60 s timeout.
+func Fetch(ctx context.Context, client *http.Client, bundleURL, root string) (dir string, fetched bool, err error) {
+	release, err := ReleaseOf(bundleURL)
+	if err != nil {
+		return "", false, err
+	}
+	if dir := Cached(root, release); dir != "" {
+		return dir, false, nil
+	}
+	if client == nil {
+		client = &http.Client{Timeout: 60 * time.Second}
+	}
+	fail := func(err error) (string, bool, error) {
+		return "", false, fmt.Errorf("fetching the %s storyboards from %s: %w", release, bundleURL, err)
+	}
+	want, err := checksum(ctx, client, bundleURL+".sha256")
+	if err != nil {
+		return fail(err)
+	}
+	tgz, err := get(ctx, client, bundleURL, maxBundleBytes)
+	if err != nil {
+		return fail(err)
+	}
+	sum := sha256.Sum256(tgz)
+	got := hex.EncodeToString(sum[:])
+	if got != want {
+		return fail(fmt.Errorf("the bundle's SHA-256 is %s, the published checksum %s", got, want))
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", false, err
+	}
+	tmp, err := os.MkdirTemp(root, "."+release+".fetching-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(tmp) // after a successful rename there is nothing left
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", false, err
+	}
+	if err := extract(tgz, release, tmp); err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(bundleURL+"\n"+got+"\n"), 0o644); err != nil {
+		return "", false, err
+	}
+	dir = filepath.Join(root, release)
+	_ = os.RemoveAll(dir) // an interrupted fetch of an earlier run
+	if err := os.Rename(tmp, dir); err != nil {
+		if Cached(root, release) != "" { // another run finished first
+			return dir, true, nil
+		}
+		return "", false, err
+	}
+	return dir, true, nil
+}
+
+// checksum returns the lowercase hex SHA-256 the sidecar at u publishes:
+// its first whitespace-separated field. A bundle without one is never used.
+func checksum(ctx context.Context, client *http.Client, u string) (string, error) {
+	b, err := get(ctx, client, u, maxSidecarBytes)
+	var st statusError
+	if errors.As(err, &st) && st.code == http.StatusNotFound {
+		return "", fmt.Errorf("no checksum is published at %s (a bundle is never used unverified)", u)
+	}
+	if err != nil {
+		return "", err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return "", fmt.Errorf("the checksum at %s is empty", u)
+	}
+	sum := strings.ToLower(fields[0])
+	if d, err := hex.DecodeString(sum); err != nil || len(d) != sha256.Size {
+		return "", fmt.Errorf("the checksum at %s is not a hex SHA-256", u)
+	}
+	return sum, nil
+}
+
+type statusError struct {
+	code int
+	url  string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("%s: HTTP %d", e.url, e.code) }
+
+// get downloads u, at most limit bytes.
+func get(ctx context.Context, client *http.Client, u string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, statusError{resp.StatusCode, u}
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", u, limit)
+	}
+	return b, nil
+}
+
+// extract writes the regular files under adcp-<release>/compliance/ of
+// the gzipped tarball tgz into dir, without that prefix.
+func extract(tgz []byte, release, dir string) error {
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return fmt.Errorf("the bundle is not gzip: %w", err)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(&boundedReader{r: gz, left: maxTotalBytes})
+	prefix := "adcp-" + release + "/compliance/"
+	files := 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("the bundle: %w", err)
+		}
+		name := strings.TrimPrefix(hdr.Name, "./")
+		if err := checkName(name); err != nil {
+			return err
+		}
+		rel, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue // the schemas and the rest of the bundle
+		}
+		rel = strings.TrimSuffix(rel, "/")
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(rel)), 0o755); err != nil {
+				return err
+			}
+			continue
+		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // TypeRegA is how old tars mark a regular file
+		case tar.TypeSymlink:
+			return fmt.Errorf("the bundle's %s is a symbolic link", name)
+		case tar.TypeLink:
+			return fmt.Errorf("the bundle's %s is a hard link", name)
+		default:
+			return fmt.Errorf("the bundle's %s is not a regular file (type %q)", name, hdr.Typeflag)
+		}
+		if rel == "" {
+			return fmt.Errorf("the bundle's %s is a file where a folder is expected", name)
+		}
+		if files++; files > maxFiles {
+			return fmt.Errorf("the bundle's compliance tree has more than %d files", maxFiles)
+		}
+		if hdr.Size > maxFileBytes {
+			return fmt.Errorf("the bundle's %s is larger than %d bytes", name, maxFileBytes)
+		}
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(rel)), tr, name); err != nil {
+			return err
+		}
+	}
+	if files == 0 {
+		return fmt.Errorf("the bundle holds no %s", prefix)
+	}
+	return nil
+}
+
+// checkName rejects an entry name that is absolute or could climb out of
+// the folder it is extracted into.
+func checkName(name string) error {
+	if strings.Contains(name, `\`) || strings.HasPrefix(name, "/") || !filepath.IsLocal(filepath.FromSlash(strings.TrimSuffix(name, "/"))) {
+		return fmt.Errorf("the bundle holds an unsafe name %q", name)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return fmt.Errorf("the bundle holds an unsafe name %q", name)
+		}
+	}
+	return nil
+}
+
+// writeFile writes one entry, at most maxFileBytes, mode 0644 whatever
+// the archive says.
+func writeFile(p string, r io.Reader, name string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("the bundle's %s: %w", name, err)
+	}
+	n, err := io.Copy(f, io.LimitReader(r, maxFileBytes+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("the bundle's %s: %w", name, err)
+	}
+	if n > maxFileBytes {
+		return fmt.Errorf("the bundle's %s is larger than %d bytes", name, maxFileBytes)
+	}
+	return os.Chmod(p, 0o644) // whatever the umask
+}
+
+// boundedReader fails once more than left bytes have been read through
+// it: the decompressed size of the whole archive, entries skipped included.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+}
+
+var errTooLarge = errors.New("the bundle decompresses to more than the limit")
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, err := b.r.Read(one[:]); n == 0 {
+			return 0, err // exactly at the limit
+		}
+		return 0, fmt.Errorf("%w of %d bytes", errTooLarge, maxTotalBytes)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
