@@ -151,6 +151,9 @@ type runner struct {
 	// declared: context name → the step that declares it as an output
 	// but did not pass (so did not capture it)
 	declared map[string]string
+	// convention are the $context names captured by convention
+	// (convention.go).
+	convention []string
 	// cur is the step being run: its context and request (a
 	// task_completion capture polls with them).
 	cur struct {
@@ -174,6 +177,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 	}
 	r := &runner{sb: sb, env: env, d: d, contributions: map[string]string{}, passed: map[string]bool{}, tripped: map[string]string{}, declared: map[string]string{}}
 	r.kit = TestKitFor(sb, env)
+	r.convention = conventionNames(sb)
 	r.vars = &Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
 		Prior: map[string]any{}, NewUUID: env.NewUUID}
 	for k, v := range env.Generated[sb.ID] {

@@ -166,6 +166,17 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			r.steps = append(r.steps, res)
 			return &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller does not implement %s (UNKNOWN_SCENARIO)", c.scenario)}, false
 		}
+		if code == "INVALID_PARAMS" {
+			// "Sellers MAY reject clearly malformed fixtures with
+			// INVALID_PARAMS" (comply-test-controller.mdx, seeding
+			// semantics), and the release's own fixtures are not all
+			// schema-valid (a "video" channel in 3.1.19): the storyboard
+			// cannot run, and that is not graded against the agent.
+			r.steps = append(r.steps, res)
+			d, _ := body["error_detail"].(string)
+			return &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller refused the fixture of %s (INVALID_PARAMS: %s); a seller may refuse a fixture it judges malformed",
+				c.step, clip(d, 200))}, false
+		}
 		if body["success"] == true && !obs.Refused {
 			res.Passed = true
 			res.Validations = []Result{{Check: CheckSeeded, Passed: true, Description: desc}}

@@ -102,7 +102,7 @@ func TestSeedingAScenarioTheControllerLacksMakesTheStoryboardNotApplicable(t *te
 
 func TestSeedingRefusedFailsItsStepAndSkipsThePhases(t *testing.T) {
 	for name, answer := range map[string]func(Request) *Observation{
-		"controller error": ok(map[string]any{"success": false, "error": "INVALID_PARAMS", "error_detail": "product exists with another fixture"}),
+		"controller error": ok(map[string]any{"success": false, "error": "NOT_FOUND", "error_detail": "no such account"}),
 		"task error":       refuse("INVALID_REQUEST"),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -139,5 +139,67 @@ func TestSeedCallsReportAuthoringErrors(t *testing.T) {
 	want := "seed_product seed_product.#0 fixtures.products[0] lacks product_id|seed_plan seed_plan fixtures.plans is not a list|seed_widget seed_widget.w1 "
 	if strings.Join(got, "|") != want {
 		t.Fatalf("%q", strings.Join(got, "|"))
+	}
+}
+
+const conventionSB = `
+id: conv
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+phases:
+  - id: buy
+    title: buy
+    steps:
+      - id: create
+        title: create
+        task: create_media_buy
+        stateful: true
+        sample_request: {brand: {domain: acme.example}}
+        validations:
+          - check: field_present
+            path: media_buy_id
+            description: id
+      - id: get
+        title: get
+        task: get_media_buys
+        stateful: true
+        sample_request: {media_buy_ids: ["$context.media_buy_id"]}
+        validations:
+          - check: field_present
+            path: media_buys
+            description: buys
+`
+
+func TestAnUndeclaredContextNameIsCapturedByConvention(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": ok(map[string]any{"media_buy_id": "mb_1", "media_buy_status": "active"}),
+		"get_media_buys":   ok(map[string]any{"media_buys": []any{}}),
+	}}
+	res := Run(t.Context(), parse(t, conventionSB), env("create_media_buy", "get_media_buys"), f)
+	if got := outcomes(res); got != "buy.create=pass buy.get=pass => passed" {
+		t.Fatal(got)
+	}
+	if ids := f.got[1].Args["media_buy_ids"].([]any); ids[0] != "mb_1" || len(res.Steps[0].Notes) != 1 || !strings.Contains(res.Steps[0].Notes[0], "by convention") {
+		t.Fatalf("%v %v", ids, res.Steps[0].Notes)
+	}
+	// A reply without the field: the dependent step is skipped, not failed.
+	f = &fake{answers: map[string]func(Request) *Observation{
+		"create_media_buy": ok(map[string]any{"status": "submitted", "task_id": "t1", "media_buy_id": nil}),
+	}}
+	res = Run(t.Context(), parse(t, strings.Replace(conventionSB, "path: media_buy_id", "path: task_id", 1)), env("create_media_buy", "get_media_buys"), f)
+	if got := outcomes(res); got != "buy.create=pass buy.get=skip:prerequisite_failed => passed" {
+		t.Fatal(got)
+	}
+}
+
+func TestSeedingAFixtureTheControllerCallsMalformedIsNotGraded(t *testing.T) {
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": ok(map[string]any{"success": false, "error": "INVALID_PARAMS", "error_detail": "fixture.channels: \"video\" is not a channel"}),
+	}}
+	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
+	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != PrerequisiteFailed || !strings.Contains(res.Skip.Detail, "video") {
+		t.Fatalf("%v %+v", res.Outcome, res.Skip)
 	}
 }

@@ -89,6 +89,12 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("%s is captured by %s, which did not pass", unresolved, by)}
 			return res
 		}
+		if name := contextName(unresolved); slices.Contains(r.convention, name) {
+			// No step declares the capture (convention.go): no reply so
+			// far carried the field. Not the agent's failure to grade here.
+			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("%s: no step of the storyboard captures it, and no earlier passing reply carried %s at its top level (captured by convention)", unresolved, name)}
+			return res
+		}
 		if unresolved != "" {
 			res.Validations = []Result{{Check: "unresolved_substitution", Passed: false, Expected: unresolved,
 				Description: fmt.Sprintf("the request's substitution %s resolves before anything is sent", unresolved),
@@ -357,6 +363,12 @@ func expectsRateLimit(st *Step) bool {
 // uncaptured returns the step that declares the context output a token
 // names but did not capture it ("" when no earlier step declares it).
 func (r *runner) uncaptured(token string) string {
+	return r.declared[contextName(token)]
+}
+
+// contextName is the context name a $context token reads ("" for any
+// other token).
+func contextName(token string) string {
 	name, ok := strings.CutPrefix(token, "$context.")
 	if !ok {
 		return ""
@@ -364,7 +376,7 @@ func (r *runner) uncaptured(token string) string {
 	if i := strings.IndexAny(name, ".["); i >= 0 {
 		name = name[:i]
 	}
-	return r.declared[name]
+	return name
 }
 
 // completion returns the result a task_completion capture reads: the
@@ -551,6 +563,9 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 				r.vars.Context[k] = v
 			}
 		}
+	}
+	if res.Passed && facts.Obs != nil && len(r.convention) > 0 {
+		res.Notes = append(res.Notes, r.captureByConvention(facts.Obs.Payload)...)
 	}
 	r.passed[st.ID] = res.Passed
 	if res.Passed && facts.Obs != nil && facts.Obs.Refused && !st.ExpectError {
