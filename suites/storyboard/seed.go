@@ -90,7 +90,7 @@ func SeedCalls(fixtures map[string]any) []seedCall {
 			if len(fixture) > 0 {
 				params["fixture"] = fixture
 			}
-			name := strings.Join(label, "/")
+			name := strings.Join(label, ".") // the JS runner's step ids, so the two join
 			if name == "" {
 				name = fmt.Sprintf("#%d", i)
 			}
@@ -163,6 +163,7 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			code = obs.ErrorCode
 		}
 		if code == "UNKNOWN_SCENARIO" {
+			res.Skip = &Skip{Reason: NotApplicable, Detail: "UNKNOWN_SCENARIO: a coverage gap, not a failure"}
 			r.steps = append(r.steps, res)
 			return &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller does not implement %s (UNKNOWN_SCENARIO)", c.scenario)}, false
 		}
@@ -172,8 +173,9 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			// semantics), and the release's own fixtures are not all
 			// schema-valid (a "video" channel in 3.1.19): the storyboard
 			// cannot run, and that is not graded against the agent.
-			r.steps = append(r.steps, res)
 			d, _ := body["error_detail"].(string)
+			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: "INVALID_PARAMS: " + clip(d, 200)}
+			r.steps = append(r.steps, res)
 			return &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller refused the fixture of %s (INVALID_PARAMS: %s); a seller may refuse a fixture it judges malformed",
 				c.step, clip(d, 200))}, false
 		}

@@ -57,7 +57,7 @@ func TestSeedingRunsTheFixturesInDependencyOrderFirst(t *testing.T) {
 	}}
 	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
 	if got := outcomes(res); got != "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass "+
-		"__controller_seeding__.seed_pricing_option.test-product/test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed" {
+		"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed" {
 		t.Fatal(got)
 	}
 	var calls []string
@@ -201,5 +201,43 @@ func TestSeedingAFixtureTheControllerCallsMalformedIsNotGraded(t *testing.T) {
 	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
 	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != PrerequisiteFailed || !strings.Contains(res.Skip.Detail, "video") {
 		t.Fatalf("%v %+v", res.Outcome, res.Skip)
+	}
+}
+
+func TestAStepAsTheTestKitsLiveModePrincipalIsSkipped(t *testing.T) {
+	sb := parse(t, `
+id: gate
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+prerequisites:
+  test_kit: test-kits/live.yaml
+phases:
+  - id: deny
+    title: deny
+    optional: true
+    steps:
+      - id: deny_live_caller
+        title: deny
+        task: comply_test_controller
+        auth: {type: api_key, from_test_kit: true}
+        expect_error: true
+        sample_request: {scenario: force_creative_status, params: {creative_id: x, status: approved}}
+        validations:
+          - check: field_value
+            path: error
+            allowed_values: [FORBIDDEN]
+            description: forbidden
+`)
+	e := controllerEnv()
+	e.TestKits = map[string]map[string]any{"test-kits/live.yaml": {"id": "live_kit", "sandbox": false, "auth": map[string]any{"api_key": "k"}}}
+	f := &fake{}
+	res := Run(t.Context(), sb, e, f)
+	if got := outcomes(res); got != "deny.deny_live_caller=skip:requirement_unmet => skipped" || len(f.got) != 0 {
+		t.Fatal(got)
+	}
+	if !strings.Contains(res.Steps[0].Skip.Detail, "live-mode") {
+		t.Fatal(res.Steps[0].Skip.Detail)
 	}
 }

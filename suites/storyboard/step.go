@@ -630,6 +630,12 @@ func (r *runner) stepGate(st *Step, task string) *Skip {
 			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
 		}
 	}
+	if st.Auth != nil && st.Auth.FromTestKit == true && r.kit["sandbox"] == false {
+		// The test kit is a live-mode principal (acme-outdoor-live): the
+		// step is about what the agent does for a live account, and the
+		// run holds only its own credential, not that principal's.
+		return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("the step authenticates as the test kit's live-mode principal (%v, sandbox: false); the run has only its own credential", r.kit["id"])}
+	}
 	if st.RequiresTool != "" && !r.env.has(st.RequiresTool) {
 		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
 	}
