@@ -56,11 +56,13 @@ type sbRun struct {
 
 // runStoryboards runs `adcp-conform run` on the MCP face of the reference
 // seller started with faults: the protocol rules and the storyboards (a
-// run on MCP alone takes two seconds).
-func runStoryboards(faults ...seller.Fault) (*sbRun, error) {
+// run on MCP alone takes two seconds). sandbox starts the seller as a
+// sandbox deployment (its comply_test_controller wired) and runs with
+// --sandbox: the controller-driven and seeded storyboards run too.
+func runStoryboards(sandbox bool, faults ...seller.Fault) (*sbRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: token, Faults: faults})
+	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: token, Faults: faults, Sandbox: sandbox})
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +75,9 @@ func runStoryboards(faults ...seller.Fault) (*sbRun, error) {
 	var out, errOut bytes.Buffer
 	args := []string{"run", "--mcp", eps.MCP, "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations",
 		"--webhook-wait", "300ms", "--storyboards", complianceDir, "--schemas", schemasDir, "--out", dir}
+	if sandbox {
+		args = append(args, "--sandbox")
+	}
 	code := cli.Main(args, cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
 		if k == "SELFTEST_TOKEN" {
 			return token
@@ -146,11 +151,23 @@ func (r *sbRun) lines() []string {
 
 // TestTheReferenceSellerPassesEveryStoryboard: on the MCP face, every
 // storyboard the reference seller runs passes (no failed step, no harness
-// error); testdata/storyboards.golden lists them, and the skipped ones
-// with the reason.
+// error), as a production deployment (read-write, no controller) and as a
+// sandbox (--sandbox: the controller-driven and seeded storyboards too);
+// testdata/storyboards.golden and storyboards_sandbox.golden list them,
+// and the skipped ones with the reason.
 func TestTheReferenceSellerPassesEveryStoryboard(t *testing.T) {
 	needStoryboards(t)
-	r, err := runStoryboards()
+	for _, sandbox := range []bool{false, true} {
+		golden := "testdata/storyboards.golden"
+		if sandbox {
+			golden = "testdata/storyboards_sandbox.golden"
+		}
+		t.Run(fmt.Sprintf("sandbox=%v", sandbox), func(t *testing.T) { referenceStoryboards(t, sandbox, golden) })
+	}
+}
+
+func referenceStoryboards(t *testing.T, sandbox bool, golden string) {
+	r, err := runStoryboards(sandbox)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +198,7 @@ func TestTheReferenceSellerPassesEveryStoryboard(t *testing.T) {
 	if passed == 0 {
 		t.Error("no storyboard passed")
 	}
-	checkGolden(t, "testdata/storyboards.golden", b.String(), nil)
+	checkGolden(t, golden, b.String(), nil)
 }
 
 // storyboardFaults are the catalogue's storyboard faults.
@@ -219,7 +236,7 @@ func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r, err := runStoryboards(f.Fault)
+			r, err := runStoryboards(true, f.Fault)
 			if err != nil {
 				t.Errorf("fault %s: %v", f.Fault, err)
 				return
@@ -305,7 +322,7 @@ func TestEveryGradedCheckKindHasAFault(t *testing.T) {
 		}
 	}
 	needStoryboards(t)
-	r, err := runStoryboards()
+	r, err := runStoryboards(true)
 	if err != nil {
 		t.Fatal(err)
 	}
