@@ -251,14 +251,24 @@ func (r *runner) webhookPlan(st *Step) (webhookPlan, *Skip) {
 	p.owed = true
 	trig := st.TriggeredBy
 	if trig != "" {
-		passed, ran := r.passed[trig]
+		var tr *StepResult
+		for k := range r.steps {
+			if r.steps[k].StepID == trig {
+				tr = &r.steps[k]
+			}
+		}
+		name := "the triggering step " + clip(trig, 80)
 		switch {
-		case !ran && r.sb.stepByID(trig) == nil:
+		case tr == nil && r.sb.stepByID(trig) == nil:
 			return p, &Skip{Reason: RequirementUnmet, Detail: "triggered_by " + clip(trig, 80) + " names no step of the storyboard"}
-		case !ran:
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: "the triggering step " + clip(trig, 80) + " did not run"}
-		case !passed:
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: "the triggering step " + clip(trig, 80) + " did not pass"}
+		case tr == nil:
+			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not run before this step"}
+		case tr.Skip != nil:
+			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " was skipped (" + tr.Skip.Reason + ")"}
+		case tr.Error != "":
+			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " proved nothing (" + clip(tr.Error, 200) + ")"}
+		case !tr.Passed:
+			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not pass"}
 		}
 	}
 	if key, ok := h.keys[trig]; ok && trig != "" {
@@ -628,7 +638,11 @@ func judgeWebhook(st *Step, task string, ds []Delivery, note WebhookNote, set *s
 	}
 	if len(m) == 0 {
 		if !note.Owed {
-			return nil, nil, &Skip{Reason: NotApplicable, Detail: note.NotOwed}
+			// Graded not_applicable rather than skipped: the trigger
+			// passed and no state is missing, so later phases still run.
+			na := notApplicable(note.NotOwed)
+			na.Check, na.Description = "webhook_received", received
+			return nil, []Result{na}, nil
 		}
 		for _, d := range ds {
 			if d.Dropped || d.Truncated {
