@@ -181,14 +181,14 @@ func hookKey(storyboard, step, suffix string) string {
 	clean := func(s string, n int) string {
 		var b strings.Builder
 		for _, c := range s {
+			if b.Len() >= n {
+				break
+			}
 			switch {
 			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
 				b.WriteRune(c)
 			default:
 				b.WriteByte('-')
-			}
-			if b.Len() >= n {
-				break
 			}
 		}
 		return b.String()

@@ -322,6 +322,9 @@ func TestWebhookKeysAndPlans(t *testing.T) {
 	if k := hookKey("a/b c", "x.y", "s"); k != "sb-a-b-c-x-y-s" {
 		t.Errorf("hookKey = %q", k)
 	}
+	if k := hookKey(strings.Repeat("é", 100), strings.Repeat("x", 100), "s"); len(k) != len("sb---s")+120 {
+		t.Errorf("hookKey is not bounded: %d bytes", len(k))
+	}
 }
 
 // Without a receiver the webhook storyboards and steps are skipped with the
