@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 )
 
@@ -465,5 +468,35 @@ func TestWebhookJudgeAnyBytes(t *testing.T) {
 		c := DeliveriesCall("p", map[string]string{}, WebhookNote{}, ds)
 		c.Body = []byte(body)
 		DeliveriesOf(c)
+	}
+}
+
+// webhook_payload_schema_ref validates the delivered payload with the
+// run's schemas: a conformant webhook passes, one without task_type is a
+// schema_violation.
+func TestWebhookPayloadSchema(t *testing.T) {
+	set, err := schemas.Load(shared.File(t, filepath.Join("spec", "schemas", "3.1.19")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &Step{Filter: map[string]any{"body": map[string]any{"operation_id": "op1"}}, WebhookPayloadSchemaRef: "core/mcp-webhook-payload.json"}
+	judge := func(body map[string]any) Result {
+		b, _ := json.Marshal(body)
+		_, rs, _ := judgeWebhook(st, taskExpectWebhook, []Delivery{{Body: b, Status: 200}}, WebhookNote{Owed: true}, set, evidence.Call{})
+		for _, r := range rs {
+			if r.Check == "webhook_payload_schema" {
+				return r
+			}
+		}
+		t.Fatalf("no schema result in %+v", rs)
+		return Result{}
+	}
+	if r := judge(event("op1", goodKey, "completed")); !r.Passed || r.NotApplicable {
+		t.Errorf("conformant payload: %+v", r)
+	}
+	bad := event("op1", goodKey, "completed")
+	delete(bad, "task_type")
+	if r := judge(bad); r.Passed || !strings.HasPrefix(r.Message, "schema_violation:") {
+		t.Errorf("payload without task_type: %+v", r)
 	}
 }
