@@ -350,10 +350,15 @@ func (r *runner) waitWebhooks(ctx context.Context, st *Step, task, probeID strin
 		return out
 	}
 	var got []Delivery
+	seen := -1
 	for {
-		got = read()
-		if settledFor(st, task, got) {
-			break
+		// Judge what arrived only when something new did: the bodies are
+		// decoded each time.
+		if got = read(); len(got) != seen {
+			seen = len(got)
+			if settledFor(st, task, got) {
+				break
+			}
 		}
 		stop := false
 		select {
