@@ -500,3 +500,77 @@ func TestWebhookPayloadSchema(t *testing.T) {
 		t.Errorf("payload without task_type: %+v", r)
 	}
 }
+
+// A trigger that registered no receiver (a status change forced after an
+// account-level subscriber was registered, creative_lifecycle_webhooks)
+// is matched on every receiver the storyboard registered, counting the
+// deliveries from the trigger's start; the filter's top-level keys are
+// payload fields there; requires_contract webhook_receiver_runner is met.
+func TestWebhookStepsOfATriggerWithoutItsOwnReceiver(t *testing.T) {
+	src := `
+id: lifecycle
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+phases:
+  - id: p
+    title: p
+    steps:
+      - id: subscribe
+        title: subscribe
+        task: sync_accounts
+        sample_request:
+          accounts: [{notification_configs: [{url: "{{runner.webhook_url:lifecycle_events}}"}]}]
+      - id: suspend
+        title: suspend
+        task: update_media_buy
+        sample_request: {to: suspended}
+` + lifecycleExpect("suspend", "suspended") + `      - id: approve
+        title: approve
+        task: update_media_buy
+        sample_request: {to: approved}
+` + lifecycleExpect("approve", "approved")
+	h := newFakeHooks()
+	var key string
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"sync_accounts": func(req Request) *Observation {
+			u, _ := lookupString(req.Args, "accounts[0].notification_configs[0].url")
+			_, key, _ = strings.Cut(u, "/hooks/")
+			return ok(map[string]any{"accounts": []any{}})(req)
+		},
+		"update_media_buy": func(req Request) *Observation {
+			to := req.Args["to"]
+			h.post(key, map[string]any{"notification_type": "creative.status_changed", "creative_id": "c1", "idempotency_key": goodKey + fmt.Sprint(to),
+				"transition": map[string]any{"to": to}}, "")
+			return ok(map[string]any{"media_buy_id": "mb_1"})(req)
+		},
+	}}
+	e := env("sync_accounts", "update_media_buy")
+	e.Webhooks = h
+	res := Run(context.Background(), parse(t, src), e, f)
+	if got, want := outcomes(res), "p.subscribe=pass p.suspend=pass p.expect_suspend=pass p.approve=pass p.expect_approve=pass => passed"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+		for _, s := range res.Steps {
+			t.Log(s.StepID, failedChecks(s), s.Skip)
+		}
+	}
+}
+
+func lifecycleExpect(trigger, to string) string {
+	return `      - id: expect_` + trigger + `
+        title: expect
+        task: expect_webhook
+        triggered_by: ` + trigger + `
+        requires_contract: webhook_receiver_runner
+        filter:
+          notification_type: creative.status_changed
+          creative_id: c1
+        timeout_seconds: 1
+        validations:
+          - check: field_value
+            path: transition.to
+            value: ` + to + `
+            description: the transition
+`
+}
