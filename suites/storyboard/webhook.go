@@ -215,6 +215,9 @@ type webhookPlan struct {
 // returns the observation of the delivery the step's own validations
 // grade (nil when none matched), the step's results, or a skip.
 func (r *runner) webhookStep(ctx context.Context, st *Step, task, probeID string) (*Observation, []Result, *Skip) {
+	if r.hooks == nil || r.env.Webhooks == nil {
+		return nil, nil, &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, "webhook_receiver", false)}
+	}
 	p, skip := r.webhookPlan(st)
 	if skip != nil {
 		return nil, nil, skip
