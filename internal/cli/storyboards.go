@@ -219,7 +219,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 		add = func(c evidence.Call) { store.Add(c); cfg.OnCall(c) }
 	}
 	return live.Run(ctx, live.Config{
-		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency,
+		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0},
 	})

@@ -395,17 +395,7 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 		}
 	}
 	jc := record(mcp.Get(ctx, cfg, prefix+"hook/jwks", jwksURI, evidence.PurposeHookKeys))
-	switch {
-	case jc.HarnessError != "":
-		return nil, "fetching " + jwksURI + ": " + wire.Sanitize(jc.HarnessError, 200)
-	case jc.HTTPStatus != 200 || jc.Body == nil:
-		return nil, "no JWKS at " + jwksURI
-	}
-	keys, err := webhook.ParseJWKS(jc.Body)
-	if err != nil {
-		return nil, jwksURI + ": " + err.Error()
-	}
-	return keys, ""
+	return keysOf(jc, jwksURI)
 }
 
 // redactDelivery redacts a webhook body like a reply: credential-named keys

@@ -72,10 +72,11 @@ type Expectation struct {
 }
 
 // Receiver is the HTTP server the harness starts to receive webhooks at
-// /hooks/<operation>. It answers the first delivery of each operation 503,
-// to see whether the seller's retry reuses its idempotency key, and 200
-// after (413 for a body over MaxDeliveryBytes). Each delivery of an
-// operation registered with Expect is verified as it arrives.
+// /hooks/<operation>. By default it answers the first delivery of each
+// operation 503, to see whether the seller's retry reuses its idempotency
+// key, and 200 after (413 for a body over MaxDeliveryBytes); an operation
+// given a plan with Fail is answered by its plan instead. Each delivery of
+// an operation registered with Expect is verified as it arrives.
 type Receiver struct {
 	srv    *http.Server
 	public string
@@ -86,7 +87,13 @@ type Receiver struct {
 	expect map[string]Expectation
 	nonces NonceCache
 	notify chan struct{}
+	// plans: operation → its failure plan (Fail); an operation without
+	// one has its first delivery answered 503.
+	plans map[string]failPlan
 }
+
+// failPlan answers the first n deliveries of an operation with status.
+type failPlan struct{ n, status int }
 
 // Listen starts a receiver on addr ("127.0.0.1:0" for any loopback port).
 // public is the URL a seller reaches it at ("" means the listener's own,
@@ -99,7 +106,8 @@ func Listen(addr, public string) (*Receiver, error) {
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	r := &Receiver{public: strings.TrimRight(public, "/"), count: map[string]int{}, expect: map[string]Expectation{}, notify: make(chan struct{}, 1)}
+	r := &Receiver{public: strings.TrimRight(public, "/"), count: map[string]int{}, expect: map[string]Expectation{}, notify: make(chan struct{}, 1),
+		plans: map[string]failPlan{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/{op}", r.receive)
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}
@@ -109,6 +117,22 @@ func Listen(addr, public string) (*Receiver, error) {
 
 // URL is where a seller posts the webhooks of operation op.
 func (r *Receiver) URL(op string) string { return r.public + "/hooks/" + op }
+
+// Base is the receiver's public base URL (URL(op) is Base()+"/hooks/"+op).
+func (r *Receiver) Base() string { return r.public }
+
+// Fail sets operation op's failure plan: its first n deliveries are
+// answered status (a 5xx or 429, to make an at-least-once sender retry),
+// the rest 200; n 0 answers every delivery 200 at once (no forced 503).
+// Set it before the seller can deliver. A status outside 400–599 is 503.
+func (r *Receiver) Fail(op string, n, status int) {
+	if status < 400 || status > 599 {
+		status = http.StatusServiceUnavailable
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.plans[op] = failPlan{n: max(n, 0), status: status}
+}
 
 // Expect registers how operation op's deliveries must be signed; each is
 // verified as it arrives (the timestamp and signature windows are judged
@@ -155,9 +179,14 @@ func (r *Receiver) receive(w http.ResponseWriter, req *http.Request) {
 	}
 	r.count[op]++
 	status := http.StatusOK
+	plan, planned := r.plans[op]
 	switch {
 	case truncated:
 		status = http.StatusRequestEntityTooLarge
+	case planned:
+		if r.count[op] <= plan.n {
+			status = plan.status
+		}
 	case r.count[op] == 1:
 		status = http.StatusServiceUnavailable
 	}

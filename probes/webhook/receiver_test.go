@@ -108,3 +108,36 @@ func TestTheReceiverBoundsWhatItKeeps(t *testing.T) {
 		t.Errorf("200 KiB of headers: HTTP %d, %d deliveries kept", resp.StatusCode, len(r.Deliveries("op2")))
 	}
 }
+
+// An operation with a failure plan is answered by it, not by the default
+// first-delivery 503: n 0 accepts at once; n 2 with 429 refuses twice.
+func TestReceiverFailurePlans(t *testing.T) {
+	r, err := Listen("127.0.0.1:0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !strings.HasPrefix(r.URL("x"), r.Base()+"/hooks/") {
+		t.Errorf("URL %s is not under Base %s", r.URL("x"), r.Base())
+	}
+	r.Fail("now", 0, 0)
+	r.Fail("retry", 2, http.StatusTooManyRequests)
+	r.Fail("odd", 1, 200)
+	body := []byte(`{}`)
+	if s := post(t, r.URL("now"), body, http.Header{}); s != 200 {
+		t.Errorf("a planned n=0 operation answered %d, want 200", s)
+	}
+	var got []int
+	for range 3 {
+		got = append(got, post(t, r.URL("retry"), body, http.Header{}))
+	}
+	if got[0] != 429 || got[1] != 429 || got[2] != 200 {
+		t.Errorf("retry plan answered %v, want [429 429 200]", got)
+	}
+	if s := post(t, r.URL("odd"), body, http.Header{}); s != 503 {
+		t.Errorf("a plan with a non-error status answered %d, want 503", s)
+	}
+	if s := post(t, r.URL("unplanned"), body, http.Header{}); s != 503 {
+		t.Errorf("an unplanned operation's first delivery answered %d, want 503", s)
+	}
+}

@@ -48,8 +48,15 @@
 // Observation and the run's Facts, so a recorded run is graded again by
 // Run over a Replay dispatcher.
 //
-// Not run yet (skipped with the reason): controller seeding, the webhook
-// steps (expect_webhook*, {{runner.webhook_url}}), multi-agent routing,
+// Webhook steps (webhook.go) run through Env.Webhooks, the run's
+// receiver: {{runner.webhook_url:<step>}} mints a key per storyboard run
+// and step, a retry step's failure plan is registered before its trigger
+// sends, and each expect_webhook* step is judged from the deliveries it
+// read, recorded as a KindWebhook call under its probe ID (Replay gives
+// them back). Without a receiver they are skipped with the reason.
+//
+// Not run yet (skipped with the reason): fetch_brand_jwks,
+// assert_jwks_purpose and replay_webhook_vector, multi-agent routing,
 // the oauth_metadata_graph fetches of 3.2 and the substitution observer.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps

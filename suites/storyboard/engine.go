@@ -74,6 +74,9 @@ type Env struct {
 	Generated map[string]map[string]string
 	// Clock is the time source of step durations; nil is time.Now.
 	Clock func() time.Time
+	// Webhooks is the run's webhook receiver; nil when the run has none
+	// (the webhook storyboards and steps are then skipped).
+	Webhooks Webhooks
 }
 
 func (e *Env) has(tool string) bool { return slices.Contains(e.Tools, tool) }
@@ -160,6 +163,8 @@ type runner struct {
 		ctx context.Context
 		req Request
 	}
+	// hooks are the run's webhook receiver keys (nil without a receiver).
+	hooks *hookState
 }
 
 // Run runs one storyboard against the agent through d. It never panics on
@@ -186,6 +191,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 	for k, v := range sb.Context {
 		r.vars.Context[k] = Normalize(v)
 	}
+	r.initWebhooks()
 	from := 0
 	if seeds(sb) {
 		skip, ok := r.seed(ctx)

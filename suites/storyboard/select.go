@@ -92,7 +92,7 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 			unmet = append(unmet, "controller: the agent does not advertise comply_test_controller")
 		case req == "seeded_state":
 			unmet = append(unmet, "seeded_state: the run does not declare out-of-band seeded state")
-		case req == "webhook_receiver":
+		case req == "webhook_receiver" && env.Webhooks == nil:
 			unmet = append(unmet, "webhook_receiver: webhook storyboards are not run by adcp-conform yet")
 		case req == "multi_agent":
 			unmet = append(unmet, "multi_agent: the run was given one agent")
@@ -139,7 +139,11 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	for i, r := range refs {
 		plain[i] = r.Ref
 	}
-	if ue := Preflight(plain, &Vars{AgentURL: env.AgentURL}); ue != nil {
+	pv := &Vars{AgentURL: env.AgentURL}
+	if env.Webhooks != nil {
+		pv.WebhookBase, pv.WebhookURL = env.Webhooks.Base(), func(string) (string, bool) { return "", true }
+	}
+	if ue := Preflight(plain, pv); ue != nil {
 		if strings.HasPrefix(ue.Token, "{{runner.") {
 			return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
 		}

@@ -42,6 +42,7 @@ const controllerTool = "comply_test_controller"
 func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult) {
 	res = StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional}
 	start := r.env.now()
+	r.markStarted(st.ID)
 	defer func() {
 		res.DurationMS = float64(r.env.now().Sub(start).Microseconds()) / 1000
 		if !res.Passed {
@@ -71,6 +72,14 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 	switch task {
 	case "assert_contribution":
 		// A runner-owned assertion over the branch-set flags: nothing is sent.
+	case taskExpectWebhook, taskExpectNoWebhook, taskRetryKeysStable, taskSignatureValid:
+		// Judged from the deliveries the run's receiver recorded (webhook.go).
+		var skip *Skip
+		facts.Obs, res.Validations, skip = r.webhookStep(ctx, st, task, probeID)
+		if skip != nil {
+			res.Skip = skip
+			return res
+		}
 	case "protected_resource_metadata", "oauth_auth_server_metadata":
 		path, err := r.metadataPath(task)
 		if err != nil {
@@ -612,8 +621,8 @@ func contributionFlag(st *Step, ph *Phase) string {
 // stepGate returns why a step cannot run, or nil.
 func (r *runner) stepGate(st *Step, task string) *Skip {
 	if need, ok := runnerTasks[task]; ok {
-		if need != "" {
-			return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("%s: the runner task %s needs %s, which adcp-conform does not provide yet", need, task, need)}
+		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task)) {
+			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
 		}
 	} else {
 		if task == controllerTool {
@@ -644,7 +653,8 @@ func (r *runner) stepGate(st *Step, task string) *Skip {
 			return &Skip{Reason: NotApplicable, Detail: detail}
 		}
 	}
-	if st.RequiresContract != "" && !slices.Contains(runnerContracts, st.RequiresContract) {
+	if st.RequiresContract != "" && !slices.Contains(runnerContracts, st.RequiresContract) &&
+		(st.RequiresContract != webhookContract || r.env.Webhooks == nil) {
 		return &Skip{Reason: UnsatisfiedContract, Detail: "the test-kit contract " + st.RequiresContract + " is not in scope for this run"}
 	}
 	if task == "expect_rate_limit_not_replayed" {

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
@@ -57,6 +59,9 @@ type Config struct {
 	// Transport says which face the recorded run used, for a replay
 	// ("mcp" or "a2a"); a live run takes it from MCP.Endpoint.
 	Transport evidence.Transport
+	// Webhook is the run's webhook receiver (nil: none, the webhook
+	// storyboards and steps are skipped); a replay reads the recorded run's.
+	Webhook *webhook.Receiver
 }
 
 // Run runs every storyboard of the release: the ones Include leaves out
@@ -81,6 +86,13 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		env.Mutating = storyboard.Mutating
 	}
 	env.TestKits = TestKits(cfg.Release)
+	switch {
+	case cfg.Dispatcher != nil && env.Webhooks == nil:
+		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
+	case cfg.Dispatcher == nil && cfg.Webhook != nil:
+		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, slices.Concat(cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets), cfg.Add)
+		live.record(storyboard.ReceiverCall(cfg.Webhook.Base(), t))
+	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
 	results := make([]storyboard.StoryboardResult, len(cfg.Release.Storyboards))
 	limit := cfg.Concurrency
