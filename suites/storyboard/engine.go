@@ -282,6 +282,7 @@ func (r *runner) phase(ctx context.Context, i int) {
 		}
 	}
 	upstream := r.upstreamTrip(i)
+	gap := "" // a stateful controller step whose scenario the agent lacks
 	for j := range ph.Steps {
 		st := &ph.Steps[j]
 		if upstream != "" && st.Stateful {
@@ -289,7 +290,16 @@ func (r *runner) phase(ctx context.Context, i int) {
 				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
 			continue
 		}
-		r.steps = append(r.steps, r.step(ctx, ph, st))
+		if gap != "" && st.Stateful {
+			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
+				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + gap + " drives a controller scenario the agent does not implement"}})
+			continue
+		}
+		res := r.step(ctx, ph, st)
+		if st.Stateful && res.Skip != nil && strings.HasPrefix(res.Skip.Detail, controllerGap) {
+			gap = ph.ID + "." + st.ID
+		}
+		r.steps = append(r.steps, res)
 	}
 	r.substitutePeers(ph, r.steps[first:])
 	r.trip(ph, r.steps[first:])
@@ -340,7 +350,13 @@ func (r *runner) trip(ph *Phase, results []StepResult) {
 			case PrerequisiteFailed, UnsatisfiedContract, PeerBranchTaken:
 				r.tripped[ph.ID] = at
 			case NotApplicable, MissingTool, MissingTestController:
-				if stateful > 1 || hasSubstitute(ph, st.ID) {
+				// A controller scenario the agent lacks (UNKNOWN_SCENARIO, a
+				// coverage gap) trips the cascade even as the phase's sole
+				// stateful step, unlike the contract's
+				// sole_stateful_step_exemption: what follows it reads the
+				// state it would have forced, and grading that would fail
+				// the agent for a scenario it may leave out.
+				if stateful > 1 || hasSubstitute(ph, st.ID) || strings.HasPrefix(res.Skip.Detail, controllerGap) {
 					r.tripped[ph.ID] = at
 				}
 			}

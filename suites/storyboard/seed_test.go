@@ -241,3 +241,67 @@ phases:
 		t.Fatal(res.Steps[0].Skip.Detail)
 	}
 }
+
+func TestAControllerScenarioTheAgentLacksIsACoverageGap(t *testing.T) {
+	sb := parse(t, `
+id: gap
+version: "1.0.0"
+title: t
+category: t
+narrative: t
+phases:
+  - id: force
+    title: force
+    steps:
+      - id: force_arm
+        title: force
+        task: comply_test_controller
+        stateful: true
+        sample_request: {scenario: force_get_products_arm, params: {arm: submitted, task_id: t1}}
+        validations:
+          - check: field_value
+            path: success
+            allowed_values: [true]
+            description: forced
+  - id: read
+    title: read
+    steps:
+      - id: get
+        title: get
+        task: get_products
+        stateful: true
+        sample_request: {brief: x}
+        validations:
+          - check: field_value
+            path: status
+            allowed_values: [submitted]
+            description: submitted
+  - id: unknown
+    title: unknown
+    depends_on: []
+    steps:
+      - id: nonexistent
+        title: nonexistent
+        task: comply_test_controller
+        expect_error: true
+        sample_request: {scenario: nonexistent_scenario, params: {}}
+        validations:
+          - check: field_value
+            path: error
+            allowed_values: [UNKNOWN_SCENARIO]
+            description: unknown
+`)
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": ok(map[string]any{"success": false, "error": "UNKNOWN_SCENARIO"}),
+		"get_products":           ok(map[string]any{"products": []any{}}),
+	}}
+	e := controllerEnv()
+	e.Tools = append(e.Tools, "get_products")
+	res := Run(t.Context(), sb, e, f)
+	if got := outcomes(res); got != "force.force_arm=skip:not_applicable read.get=skip:prerequisite_failed unknown.nonexistent=pass => passed" {
+		t.Fatal(got)
+	}
+	if !strings.Contains(res.Steps[0].Skip.Detail, "force_get_products_arm") {
+		t.Fatal(res.Steps[0].Skip.Detail)
+	}
+}
