@@ -95,8 +95,11 @@ func runJudge(args []string, stdio Stdio) error {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))
 	}
 	sel, err := runner.Select(prev.LabelFilter, opts)
-	if err != nil && (len(prev.StoryboardIDs) > 0 || prev.StoryboardsRelease != "") {
+	switch {
+	case err != nil && (len(prev.StoryboardIDs) > 0 || prev.StoryboardsRelease != ""):
 		sel, err = runner.SelectNone(prev.LabelFilter, opts), nil // the run judged storyboards only
+	case err == nil && len(prev.StoryboardIDs) > 0 && prev.LabelFilter == "":
+		sel = runner.SelectNone("", opts) // as run does: --storyboard alone focuses on storyboards
 	}
 	if err != nil {
 		var fe *runner.FilterError
