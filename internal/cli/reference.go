@@ -68,6 +68,14 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
 	defer stop()
+	// The A2A 0.3 pass gets a seller of its own: the passes run side by
+	// side, and storyboards seed fixtures and create resources under fixed
+	// ids (a creative synced twice is "unchanged" the second time).
+	eps03, stop03, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox})
+	if err != nil {
+		return fmt.Errorf("starting the reference seller: %w", err)
+	}
+	defer stop03()
 	sub := stdio
 	sub.Getenv = func(name string) string {
 		if name == referenceTokenEnv {
@@ -79,9 +87,9 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	if c.rateBurst == 0 {
 		base = append(base, "--rate-burst", strconv.Itoa(referenceBurst))
 	}
-	// The A2A 0.3 pass runs beside the first (each waits on its own webhook
-	// receiver, and the seller keys its rate limit and idempotency per
-	// session or conversation); its output is printed after the first's.
+	// The A2A 0.3 pass runs beside the first, against its own seller (each
+	// waits on its own webhook receiver); its output is printed after the
+	// first's.
 	var out03, err03 bytes.Buffer
 	sub03 := sub
 	sub03.Out, sub03.Err = &out03, &err03
@@ -91,7 +99,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	var second error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		second = runRun(append(append([]string(nil), base...), "--a2a", eps.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub03)
+		second = runRun(append(append([]string(nil), base...), "--a2a", eps03.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub03)
 	})
 	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", c.out), sub)
 	wg.Wait()
