@@ -278,7 +278,8 @@ func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
 				t.Errorf("fault %s: %v", f.Fault, err)
 				return
 			}
-			got := r.lines()
+			// The sandbox run's known failures fail under every fault too.
+			got := slices.DeleteFunc(r.lines(), func(l string) bool { return slices.Contains(knownSandboxFailures, l) })
 			want := slices.Clone(f.Storyboard)
 			sort.Strings(want)
 			if !slices.Equal(got, want) {
@@ -286,6 +287,9 @@ func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
 			}
 			own := false
 			for k, kinds := range r.failing {
+				if slices.Contains(knownSandboxFailures, k+" "+strings.Join(kinds, ",")) {
+					continue
+				}
 				for _, kind := range kinds {
 					if strings.TrimSuffix(kind, "(advisory)") == f.Check {
 						own = true
@@ -331,7 +335,10 @@ func TestEveryStoryboardFaultFailsItsSteps(t *testing.T) {
 var referenceKinds = []string{
 	"any_of", "envelope_field_absent", "envelope_field_pattern", "envelope_field_present", "error_code", "field_absent",
 	"field_contains", "field_equals_context", "field_present", "field_value", "http_status_in", "on_401_require_header",
-	"response_schema", "capture_path_not_resolvable",
+	"response_schema", "capture_path_not_resolvable", "controller_seeding", "invariant",
+	// graded on a sandbox only:
+	"canonical_format_satisfaction", "cross_response_count_distinct", "cross_response_field_equal", "field_value_or_absent",
+	"refs_resolve", "replay_not_cached_rate_limit",
 }
 
 // TestEveryGradedCheckKindHasAFault: every check kind the reference run

@@ -218,11 +218,11 @@ func envelopeValue(p string) bool {
 
 var dateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}`)
 
-// distinctive says a value identifies something (an id, a time, a
-// domain): long enough and not a bare word such as a status or enum
-// value, which any reply may name.
+// distinctive says a value identifies something (an id such as
+// "mb_0001", a time, a domain): six characters or more, and not a bare
+// word such as a status or enum value, which any reply may name.
 func distinctive(v string) bool {
-	if len(v) < 8 {
+	if len(v) < 6 {
 		return false
 	}
 	return strings.ContainsFunc(v, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_' || r == ' ') })

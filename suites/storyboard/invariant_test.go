@@ -132,6 +132,8 @@ func TestInvariantConflictNoPayloadLeak(t *testing.T) {
 		{"a time of its own equal to the cached reply's", []sv{create, conflict(`,"details":{"at":"2026-11-25T10:00:00Z"}`)}, []string{"-", "pass"}},
 		{"a field pointer", []sv{create, conflict(`,"field":"/packages/0/budget"`)}, []string{"-", "fail: carries field"}},
 		{"the cached media_buy_id", []sv{create, conflict(`,"details":{"existing":"mb_7f3a9c21"}`)}, []string{"-", "fail: mb_7f3a9c21"}},
+		{"a short cached id", []sv{{task: "create_media_buy", req: createReq, reply: strings.Replace(createOK, "mb_7f3a9c21", "mb_0001", 1)},
+			conflict(`,"details":{"existing_media_buy_id":"mb_0001"}`)}, []string{"-", "fail: mb_0001"}},
 		{"the original end_time in the message", []sv{create, conflict(`,"details":{"was":"end 2099-07-31T23:59:59Z"}`)}, []string{"-", "fail: 2099-07-31T23:59:59Z"}},
 		{"the cached response beside the error", []sv{create, {task: "create_media_buy", req: conflictRq, code: "IDEMPOTENCY_CONFLICT", expectError: true,
 			reply: `{"errors":[{"code":"IDEMPOTENCY_CONFLICT","message":"m"}],"media_buy_id":"mb_7f3a9c21"}`}}, []string{"-", "fail"}},
