@@ -305,3 +305,11 @@ phases:
 		t.Fatal(res.Steps[0].Skip.Detail)
 	}
 }
+
+func TestAStoryboardForcingTheNextCallsArmIsFlaggedToRunAlone(t *testing.T) {
+	forcing := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n")
+	other := parse(t, "id: b\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_media_buy_status, params: {}}\n")
+	if !forcing.ShapesNextCall() || other.ShapesNextCall() {
+		t.Fatal(forcing.ShapesNextCall(), other.ShapesNextCall())
+	}
+}

@@ -290,3 +290,24 @@ func (sb *Storyboard) Group() string {
 	}
 	return parts[1]
 }
+
+// ShapesNextCall says the storyboard drives a controller scenario that
+// shapes the next call of the caller's account (force_get_products_arm,
+// force_create_media_buy_arm, force_get_signals_arm: "the next … call from
+// the caller's authenticated sandbox account", comply-test-controller.mdx).
+// Every storyboard of a run is the same account, so such a storyboard runs
+// alone: another's call in between would consume the instruction.
+func (sb *Storyboard) ShapesNextCall() bool {
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			if st.Task != controllerTool {
+				continue
+			}
+			req, _ := Normalize(st.SampleRequest).(map[string]any)
+			if sc, _ := req["scenario"].(string); strings.HasPrefix(sc, "force_") && strings.HasSuffix(sc, "_arm") {
+				return true
+			}
+		}
+	}
+	return false
+}

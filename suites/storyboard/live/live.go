@@ -101,6 +101,9 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
+	// alone: a storyboard that shapes the account's next call runs with no
+	// other in flight (storyboard.ShapesNextCall); the others share.
+	var alone sync.RWMutex
 	for i, sb := range cfg.Release.Storyboards {
 		if cfg.Include != nil && !cfg.Include(sb) {
 			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
@@ -120,6 +123,13 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if sb.ShapesNextCall() {
+				alone.Lock()
+				defer alone.Unlock()
+			} else {
+				alone.RLock()
+				defer alone.RUnlock()
+			}
 			e := env
 			results[i] = storyboard.Run(ctx, sb, &e, d)
 			live.end(sb.ID)
