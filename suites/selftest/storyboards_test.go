@@ -338,7 +338,7 @@ var referenceKinds = []string{
 	"response_schema", "capture_path_not_resolvable", "controller_seeding", "invariant",
 	// graded on a sandbox only:
 	"canonical_format_satisfaction", "cross_response_count_distinct", "cross_response_field_equal", "field_value_or_absent",
-	"refs_resolve", "replay_not_cached_rate_limit",
+	"refs_resolve", "replay_not_cached_rate_limit", "idempotency_key", "webhook_payload_schema", "webhook_received",
 }
 
 // TestEveryGradedCheckKindHasAFault: every check kind the reference run
