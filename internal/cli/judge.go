@@ -77,7 +77,7 @@ func runJudge(args []string, stdio Stdio) error {
 	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains}
 	if prev.SchemasRelease != "" {
 		if schemasDir == "" {
-			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, cachedHint(prev.SchemasRelease))
+			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, cachedHint(cacheRoot, prev.SchemasRelease))
 		}
 		set, err := schemas.Load(schemasDir)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/relcache"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -87,14 +88,15 @@ func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 	return nil
 }
 
-// cachedHint names the cached copy of a release a run fetched, for the
-// usage error of a re-judge without --schemas; "" when there is none.
-func cachedHint(release string) string {
-	root, err := cacheRoot()
+// cachedHint names the cached copy of a release a run fetched into the
+// cache at root (cacheRoot, storyboardsCacheRoot), for the usage error of
+// a re-judge without --schemas or --storyboards; "" when there is none.
+func cachedHint(root func() (string, error), release string) string {
+	dir, err := root()
 	if err != nil {
 		return ""
 	}
-	if dir := schemas.Cached(root, release); dir != "" {
+	if dir := relcache.Cached(dir, release); dir != "" {
 		return " (the copy fetched earlier is " + dir + ")"
 	}
 	return ""

@@ -14,12 +14,16 @@ import (
 )
 
 // withCache points the fetched-schemas cache at a temporary folder.
-func withCache(t *testing.T) string {
+func withCache(t *testing.T) string { return tempCache(t, &cacheRoot) }
+
+// tempCache points a cache of fetched releases (cacheRoot,
+// storyboardsCacheRoot) at a temporary folder for the test.
+func tempCache(t *testing.T, root *func() (string, error)) string {
 	t.Helper()
 	dir := t.TempDir()
-	old := cacheRoot
-	cacheRoot = func() (string, error) { return dir, nil }
-	t.Cleanup(func() { cacheRoot = old })
+	old := *root
+	*root = func() (string, error) { return dir, nil }
+	t.Cleanup(func() { *root = old })
 	return dir
 }
 

@@ -225,20 +225,6 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	})
 }
 
-// cachedStoryboardsHint names the cached compliance tree of a release a
-// run fetched, for the usage error of a re-judge without --storyboards; ""
-// when there is none.
-func cachedStoryboardsHint(release string) string {
-	root, err := storyboardsCacheRoot()
-	if err != nil {
-		return ""
-	}
-	if dir := bundle.Cached(root, release); dir != "" {
-		return " (the copy fetched earlier is " + dir + ")"
-	}
-	return ""
-}
-
 // rejudgeStoryboards grades a recorded run's storyboards again from its
 // evidence (a replay: nothing is sent) and puts them in run.
 func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, errOut io.Writer) error {
@@ -247,7 +233,7 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 	}
 	if dir == "" {
 		return usagef("the run ran the %s storyboards: give them with --storyboards DIR or the URL of their bundle%s",
-			wire.Sanitize(prev.StoryboardsRelease, 40), cachedStoryboardsHint(prev.StoryboardsRelease))
+			wire.Sanitize(prev.StoryboardsRelease, 40), cachedHint(storyboardsCacheRoot, prev.StoryboardsRelease))
 	}
 	p, err := loadStoryboards(dir)
 	if err != nil {

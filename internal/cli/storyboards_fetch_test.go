@@ -1,90 +1,20 @@
 package cli
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle/bundletest"
 )
 
 // withStoryboardsCache points the fetched-storyboards cache at a
 // temporary folder.
-func withStoryboardsCache(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	old := storyboardsCacheRoot
-	storyboardsCacheRoot = func() (string, error) { return dir, nil }
-	t.Cleanup(func() { storyboardsCacheRoot = old })
-	return dir
-}
-
-// packBundle packs a compliance folder as AdCP publishes it:
-// adcp-<release>/compliance/... in a gzipped tarball.
-func packBundle(t *testing.T, dir, release string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(dir, p)
-		h := &tar.Header{Name: "adcp-" + release + "/compliance/" + filepath.ToSlash(r), Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(b))}
-		if err := tw.WriteHeader(h); err != nil {
-			return err
-		}
-		_, err = tw.Write(b)
-		return err
-	})
-	if err == nil {
-		err = tw.Close()
-	}
-	if err == nil {
-		err = gz.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// serveBundle serves a bundle and its checksum sidecar under
-// /protocol/<release>.tgz, counting requests.
-func serveBundle(t *testing.T, tgz []byte, release string) (string, *atomic.Int64) {
-	t.Helper()
-	sum := sha256.Sum256(tgz)
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		switch r.URL.Path {
-		case "/protocol/" + release + ".tgz":
-			_, _ = w.Write(tgz)
-		case "/protocol/" + release + ".tgz.sha256":
-			_, _ = w.Write([]byte(hex.EncodeToString(sum[:]) + "  " + release + ".tgz\n"))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/protocol/" + release + ".tgz", &hits
-}
+func withStoryboardsCache(t *testing.T) string { return tempCache(t, &storyboardsCacheRoot) }
 
 // A run given the URL of a published bundle fetches it into the cache
 // once, says so, and runs its storyboards; the next run, and a re-judge
@@ -92,7 +22,7 @@ func serveBundle(t *testing.T, tgz []byte, release string) (string, *atomic.Int6
 func TestRunFetchesThePublishedStoryboardsOnceIntoTheCache(t *testing.T) {
 	local := shared.File(t, "spec/compliance/3.1.19")
 	cache := withStoryboardsCache(t)
-	published, hits := serveBundle(t, packBundle(t, local, "3.1.19"), "3.1.19")
+	published, hits := bundletest.Serve(t, bundletest.Pack(t, local, "3.1.19"), "3.1.19")
 	url, stop, err := seller.Start(t.Context(), seller.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +119,7 @@ func TestUnfetchableStoryboardsAreUnavailableWithTheReason(t *testing.T) {
 func TestTheReferenceRunFetchesTheStoryboardsOnce(t *testing.T) {
 	local := shared.File(t, "spec/compliance/3.1.19")
 	withStoryboardsCache(t)
-	published, hits := serveBundle(t, packBundle(t, local, "3.1.19"), "3.1.19")
+	published, hits := bundletest.Serve(t, bundletest.Pack(t, local, "3.1.19"), "3.1.19")
 	out := t.TempDir()
 	code, so, se := run(t, nil, "", "run", "--out", out, "--schemas", "off", "--storyboards", published, "--label-filter", "storyboard:capability_discovery")
 	if code != ExitOK || strings.Count(se, "adcp-conform: storyboards: fetched release 3.1.19") != 1 || hits.Load() != 2 {

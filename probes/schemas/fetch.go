@@ -11,10 +11,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/internal/relcache"
 )
 
 // DefaultRelease is the release fetched when a run names no schemas: the
@@ -33,43 +34,19 @@ const (
 	maxFileBytes  = 8 << 20
 	maxFetchBytes = 128 << 20
 	fetchWorkers  = 8
-	// completeMark is written last into a fetched release's folder: a
-	// folder without it is an interrupted fetch and is fetched again.
-	completeMark = ".complete"
 )
-
-// releaseName is what a release folder may be called ("3.1.19",
-// "3.2.0-beta.5"): nothing that could climb out of the cache.
-var releaseName = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$`)
 
 // ValidRelease reports whether a release name is safe as a cache folder
 // name: the rule every fetched release (schemas, storyboards) follows.
-func ValidRelease(release string) bool {
-	return releaseName.MatchString(release) && !strings.Contains(release, "..")
-}
+func ValidRelease(release string) bool { return relcache.ValidRelease(release) }
 
 // CacheRoot is the folder fetched releases are kept in:
 // os.UserCacheDir()/adcp-conform/schemas.
-func CacheRoot() (string, error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "adcp-conform", "schemas"), nil
-}
+func CacheRoot() (string, error) { return relcache.Root("schemas") }
 
 // Cached returns the folder of a release fetched earlier into cacheRoot,
 // or "" when there is none (or only an interrupted fetch).
-func Cached(cacheRoot, release string) string {
-	if !ValidRelease(release) {
-		return ""
-	}
-	dir := filepath.Join(cacheRoot, release)
-	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
-		return ""
-	}
-	return dir
-}
+func Cached(cacheRoot, release string) string { return relcache.Cached(cacheRoot, release) }
 
 // ReleaseOf returns the release a published folder URL names: its last
 // path segment ("https://adcontextprotocol.org/schemas/3.1.19/" → "3.1.19").
@@ -106,30 +83,14 @@ func Fetch(ctx context.Context, client *http.Client, folderURL, cacheRoot string
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
-	if err := os.MkdirAll(cacheRoot, 0o755); err != nil {
-		return "", false, err
-	}
-	tmp, err := os.MkdirTemp(cacheRoot, "."+release+".fetching-")
-	if err != nil {
-		return "", false, err
-	}
-	defer os.RemoveAll(tmp) // after a successful rename there is nothing left
-	f := &fetcher{ctx: ctx, client: client, base: strings.TrimRight(folderURL, "/") + "/", release: release, into: tmp, seen: map[string]bool{}}
-	if err := f.run(); err != nil {
-		return "", false, fmt.Errorf("fetching the %s schemas from %s: %w", release, folderURL, err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(folderURL+"\n"), 0o644); err != nil {
-		return "", false, err
-	}
-	dir = filepath.Join(cacheRoot, release)
-	_ = os.RemoveAll(dir) // an interrupted fetch of an earlier run
-	if err := os.Rename(tmp, dir); err != nil {
-		if Cached(cacheRoot, release) != "" { // another run finished first
-			return dir, true, nil
+	dir, err = relcache.Fill(cacheRoot, release, []byte(folderURL+"\n"), func(tmp string) error {
+		f := &fetcher{ctx: ctx, client: client, base: strings.TrimRight(folderURL, "/") + "/", release: release, into: tmp, seen: map[string]bool{}}
+		if err := f.run(); err != nil {
+			return fmt.Errorf("fetching the %s schemas from %s: %w", release, folderURL, err)
 		}
-		return "", false, err
-	}
-	return dir, true, nil
+		return nil
+	})
+	return dir, err == nil, err
 }
 
 type fetcher struct {

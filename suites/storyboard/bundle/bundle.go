@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/relcache"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
 
@@ -39,7 +40,7 @@ const PublishedBase = "https://adcontextprotocol.org/protocol"
 
 // completeMark is written last into a fetched release's folder: a folder
 // without it is an interrupted fetch and is fetched again.
-const completeMark = ".complete"
+const completeMark = relcache.Mark
 
 // The bounds of a fetch (variables so that tests can lower them). A
 // published bundle is a few MB; its compliance tree a few hundred files.
@@ -58,26 +59,11 @@ func URLOf(release string) string {
 
 // CacheRoot is the folder fetched compliance trees are kept in:
 // os.UserCacheDir()/adcp-conform/compliance.
-func CacheRoot() (string, error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "adcp-conform", "compliance"), nil
-}
+func CacheRoot() (string, error) { return relcache.Root("compliance") }
 
 // Cached returns the compliance folder of a release fetched earlier into
 // root, or "" when there is none (or only an interrupted fetch).
-func Cached(root, release string) string {
-	if !schemas.ValidRelease(release) {
-		return ""
-	}
-	dir := filepath.Join(root, release)
-	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
-		return ""
-	}
-	return dir
-}
+func Cached(root, release string) string { return relcache.Cached(root, release) }
 
 // ReleaseOf returns the release a bundle URL names
 // ("https://adcontextprotocol.org/protocol/3.1.19.tgz" → "3.1.19").
@@ -128,32 +114,15 @@ func Fetch(ctx context.Context, client *http.Client, bundleURL, root string) (di
 	if got != want {
 		return fail(fmt.Errorf("the bundle's SHA-256 is %s, the published checksum %s", got, want))
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", false, err
+	var bad error // the bundle's fault, named with its URL
+	dir, err = relcache.Fill(root, release, []byte(bundleURL+"\n"+got+"\n"), func(tmp string) error {
+		bad = extract(tgz, release, tmp)
+		return bad
+	})
+	if bad != nil {
+		return fail(bad)
 	}
-	tmp, err := os.MkdirTemp(root, "."+release+".fetching-")
-	if err != nil {
-		return "", false, err
-	}
-	defer os.RemoveAll(tmp) // after a successful rename there is nothing left
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", false, err
-	}
-	if err := extract(tgz, release, tmp); err != nil {
-		return fail(err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(bundleURL+"\n"+got+"\n"), 0o644); err != nil {
-		return "", false, err
-	}
-	dir = filepath.Join(root, release)
-	_ = os.RemoveAll(dir) // an interrupted fetch of an earlier run
-	if err := os.Rename(tmp, dir); err != nil {
-		if Cached(root, release) != "" { // another run finished first
-			return dir, true, nil
-		}
-		return "", false, err
-	}
-	return dir, true, nil
+	return dir, err == nil, err
 }
 
 // checksum returns the lowercase hex SHA-256 the sidecar at u publishes:
