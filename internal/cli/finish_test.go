@@ -108,6 +108,9 @@ func TestBaselineAndCertifyUsageErrors(t *testing.T) {
 	if code, _, errOut := run(t, nil, "", "run", "--out", dir, "--certify", "--label-filter", "family:env"); code != ExitUsage {
 		t.Errorf("--certify with --label-filter: exit %d (%s)", code, errOut)
 	}
+	if code, _, errOut := run(t, nil, "", "run", "--out", dir, "--certify", "--allow-local-fetch"); code != ExitUsage || !strings.Contains(errOut, "--allow-local-fetch") {
+		t.Errorf("--certify with --allow-local-fetch: exit %d (%s)", code, errOut)
+	}
 	if code, _, _ := run(t, nil, "", "run", "--out", dir, "--baseline", filepath.Join(dir, "none.yaml")); code != ExitUsage {
 		t.Errorf("missing baseline: exit %d", code)
 	}

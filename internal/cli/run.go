@@ -63,6 +63,7 @@ type runConfig struct {
 	inputs         string
 	verbose        bool
 	sandbox        bool
+	localFetch     bool
 	rateBurst      int
 	allowDomains   multiValue
 	seed           uint64
@@ -92,6 +93,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
 	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens, each family's progress and the full table of rules")
 	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
+	fs.BoolVar(&c.localFetch, "allow-local-fetch", false, "local development only: URLs the seller names in its OAuth discovery graph may be http and resolve to loopback or private addresses (production conformance never allows it; not with --certify)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
@@ -110,6 +112,9 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if post.certify && c.localFetch {
+		return usagef("--certify judges production conformance: it cannot be combined with --allow-local-fetch")
 	}
 	if tune.targets != "" {
 		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
@@ -312,7 +317,7 @@ func appendStepSummary(path string, run *report.Run) error {
 
 // probeConfig turns the flags into the probe plan's configuration.
 func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
-	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, RateBurst: c.rateBurst}
+	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, LocalFetch: c.localFetch, RateBurst: c.rateBurst}
 	if c.timeout <= 0 {
 		return cfg, usagef("--timeout must be positive")
 	}

@@ -178,6 +178,10 @@ type Call struct {
 	// HarnessError is set when the harness or the network failed: the call
 	// proves nothing about the seller.
 	HarnessError string `json:"harness_error,omitempty"`
+	// Blocked is a fetch policy's refusal of a URL the seller named (not
+	// https, a private address after resolution, a rebinding peer): the
+	// seller's doing, judged as such, not a harness error.
+	Blocked string `json:"blocked,omitempty"`
 	// Refused is the seller's refusal of a read probe it answered with an
 	// error ("CODE: message"): the probe could not run with the harness's
 	// arguments (often a business field the seller requires; see --inputs).
@@ -228,6 +232,10 @@ type Target struct {
 	Credential bool `json:"credential,omitempty"`
 	// AllowMutations is set when probes that create state may run.
 	AllowMutations bool `json:"allow_mutations,omitempty"`
+	// LocalFetch is set when the run was flagged for local development:
+	// URLs the agent names were fetched over http and from loopback and
+	// private addresses (never a certifiable run).
+	LocalFetch bool `json:"local_fetch,omitempty"`
 }
 
 // Store holds the calls of one run. It is safe for concurrent use by the

@@ -53,6 +53,10 @@ type Config struct {
 	// Sandbox says the target is a sandbox (comply_test_controller may be
 	// exposed).
 	Sandbox bool
+	// LocalFetch is the local-development flag of the OAuth setup kit:
+	// URLs the agent names (its OAuth discovery graph) may be http and
+	// reach loopback, private and link-local addresses.
+	LocalFetch bool
 	// A2A says how to reach the seller's A2A face; an empty BaseURL skips
 	// the A2A probes.
 	A2A a2a.Config
@@ -284,12 +288,12 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	}
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
-		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox})
+		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch})
 	red := wire.NewRedactor(cfg.Secrets(), nil)
 	add := func(c evidence.Call) {
 		// Texts the harness writes about a call may quote the seller (an
 		// error at initialize, a refusal): they are redacted like bodies.
-		c.HarnessError, c.NotRun, c.Refused = red.String(c.HarnessError), red.String(c.NotRun), red.String(c.Refused)
+		c.HarnessError, c.NotRun, c.Refused, c.Blocked = red.String(c.HarnessError), red.String(c.NotRun), red.String(c.Refused), red.String(c.Blocked)
 		store.Add(c)
 		if cfg.OnCall != nil {
 			cfg.OnCall(c)

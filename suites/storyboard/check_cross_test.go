@@ -567,7 +567,7 @@ func graph(over map[string]*OAuthResponse) func(*testing.T) Facts {
 			g[k] = r
 		}
 		o := &Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: 200}
-		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: g}
+		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: &OAuthGraph{Responses: g}}
 	}
 }
 
@@ -764,12 +764,12 @@ func FuzzCrossChecks(f *testing.F) {
 			Context: map[string]any{"k": doc}, AgentURL: "https://a.example/mcp", A2AContextSent: "c"}
 		graphFacts := facts
 		graphFacts.Obs = &Observation{Task: "protected_resource_metadata", HTTPStatus: 200, Payload: doc}
-		graphFacts.OAuthGraph = map[string]*OAuthResponse{
+		graphFacts.OAuthGraph = &OAuthGraph{Responses: map[string]*OAuthResponse{
 			"https://a.example/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json", Body: data},
 			"https://a.example/.well-known/oauth-authorization-server":   {Status: 200, ContentType: "application/json", Body: data},
-		}
-		for _, u := range OAuthGraphFetches("https://a.example/mcp", graphFacts.OAuthGraph) {
-			graphFacts.OAuthGraph[u] = &OAuthResponse{Status: 302, Location: string(data)}
+		}}
+		for _, u := range OAuthGraphFetches("https://a.example/mcp", *graphFacts.OAuthGraph) {
+			graphFacts.OAuthGraph.Responses[u] = &OAuthResponse{Status: 302, Location: string(data)}
 		}
 		if r := checkOAuthMetadataGraph(vals[len(vals)-1], graphFacts); !r.Passed && r.Message == "" {
 			t.Fatalf("oauth graph failure without a message: %+v", r)

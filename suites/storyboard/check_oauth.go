@@ -9,8 +9,8 @@ import (
 // oauth_metadata_graph (universal/storyboard-schema.yaml "OAuth discovery
 // graph"; test-kits/oauth-setup-runner.yaml, 3.2.0-beta.5).
 //
-// With Facts.OAuthGraph (the engine walked the graph through
-// OAuthGraphFetches) the whole graph is graded by oauth_graph.go, which
+// With Facts.OAuthGraph (the engine walked the graph, oauth_walk.go,
+// through a dispatcher that fetches under the kit's policy) the whole graph is graded by oauth_graph.go, which
 // passes the kit's deterministic vector corpus. Without it, this grades
 // what the RFC 9728 document fetched by the protected_resource_metadata
 // step decides alone, in the kit's diagnostic_precedence order:
@@ -98,9 +98,15 @@ func checkOAuthMetadataGraph(v Validation, f Facts) Result {
 
 // httpsURI reports whether s is an absolute https URI with a host and no
 // userinfo or fragment; issuers (query false) also carry no query.
-func httpsURI(s string, query bool) bool {
+func httpsURI(s string, query bool) bool { return webURI(s, query, false) }
+
+// webURI is httpsURI, or an http URI too when allowHTTP.
+func webURI(s string, query, allowHTTP bool) bool {
 	u, err := url.Parse(s)
-	if err != nil || !strings.EqualFold(u.Scheme, "https") || u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(s, "#") {
+	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(s, "#") {
+		return false
+	}
+	if !strings.EqualFold(u.Scheme, "https") && !(allowHTTP && strings.EqualFold(u.Scheme, "http")) {
 		return false
 	}
 	return query || (u.RawQuery == "" && !strings.Contains(s, "?"))
@@ -137,7 +143,7 @@ func gradeOAuthGraph(r Result, f Facts) Result {
 	if f.AgentURL == "" {
 		return r.na("the run has no agent URL to derive the protected-resource document from")
 	}
-	first, needs := evalOAuthGraph(f.AgentURL, f.OAuthGraph)
+	first, needs := evalOAuthGraph(f.AgentURL, *f.OAuthGraph)
 	if len(needs) > 0 {
 		return r.na("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), shown(needs[0]))
 	}

@@ -55,9 +55,13 @@
 // read, recorded as a KindWebhook call under its probe ID (Replay gives
 // them back). Without a receiver they are skipped with the reason.
 //
+// The oauth_metadata_graph check of 3.2 grades the discovery graph the
+// engine walks (oauth_walk.go) through a PublicFetcher dispatcher, under
+// the OAuth setup kit's fetch policy (probes/fetch).
+//
 // Not run yet (skipped with the reason): fetch_brand_jwks,
-// assert_jwks_purpose and replay_webhook_vector, multi-agent routing,
-// the oauth_metadata_graph fetches of 3.2 and the substitution observer.
+// assert_jwks_purpose and replay_webhook_vector, multi-agent routing and
+// the substitution observer.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an

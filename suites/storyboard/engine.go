@@ -51,6 +51,10 @@ type Env struct {
 	// Sandbox says the user declared the agent a sandbox: the test
 	// controller may be driven.
 	Sandbox bool
+	// LocalFetch is the explicit local-development flag of the OAuth
+	// setup kit: the discovery graph may be fetched over http and from
+	// loopback, private and link-local addresses.
+	LocalFetch bool
 	// Credential says the run authenticates with a configured credential
 	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).
 	Credential bool

@@ -117,7 +117,7 @@ type Facts struct {
 	// none (the protected-resource document included); nil when it did
 	// not walk the graph (the check then grades the step's own RFC 9728
 	// document only).
-	OAuthGraph map[string]*OAuthResponse
+	OAuthGraph *OAuthGraph
 }
 
 // Result is one validation's result, in the runner output contract's

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
 // The OAuth discovery graph of test-kits/oauth-setup-runner.yaml
@@ -29,6 +29,18 @@ type OAuthResponse struct {
 	// Blocked says the fetch policy refused the request (a blocked
 	// address after DNS resolution, a rebinding peer): the reason.
 	Blocked string
+	// Limit says a graph limit stopped the fetch (graph_limits, or the
+	// response over max_response_bytes): which.
+	Limit string
+}
+
+// OAuthGraph is the graph the engine walked: the responses by URL, and
+// whether the run was flagged for local development (http URLs and
+// loopback, private and link-local addresses allowed, as the kit's
+// allow_http_only_with_explicit_local_dev_flag permits).
+type OAuthGraph struct {
+	Responses map[string]*OAuthResponse
+	Local     bool
 }
 
 // oauthFailure is one graph failure.
@@ -64,6 +76,7 @@ const (
 
 // oauthEval walks the graph once.
 type oauthEval struct {
+	local    bool
 	have     map[string]*OAuthResponse
 	needs    []string
 	needSeen map[string]bool
@@ -78,7 +91,7 @@ func (e *oauthEval) fail(f oauthFailure) { e.fails = append(e.fails, f) }
 // response is missing (recorded as a need; graded fail-closed).
 func (e *oauthEval) get(u string, follow bool) (resp *OAuthResponse, final string, blocked string, missing bool) {
 	for hop := 0; ; hop++ {
-		if why := blockedURL(u); why != "" {
+		if why := (fetch.Policy{Local: e.local}).Refusal(u); why != "" {
 			return nil, u, why, false
 		}
 		e.urls[u] = true
@@ -93,6 +106,10 @@ func (e *oauthEval) get(u string, follow bool) (resp *OAuthResponse, final strin
 		if r.Blocked != "" {
 			return nil, u, r.Blocked, false
 		}
+		if r.Limit != "" {
+			e.fail(oauthFailure{code: "oauth_graph_limit_exceeded", url: u, detail: r.Limit})
+			return nil, u, "", true
+		}
 		if !follow || r.Status < 300 || r.Status > 399 || r.Location == "" {
 			return r, u, "", false
 		}
@@ -106,94 +123,6 @@ func (e *oauthEval) get(u string, follow bool) (resp *OAuthResponse, final strin
 		}
 		u = base.ResolveReference(next).String()
 	}
-}
-
-// blockedURL applies the URL-level fetch policy: https only, no
-// credentials or fragment, and no IP literal outside globally routable
-// unicast (every literal form canonicalised first).
-func blockedURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return "not an absolute URL"
-	}
-	if u.Scheme != "https" {
-		return "not https"
-	}
-	if u.User != nil {
-		return "URL credentials"
-	}
-	if u.Fragment != "" {
-		return "fragment"
-	}
-	if ip, ok := ipLiteral(u.Hostname()); ok && !globalUnicast(ip) {
-		return "address " + ip.String() + " is not globally routable"
-	}
-	return ""
-}
-
-// ipLiteral parses every IP literal form a URL host can carry: IPv6, and
-// IPv4 in inet_aton forms (decimal, octal, hex, 1 to 4 parts).
-func ipLiteral(h string) (netip.Addr, bool) {
-	if a, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
-		return a.Unmap(), true
-	}
-	parts := strings.Split(h, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var vals []uint64
-	for _, p := range parts {
-		if p == "" {
-			return netip.Addr{}, false
-		}
-		base := 10
-		switch {
-		case strings.HasPrefix(strings.ToLower(p), "0x"):
-			base, p = 16, p[2:]
-		case len(p) > 1 && p[0] == '0':
-			base, p = 8, p[1:]
-		}
-		n, err := strconv.ParseUint(p, base, 32)
-		if err != nil && p != "" {
-			return netip.Addr{}, false
-		}
-		vals = append(vals, n)
-	}
-	var v uint64
-	last := len(vals) - 1
-	for i, n := range vals[:last] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-		v |= n << (8 * (3 - uint(i)))
-	}
-	if vals[last] >= 1<<(8*(4-uint(last))) {
-		return netip.Addr{}, false
-	}
-	v |= vals[last]
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-var blockedPrefixes = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, p := range []string{
-		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-		"192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-		"224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
-		"::/128", "::1/128", "64:ff9b::/96", "100::/64", "2001::/23", "2001:db8::/32", "fc00::/7", "fe80::/10", "ff00::/8",
-	} {
-		out = append(out, netip.MustParsePrefix(p))
-	}
-	return out
-}()
-
-func globalUnicast(a netip.Addr) bool {
-	for _, p := range blockedPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
 }
 
 // wellKnown inserts a well-known suffix between host and path (RFC 9728
@@ -226,8 +155,8 @@ func doc(r *OAuthResponse) (map[string]any, string) {
 
 // evalOAuthGraph evaluates the graph from agentURL over have. needs are
 // the URLs it would read that have no response (graded fail-closed).
-func evalOAuthGraph(agentURL string, have map[string]*OAuthResponse) (first *oauthFailure, needs []string) {
-	e := &oauthEval{have: have, needSeen: map[string]bool{}, urls: map[string]bool{}}
+func evalOAuthGraph(agentURL string, g OAuthGraph) (first *oauthFailure, needs []string) {
+	e := &oauthEval{local: g.Local, have: g.Responses, needSeen: map[string]bool{}, urls: map[string]bool{}}
 	e.walk(agentURL)
 	best := -1
 	for i, f := range e.fails {
@@ -267,7 +196,7 @@ func (e *oauthEval) walk(agentURL string) {
 		return
 	}
 	res, _ := prm["resource"].(string)
-	if !httpsURI(res, true) {
+	if !e.uri(res, true) {
 		e.fail(oauthFailure{code: "oauth_protected_resource_metadata_invalid", url: at, field: "resource"})
 		return
 	}
@@ -281,11 +210,11 @@ func (e *oauthEval) walk(agentURL string) {
 	}
 	for _, s := range servers {
 		issuer, _ := s.(string)
-		if why := blockedURL(issuer); why != "" && httpsURI(issuer, false) {
+		if why := (fetch.Policy{Local: e.local}).Refusal(issuer); why != "" && e.uri(issuer, false) {
 			e.fail(oauthFailure{code: "oauth_fetch_blocked", url: issuer, detail: why})
 			continue
 		}
-		if !httpsURI(issuer, false) {
+		if !e.uri(issuer, false) {
 			e.fail(oauthFailure{code: "oauth_authorization_server_url_invalid", url: shown(s)})
 			continue
 		}
@@ -334,7 +263,7 @@ func (e *oauthEval) server(issuer string) {
 		return
 	}
 	got, isStr := md["issuer"].(string)
-	if !isStr || !httpsURI(got, false) {
+	if !isStr || !e.uri(got, false) {
 		e.fail(oauthFailure{code: "oauth_authorization_server_metadata_invalid", url: at, field: "issuer"})
 		return
 	}
@@ -408,7 +337,7 @@ func (e *oauthEval) server(issuer string) {
 	}
 	for _, ep := range eps {
 		s, _ := ep.v.(string)
-		if !httpsURI(s, true) {
+		if !e.uri(s, true) {
 			e.fail(oauthFailure{code: "oauth_endpoint_url_invalid", url: shown(ep.v), field: ep.field})
 			return
 		}
@@ -466,7 +395,12 @@ func reachable(probe string, status int) bool {
 // of agentURL still needs, given the responses in have (nil for none):
 // the engine fetches them and calls again until it returns none. At most
 // 64 URLs (graph_limits.max_unique_urls).
-func OAuthGraphFetches(agentURL string, have map[string]*OAuthResponse) []string {
-	_, needs := evalOAuthGraph(agentURL, have)
+func OAuthGraphFetches(agentURL string, g OAuthGraph) []string {
+	_, needs := evalOAuthGraph(agentURL, g)
 	return needs
+}
+
+// uri is httpsURI, http allowed too in a local-development walk.
+func (e *oauthEval) uri(s string, query bool) bool {
+	return webURI(s, query, e.local)
 }

@@ -1,11 +1,24 @@
 package storyboard
 
 import (
+	"context"
+	"crypto/tls"
 	"encoding/json"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
 type oauthVector struct {
@@ -20,12 +33,16 @@ type oauthVector struct {
 }
 
 // TestOAuthGraphVectors runs the deterministic corpus of
-// test-vectors/oauth-setup/vectors.json (3.2.0-beta.5) through the
-// oauth_metadata_graph grader: every positive vector passes, every
-// negative one fails with its exact code. Vectors that exercise DNS
-// answers test the engine's fetcher (address validation after
-// resolution), not the grader, and are fed as the fetcher reports them:
-// a blocked response.
+// test-vectors/oauth-setup/vectors.json (3.2.0-beta.5) the way a live run
+// does — the engine's walk, the real fetcher (probes/fetch) with its
+// address policy and peer check, and the oauth_metadata_graph grader —
+// over a network of test doubles: the vector's DNS fixtures answer the
+// resolver (its fixture_address_classes classify them), every connection
+// reaches one local TLS server that answers from the vector's responses
+// map (a request not in it is cut: fail closed), and a response's
+// connected_peer_address is the peer the fetcher sees. Every positive
+// vector passes, every negative one fails with its exact code, and a
+// Replay of the recorded fetches (what `judge` does) grades the same.
 func TestOAuthGraphVectors(t *testing.T) {
 	path := specDir(t, filepath.Join("3.2.0-beta.5", "test-vectors", "oauth-setup", "vectors.json"))
 	data, err := os.ReadFile(path)
@@ -40,54 +57,12 @@ func TestOAuthGraphVectors(t *testing.T) {
 	}
 	for _, v := range append(corpus.Positive, corpus.Negative...) {
 		t.Run(v.ID, func(t *testing.T) {
-			have := map[string]*OAuthResponse{}
-			for k, raw := range v.Responses {
-				var x struct {
-					Status      int               `json:"status"`
-					ContentType string            `json:"content_type"`
-					JSON        json.RawMessage   `json:"json"`
-					Body        *string           `json:"body"`
-					Headers     map[string]string `json:"headers"`
-				}
-				if err := json.Unmarshal(raw, &x); err != nil {
-					t.Fatal(err)
-				}
-				r := &OAuthResponse{Status: x.Status, ContentType: x.ContentType, Location: x.Headers["location"], Body: x.JSON}
-				if x.Body != nil {
-					r.Body = []byte(*x.Body)
-				}
-				have[k[len("GET "):]] = r
-			}
-			// The engine's loop: fetch what the evaluation needs until
-			// nothing is missing. A host with DNS fixtures is one whose
-			// answers the fetcher refuses (a private answer, a rebinding
-			// peer): the fetcher reports it blocked. Any other request
-			// missing from the map fails closed (no response).
-			var dnsHosts map[string]json.RawMessage
-			_ = json.Unmarshal(v.DNS, &dnsHosts)
-			for range maxOAuthURLs {
-				needs := OAuthGraphFetches(v.AgentURL, have)
-				if len(needs) == 0 {
-					break
-				}
-				for _, u := range needs {
-					pu, _ := url.Parse(u)
-					if _, ok := dnsHosts[pu.Hostname()]; ok {
-						have[u] = &OAuthResponse{Blocked: "the resolved or connected address is not globally routable"}
-						continue
-					}
-					have[u] = &OAuthResponse{}
-				}
-			}
-			for k, r := range have {
-				pu, _ := url.Parse(k)
-				if _, ok := dnsHosts[pu.Hostname()]; ok {
-					r.Blocked = "the resolved or connected address is not globally routable"
-				}
-			}
-			first, needs := evalOAuthGraph(v.AgentURL, have)
+			net := newVectorNet(t, v)
+			live := vectorFetcher{policy: net.policy()}
+			g := walkOAuthGraph(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, false)
+			first, needs := evalOAuthGraph(v.AgentURL, *g)
 			if len(needs) > 0 {
-				t.Fatalf("the fetch loop left needs: %v", needs)
+				t.Fatalf("the walk left needs: %v", needs)
 			}
 			switch {
 			case v.Expected.Success && first != nil:
@@ -97,6 +72,142 @@ func TestOAuthGraphVectors(t *testing.T) {
 			case !v.Expected.Success && first.code != v.Expected.ErrorCode:
 				t.Fatalf("code %s (%+v), want %s", first.code, *first, v.Expected.ErrorCode)
 			}
+			store := evidence.NewStore(evidence.Target{})
+			for _, c := range live.calls {
+				store.Add(c)
+			}
+			rg := walkOAuthGraph(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, false)
+			again, _ := evalOAuthGraph(v.AgentURL, *rg)
+			if (first == nil) != (again == nil) || first != nil && again.code != first.code {
+				t.Fatalf("the replay grades %+v, the walk %+v", again, first)
+			}
 		})
 	}
 }
+
+// vectorFetcher is the live dispatcher's FetchPublic over a test network.
+type vectorFetcher struct {
+	policy fetch.Policy
+	mu     sync.Mutex
+	calls  []evidence.Call
+}
+
+func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string) *OAuthResponse {
+	c, r := fetch.Get(ctx, f.policy, probeID, u)
+	f.mu.Lock()
+	f.calls = append(f.calls, c)
+	f.mu.Unlock()
+	return OAuthResponseFrom(r)
+}
+
+// vectorNet is one vector's network of test doubles.
+type vectorNet struct {
+	srv     *httptest.Server
+	dns     map[string][]netip.Addr
+	classes map[netip.Addr]bool // fixture_address_classes: globally routable or not
+	peers   map[netip.Addr]string
+}
+
+// fixtureAddr is the answer for a host without DNS fixtures: a
+// documentation address the test double classifies as routable.
+var fixtureAddr = netip.MustParseAddr("203.0.113.200")
+
+func newVectorNet(t *testing.T, v oauthVector) *vectorNet {
+	n := &vectorNet{dns: map[string][]netip.Addr{}, classes: map[netip.Addr]bool{fixtureAddr: true}, peers: map[netip.Addr]string{}}
+	var dns map[string]struct {
+		Addresses []string `json:"addresses"`
+		Classes   []string `json:"fixture_address_classes"`
+	}
+	_ = json.Unmarshal(v.DNS, &dns)
+	for host, d := range dns {
+		for i, a := range d.Addresses {
+			ip := netip.MustParseAddr(a)
+			n.dns[host] = append(n.dns[host], ip)
+			if i < len(d.Classes) {
+				n.classes[ip] = d.Classes[i] == "globally_routable_fixture_only"
+			}
+		}
+	}
+	type response struct {
+		Status      int               `json:"status"`
+		ContentType string            `json:"content_type"`
+		JSON        json.RawMessage   `json:"json"`
+		Body        *string           `json:"body"`
+		Headers     map[string]string `json:"headers"`
+		Peer        string            `json:"connected_peer_address"`
+	}
+	responses := map[string]response{}
+	for k, raw := range v.Responses {
+		var x response
+		if err := json.Unmarshal(raw, &x); err != nil {
+			t.Fatal(err)
+		}
+		responses[k] = x
+		if x.Peer != "" {
+			u, _ := url.Parse(strings.TrimPrefix(k, "GET "))
+			for _, ip := range n.dns[u.Hostname()] {
+				n.peers[ip] = x.Peer
+			}
+		}
+	}
+	n.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x, ok := responses[r.Method+" https://"+r.Host+r.URL.RequestURI()]
+		if !ok {
+			panic(http.ErrAbortHandler) // not in the map: the connection is cut
+		}
+		for k, h := range x.Headers {
+			w.Header().Set(k, h)
+		}
+		if x.ContentType != "" {
+			w.Header().Set("Content-Type", x.ContentType)
+		}
+		w.WriteHeader(x.Status)
+		if x.Body != nil {
+			_, _ = w.Write([]byte(*x.Body))
+		} else {
+			_, _ = w.Write(x.JSON)
+		}
+	}))
+	n.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	t.Cleanup(n.srv.Close)
+	return n
+}
+
+func (n *vectorNet) policy() fetch.Policy {
+	return fetch.Policy{
+		TLS: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the test server's certificate names none of the vectors' hosts
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if a, ok := n.dns[host]; ok {
+				return a, nil
+			}
+			return []netip.Addr{fixtureAddr}, nil
+		},
+		Allowed: func(a netip.Addr) bool {
+			if ok, classified := n.classes[a]; classified {
+				return ok
+			}
+			return fetch.Global(a)
+		},
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, n.srv.Listener.Addr().String())
+			if err != nil {
+				return nil, err
+			}
+			ap := netip.MustParseAddrPort(address)
+			peer := ap.Addr()
+			if p, ok := n.peers[peer]; ok {
+				peer = netip.MustParseAddr(p)
+			}
+			return peerConn{Conn: c, peer: netip.AddrPortFrom(peer, ap.Port())}, nil
+		},
+	}
+}
+
+// peerConn is a connection whose remote address is the one the vector
+// says the fetcher connected to.
+type peerConn struct {
+	net.Conn
+	peer netip.AddrPort
+}
+
+func (c peerConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.peer) }

@@ -30,3 +30,13 @@ func (r Replay) Get(_ context.Context, probeID, _ string) *Observation {
 	}
 	return Observe(c, "", nil, true)
 }
+
+// FetchPublic returns the recorded fetch of probeID, as the live walk saw
+// it; one the run never made answers nothing (graded fail-closed).
+func (r Replay) FetchPublic(_ context.Context, probeID, _ string) *OAuthResponse {
+	c, ok := r.Store.Call(probeID)
+	if !ok {
+		return &OAuthResponse{}
+	}
+	return OAuthResponseOf(c)
+}

@@ -99,6 +99,12 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			return r.settle(st, ph, res, facts)
 		}
 		facts.Obs = r.d.Get(ctx, probeID, path)
+		facts.Obs.Task = task // a fetch names no task: the step's pseudo-task is what the checks and later steps ask for
+		if pf, ok := r.d.(PublicFetcher); ok && task == "protected_resource_metadata" && slices.ContainsFunc(st.Validations, func(v Validation) bool {
+			return v.Check == "oauth_metadata_graph"
+		}) {
+			facts.OAuthGraph = walkOAuthGraph(ctx, pf, probeID, r.env.AgentURL, r.env.LocalFetch)
+		}
 	default:
 		req, unresolved := r.request(st)
 		if by := r.uncaptured(unresolved); by != "" {

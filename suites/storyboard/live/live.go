@@ -8,6 +8,7 @@ package live
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -62,6 +64,9 @@ type Config struct {
 	// Webhook is the run's webhook receiver (nil: none, the webhook
 	// storyboards and steps are skipped); a replay reads the recorded run's.
 	Webhook *webhook.Receiver
+	// TLS is the run's client TLS configuration (--ca-cert), for the
+	// fetches of URLs the agent names (its OAuth discovery graph).
+	TLS *tls.Config
 }
 
 // Run runs every storyboard of the release: the ones Include leaves out
@@ -389,6 +394,18 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 	c := mcp.Get(ctx, cfg, probeID, url)
 	d.record(c)
 	return storyboard.Observe(c, "", nil, true)
+}
+
+// FetchPublic GETs a URL of the agent's OAuth discovery graph under the
+// OAuth setup kit's fetch policy (probes/fetch) and records it.
+func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string) *storyboard.OAuthResponse {
+	p := fetch.Policy{Local: d.cfg.Env.LocalFetch, TLS: d.cfg.TLS, Limits: d.cfg.MCP.Limits, Recorder: d.cfg.MCP.Recorder, Transport: evidence.MCP}
+	if d.cfg.MCP.Endpoint == "" {
+		p.Limits, p.Recorder, p.Transport = d.cfg.A2A.Limits, d.cfg.A2A.Recorder, evidence.A2A
+	}
+	c, r := fetch.Get(ctx, p, probeID, url)
+	d.record(c)
+	return storyboard.OAuthResponseFrom(r)
 }
 
 func origin(u string) string {
