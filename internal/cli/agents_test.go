@@ -15,6 +15,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/report"
 )
 
 func TestParseAgentsReadsNamesURLsAndTheirOwnTokens(t *testing.T) {
@@ -164,6 +165,21 @@ func TestAMultiAgentStoryboardReachesEachAgentWithItsOwnToken(t *testing.T) {
 	r := readResults(t, out)
 	if len(r.Storyboards) != 1 || r.Storyboards[0].Outcome != "passed" || r.Storyboards[0].Counts["passed"] != 3 {
 		t.Fatalf("storyboards = %+v", r.Storyboards)
+	}
+	noticed := 0
+	for _, st := range r.Steps {
+		routed := slices.ContainsFunc(st.Notices, func(n report.Notice) bool {
+			return n.Code == "routed_agent" && strings.Contains(n.Message, "agent other")
+		})
+		if st.StoryboardID == "two_agents" && routed != (st.StepID == "other_formats") {
+			t.Errorf("%s: routed_agent notice %v", st.StepID, routed)
+		}
+		if routed {
+			noticed++
+		}
+	}
+	if noticed != 1 {
+		t.Errorf("%d steps say they went to the other agent, want 1", noticed)
 	}
 	b, err := os.ReadFile(filepath.Join(out, FileEvidence))
 	if err != nil {
