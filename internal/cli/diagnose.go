@@ -110,7 +110,7 @@ func diagnose(store *evidence.Store) diagnosis {
 	// refusal elsewhere is then the seller's answer to that call.
 	accepted := false
 	for _, c := range store.Calls() {
-		if c.Kind == evidence.KindToolCall && c.Credential == "configured" && c.Answered() && c.Unreached() == "" && c.HTTPStatus/100 == 2 {
+		if c.Kind == evidence.KindToolCall && !c.OtherAgent() && c.Credential == "configured" && c.Answered() && c.Unreached() == "" && c.HTTPStatus/100 == 2 {
 			accepted = true
 		}
 	}

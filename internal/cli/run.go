@@ -75,6 +75,8 @@ type runConfig struct {
 	taskWait       time.Duration
 	storyboards    string
 	storyboardIDs  multiValue
+	agents         multiValue
+	agentBearers   multiValue
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -100,6 +102,8 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)          // schemas.go
 	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp) // storyboards.go
 	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
+	fs.Var(&c.agents, "agent", agentHelp)                        // agents.go
+	fs.Var(&c.agentBearers, "agent-bearer-env", agentBearerHelp) // agents.go
 	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
 	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
 	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
@@ -115,6 +119,13 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	if post.certify && c.localFetch {
 		return usagef("--certify judges production conformance: it cannot be combined with --allow-local-fetch")
+	}
+	agents, err := parseAgents(c.agents, c.agentBearers, stdio.getenv) // agents.go
+	if err != nil {
+		return err
+	}
+	if len(agents) > 0 && (tune.targets != "" || (c.mcpURL == "" && c.a2aURL == "")) {
+		return usagef("--agent names the other agents of one agent under test: give it with --mcp or --a2a, not --targets or the bundled reference seller")
 	}
 	if tune.targets != "" {
 		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
@@ -150,6 +161,10 @@ func runRun(args []string, stdio Stdio) error {
 		if err != nil {
 			return err
 		}
+	}
+	if len(agents) > 0 {
+		q := *sbPlan // a plan a test shares between runs stays as it was
+		q.agents, sbPlan = agents, &q
 	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	sel, err := runner.Select(c.labelFilter, opts)

@@ -53,6 +53,9 @@ type storyboardPlan struct {
 	// cache, or why not), printed once the run's flags are known good so
 	// that a usage error stays one line.
 	notice string
+	// agents are the run's further logical agents (--agent), for the
+	// multi-agent storyboards.
+	agents []live.Agent
 }
 
 // shared returns a copy of a plan resolved once for several runs (the
@@ -211,7 +214,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	if p.release == nil {
 		return nil
 	}
-	secrets := cfg.Secrets()
+	secrets := append(cfg.Secrets(), agentSecrets(p.agents)...)
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
 	add := store.Add
@@ -220,7 +223,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	}
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
-		TLS: cfg.TLS,
+		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP),
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0},
 	})

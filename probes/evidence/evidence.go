@@ -160,6 +160,10 @@ type Call struct {
 	// Credential says which credential the call carried: "configured",
 	// "none" or "random".
 	Credential string `json:"credential,omitempty"`
+	// Agent is the logical agent a storyboard step's call went to (the
+	// step's agent: key, --agent NAME=URL) when it is not the agent under
+	// test; "" is the agent under test. The rules judge only the latter.
+	Agent string `json:"agent,omitempty"`
 
 	// Message is the raw JSON-RPC response message; nil when none was
 	// received (an HTTP error without a JSON-RPC body, a transport failure).
@@ -295,6 +299,10 @@ const StoryboardPrefix = "storyboard/"
 
 // IsStoryboard reports whether a storyboard step made the call.
 func (c Call) IsStoryboard() bool { return strings.HasPrefix(c.ProbeID, StoryboardPrefix) }
+
+// OtherAgent reports whether the call went to another logical agent than
+// the agent under test (a multi-agent storyboard's routed step).
+func (c Call) OtherAgent() bool { return c.Agent != "" }
 
 // Probes returns a view of the store without the storyboard steps' calls:
 // the rules' judges read the harness's own crafted probes (a storyboard

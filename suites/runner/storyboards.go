@@ -57,6 +57,10 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 		step.Passed = false
 	}
 	step.Optional = st.Optional
+	if st.Agent != "" {
+		step.Notices = append(step.Notices, report.Notice{Severity: "info", Code: "routed_agent",
+			Message: "sent to the logical agent " + wire.Sanitize(st.Agent, 64) + " (--agent), not the agent under test"})
+	}
 	for _, n := range st.Notes {
 		step.Notices = append(step.Notices, report.Notice{Severity: "info", Code: "runner_note", Message: wire.Sanitize(n, 300)})
 	}

@@ -59,9 +59,17 @@
 // engine walks (oauth_walk.go) through a PublicFetcher dispatcher, under
 // the OAuth setup kit's fetch policy (probes/fetch).
 //
+// Multi-agent storyboards (requires: [multi_agent], route.go) run when
+// Env.Agents names the further logical agents: the agent under test
+// answers for the storyboard's default_agent, and a step whose agent:
+// names another key goes to that agent (Request.Agent; the dispatcher
+// records its call with evidence.Call.Agent, which the rules never judge).
+// Such a step skips the agent under test's tool and capability gates.
+//
 // Not run yet (skipped with the reason): fetch_brand_jwks,
-// assert_jwks_purpose and replay_webhook_vector, multi-agent routing and
-// the substitution observer.
+// assert_jwks_purpose and replay_webhook_vector, the specialism-claimant
+// routing of steps with neither agent: nor default_agent, and the
+// substitution observer.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an

@@ -81,6 +81,11 @@ type Env struct {
 	// Webhooks is the run's webhook receiver; nil when the run has none
 	// (the webhook storyboards and steps are then skipped).
 	Webhooks Webhooks
+	// Agents are the keys of the run's further logical agents (--agent
+	// NAME=URL), besides the agent under test, which every storyboard's
+	// default_agent names. Empty is a single-agent run: every step goes
+	// to the agent under test.
+	Agents []string
 }
 
 func (e *Env) has(tool string) bool { return slices.Contains(e.Tools, tool) }
@@ -98,6 +103,7 @@ type StepResult struct {
 	StepID      string
 	Title       string
 	Task        string
+	Agent       string // the logical agent the step's call went to; "" is the agent under test
 	Passed      bool
 	Optional    bool // the step is in an optional phase: its failure alone fails no storyboard
 	Skip        *Skip

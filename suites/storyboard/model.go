@@ -168,6 +168,9 @@ type Request struct {
 	// TestKit is the storyboard's test kit (credentials for
 	// auth.from_test_kit), nil when none.
 	TestKit map[string]any
+	// Agent is the logical agent the step routes to (its `agent:` key,
+	// see Route); "" is the agent under test.
+	Agent string
 }
 
 // Dispatcher makes a storyboard's calls through the project's raw-byte

@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 )
@@ -17,6 +18,10 @@ func (r Replay) Call(_ context.Context, req Request) *Observation {
 	c, ok := r.Store.Call(req.ProbeID)
 	if !ok {
 		return &Observation{Task: req.Task, Transport: "", Request: req.Args, Failure: "not recorded in the evidence"}
+	}
+	if c.Agent != req.Agent {
+		// The storyboard routes the step elsewhere than the run did.
+		return &Observation{Task: req.Task, Transport: "", Request: req.Args, Failure: fmt.Sprintf("recorded for agent %q, routed to %q", c.Agent, req.Agent)}
 	}
 	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
 	return Observe(c, req.Task, req.Args, override)

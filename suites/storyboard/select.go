@@ -95,7 +95,9 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		case req == "webhook_receiver" && env.Webhooks == nil:
 			unmet = append(unmet, "webhook_receiver: webhook storyboards are not run by adcp-conform yet")
 		case req == "multi_agent":
-			unmet = append(unmet, "multi_agent: the run was given one agent")
+			if d := multiAgentUnmet(sb, env); d != "" {
+				unmet = append(unmet, d)
+			}
 		}
 	}
 	for _, fam := range sb.RequiredAnyOfTools {

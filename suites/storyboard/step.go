@@ -72,7 +72,15 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		return res
 	}
 	res.Task = task
-	if skip := r.stepGate(st, task); skip != nil {
+	agent, routed := Route(r.sb, st, r.env)
+	if !routed {
+		// The run names no agent of the step's key: the call has nowhere
+		// to go (unrouted_step), which proves nothing about the agent.
+		res.Error = fmt.Sprintf("unrouted_step: the step routes to agent %s, which the run does not name (--agent %s=URL)", st.Agent, st.Agent)
+		return res
+	}
+	res.Agent = agent
+	if skip := r.stepGate(st, task, agent); skip != nil {
 		res.Skip = skip
 		return res
 	}
@@ -127,7 +135,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			return r.settle(st, ph, res, facts)
 		}
 		res.Request = req
-		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit}
+		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit, Agent: agent}
 		switch {
 		case task == "expect_rate_limit_not_replayed":
 			var skip *Skip
@@ -645,7 +653,15 @@ func contributionFlag(st *Step, ph *Phase) string {
 }
 
 // stepGate returns why a step cannot run, or nil.
-func (r *runner) stepGate(st *Step, task string) *Skip {
+func (r *runner) stepGate(st *Step, task, agent string) *Skip {
+	if agent != "" {
+		// Another logical agent's step: the run knows neither its tools
+		// nor its capabilities, so only the run's own gates apply.
+		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations {
+			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
+		}
+		return nil
+	}
 	if need, ok := runnerTasks[task]; ok {
 		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task)) {
 			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}

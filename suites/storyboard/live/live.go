@@ -67,6 +67,19 @@ type Config struct {
 	// TLS is the run's client TLS configuration (--ca-cert), for the
 	// fetches of URLs the agent names (its OAuth discovery graph).
 	TLS *tls.Config
+	// Agents are the run's further logical agents (--agent NAME=URL): a
+	// multi-agent storyboard's step whose agent: names one goes to it,
+	// through an MCP session of its own; the agent under test answers
+	// for the storyboard's default_agent. A replay reads the recorded
+	// run's names.
+	Agents []Agent
+}
+
+// Agent is a further logical agent of the run: its key and how to reach
+// its MCP endpoint (with its own credential, never the run's).
+type Agent struct {
+	Name string
+	MCP  mcp.Config
 }
 
 // Run runs every storyboard of the release: the ones Include leaves out
@@ -87,6 +100,16 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		}
 	}
 	env.Tools, env.Capabilities = fromStore(cfg.Store, t)
+	switch {
+	case cfg.Dispatcher != nil && env.Agents == nil:
+		env.Agents = storyboard.ReplayAgents(cfg.Store)
+	case cfg.Dispatcher == nil && len(cfg.Agents) > 0:
+		env.Agents = nil
+		for _, a := range cfg.Agents {
+			env.Agents = append(env.Agents, a.Name)
+		}
+		live.record(storyboard.AgentsCall(env.Agents, t))
+	}
 	if env.Mutating == nil {
 		env.Mutating = storyboard.Mutating
 	}
@@ -193,7 +216,7 @@ func fromStore(store *evidence.Store, t evidence.Transport) ([]string, any) {
 	var tools []string
 	var caps any
 	for _, c := range store.Calls() {
-		if c.Transport != t {
+		if c.Transport != t || c.OtherAgent() {
 			continue
 		}
 		switch {
@@ -272,19 +295,23 @@ func (d *dispatcher) record(c evidence.Call) {
 	}
 }
 
-func (d *dispatcher) shared(ctx context.Context, storyboardID string) (*mcp.Session, *evidence.Call) {
+// shared returns the storyboard's session with agent ("" is the agent
+// under test), dialled with cfg on first use.
+func (d *dispatcher) shared(ctx context.Context, storyboardID, agent string, cfg mcp.Config) (*mcp.Session, *evidence.Call) {
+	key := sessionKey(storyboardID, agent)
 	d.mu.Lock()
 	if d.sessions == nil {
 		d.sessions = map[string]*session{}
 	}
-	s, ok := d.sessions[storyboardID]
+	s, ok := d.sessions[key]
 	if !ok {
 		s = &session{}
-		d.sessions[storyboardID] = s
+		d.sessions[key] = s
 	}
 	d.mu.Unlock()
 	s.once.Do(func() {
-		sess, init, err := mcp.Dial(ctx, d.cfg.MCP, evidence.StoryboardPrefix+storyboardID+"#initialize")
+		sess, init, err := mcp.Dial(ctx, cfg, evidence.StoryboardPrefix+key+"#initialize")
+		init.Agent = agent
 		d.record(init)
 		if err != nil {
 			s.dialErr = init
@@ -302,25 +329,61 @@ func (d *dispatcher) shared(ctx context.Context, storyboardID string) (*mcp.Sess
 	return s.s, nil
 }
 
-// end closes a storyboard's session once the storyboard is done.
+// sessionKey names a storyboard's session with agent: the storyboard's id
+// for the agent under test, "<id>@<agent>" for another.
+func sessionKey(storyboardID, agent string) string {
+	if agent == "" {
+		return storyboardID
+	}
+	return storyboardID + "@" + agent
+}
+
+// end closes a storyboard's sessions, with every agent, once the
+// storyboard is done.
 func (d *dispatcher) end(storyboardID string) {
 	d.mu.Lock()
-	s := d.sessions[storyboardID]
-	delete(d.sessions, storyboardID)
-	d.mu.Unlock()
-	if s != nil && s.s != nil {
-		_ = s.s.Close()
+	var done []*session
+	for k, s := range d.sessions {
+		if k == storyboardID || strings.HasPrefix(k, storyboardID+"@") {
+			done = append(done, s)
+			delete(d.sessions, k)
+		}
 	}
+	d.mu.Unlock()
+	for _, s := range done {
+		if s.s != nil {
+			_ = s.s.Close()
+		}
+	}
+}
+
+// agent returns the MCP configuration of the run's agent name.
+func (d *dispatcher) agent(name string) (mcp.Config, bool) {
+	for _, a := range d.cfg.Agents {
+		if a.Name == name {
+			return a.MCP, true
+		}
+	}
+	return mcp.Config{}, false
 }
 
 // Call sends one AdCP task.
 func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboard.Observation {
 	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
 	var call evidence.Call
-	if d.cfg.MCP.Endpoint == "" {
+	switch {
+	case req.Agent != "":
+		if cfg, ok := d.agent(req.Agent); ok {
+			call = d.callMCP(ctx, req, cfg, override)
+		} else {
+			call = evidence.Call{ProbeID: req.ProbeID, Transport: evidence.MCP, Tool: req.Task, Kind: evidence.KindToolCall,
+				HarnessError: "the run names no agent " + req.Agent}
+		}
+		call.Agent = req.Agent
+	case d.cfg.MCP.Endpoint == "":
 		call = d.callA2A(ctx, req, override)
-	} else {
-		call = d.callMCP(ctx, req, override)
+	default:
+		call = d.callMCP(ctx, req, d.cfg.MCP, override)
 	}
 	if b, err := json.Marshal(req.Args); err == nil {
 		call.Arguments = wire.RedactJSON(b)
@@ -333,9 +396,9 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 	return storyboard.Observe(call, req.Task, req.Args, override)
 }
 
-func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
+func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mcp.Config, override bool) evidence.Call {
 	if !override {
-		s, failed := d.shared(ctx, req.Storyboard)
+		s, failed := d.shared(ctx, req.Storyboard, req.Agent, cfg)
 		if failed != nil {
 			c := *failed
 			c.ProbeID, c.Tool, c.Kind = req.ProbeID, req.Task, evidence.KindToolCall
@@ -343,7 +406,6 @@ func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, overri
 		}
 		return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
 	}
-	cfg := d.cfg.MCP
 	cfg.BearerToken, cfg.Header = bogus(req.Auth)
 	s, init, err := mcp.Dial(ctx, cfg, req.ProbeID+"#initialize")
 	if err != nil {

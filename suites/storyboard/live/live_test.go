@@ -79,3 +79,26 @@ func TestToolNamesReadsAToolsListResult(t *testing.T) {
 		t.Errorf("toolNames of a non-object = %v", got)
 	}
 }
+
+func TestEachAgentHasASessionOfItsOwn(t *testing.T) {
+	if got := sessionKey("media_buy_seller/x", ""); got != "media_buy_seller/x" {
+		t.Errorf("the agent under test's session = %q", got)
+	}
+	if got := sessionKey("media_buy_seller/x", "governance"); got != "media_buy_seller/x@governance" {
+		t.Errorf("another agent's session = %q", got)
+	}
+	d := &dispatcher{sessions: map[string]*session{"a": {}, "a@governance": {}, "ab": {}, "ab@governance": {}}}
+	d.end("a")
+	if _, ok := d.sessions["ab"]; !ok || len(d.sessions) != 2 {
+		t.Errorf("after end(a) the sessions are %v", d.sessions)
+	}
+}
+
+func TestAnUnknownAgentIsAHarnessError(t *testing.T) {
+	var got []evidence.Call
+	d := &dispatcher{add: func(c evidence.Call) { got = append(got, c) }}
+	o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/x/p/s", Storyboard: "x", Task: "sync_plans", Agent: "governance"})
+	if o.Failure == "" || len(got) != 1 || got[0].Agent != "governance" || !strings.Contains(got[0].HarnessError, "no agent governance") {
+		t.Errorf("observation %+v, recorded %+v", o, got)
+	}
+}
