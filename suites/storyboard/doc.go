@@ -55,9 +55,17 @@
 // read, recorded as a KindWebhook call under its probe ID (Replay gives
 // them back). Without a receiver they are skipped with the reason.
 //
-// Not run yet (skipped with the reason): fetch_brand_jwks,
-// assert_jwks_purpose and replay_webhook_vector, multi-agent routing,
-// the oauth_metadata_graph fetches of 3.2 and the substitution observer.
+// The signing-keys precheck (jwks.go), run where the receiver is:
+// fetch_brand_jwks fetches brand.json (the capabilities'
+// identity.brand_json_url, else the agent origin's
+// /.well-known/brand.json) and the agent's jwks_uri through the
+// Dispatcher's Get, recorded under the step's probe ID with #brand_json
+// and #jwks; assert_jwks_purpose reads that JWKS for a key with a
+// webhook-valid adcp_use. Each failure message opens with the spec's code.
+//
+// Not run yet (skipped with the reason): replay_webhook_vector,
+// multi-agent routing, the oauth_metadata_graph fetches of 3.2 and the
+// substitution observer.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an
