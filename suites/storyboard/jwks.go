@@ -42,6 +42,9 @@ var keyTasks = []string{taskFetchBrandJWKS, taskAssertJWKSPurpose}
 // emission.yaml, signing_keys_published).
 var webhookKeyUses = []string{"request-signing", "webhook-signing"}
 
+// fetchDescription is what fetch_brand_jwks checks.
+const fetchDescription = "brand.json names the agent's jwks_uri, which serves a JWK Set"
+
 // wellKnownBrand is where brand.json is looked for when the capabilities
 // name none: the agent's origin.
 const wellKnownBrand = "/.well-known/brand.json"
@@ -58,9 +61,8 @@ const wellKnownBrand = "/.well-known/brand.json"
 // carries its Failure, and the step is an error, not the agent's failure.
 func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observation, []Result) {
 	fail := func(code, detail string) []Result {
-		return []Result{{Check: taskFetchBrandJWKS, Severity: "required", Expected: code,
-			Description: "brand.json names the agent's jwks_uri, which serves a JWK Set",
-			Message:     code + ": " + detail}}
+		return []Result{{Check: taskFetchBrandJWKS, Severity: "required", Expected: code, Description: fetchDescription,
+			Message: code + ": " + detail}}
 	}
 	brandURL := wellKnownBrand
 	if u, _, _ := Lookup(r.env.Capabilities, "identity.brand_json_url"); u != nil {
@@ -114,8 +116,7 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 	if _, err := jwkSet(jo.Call.Body); err != nil {
 		return jo, fail(codeKeysUnpublished, shown+": "+err.Error())
 	}
-	return jo, []Result{{Check: taskFetchBrandJWKS, Passed: true, Severity: "required",
-		Description: "brand.json names the agent's jwks_uri, which serves a JWK Set"}}
+	return jo, []Result{{Check: taskFetchBrandJWKS, Passed: true, Severity: "required", Description: fetchDescription}}
 }
 
 // jwkSet reads a JWK Set document (RFC 7517 §5: an object whose keys
