@@ -378,19 +378,9 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 	cfg.Endpoint = agent
 	bc := record(mcp.Get(ctx, cfg, prefix+"hook/brand_json", origin+"/.well-known/brand.json", evidence.PurposeHookKeys))
 	if bc.HTTPStatus == 200 && bc.Body != nil {
-		var brand struct {
-			Agents []struct {
-				URL     string `json:"url"`
-				JWKSURI string `json:"jwks_uri"`
-			} `json:"agents"`
-		}
-		_ = extract.Decode(bc.Body, &brand)
-		for _, a := range brand.Agents {
-			if a.JWKSURI != "" && strings.TrimRight(a.URL, "/") == strings.TrimRight(agent, "/") {
-				if ref, err := u.Parse(a.JWKSURI); err == nil {
-					jwksURI = ref.String()
-				}
-				break
+		if agents, err := webhook.ParseBrandAgents(bc.Body); err == nil {
+			if uri, _, err := webhook.AgentJWKSURI(agents, bc.URL, agent, false); err == nil {
+				jwksURI = uri
 			}
 		}
 	}

@@ -339,6 +339,8 @@ var referenceKinds = []string{
 	// graded on a sandbox only:
 	"canonical_format_satisfaction", "cross_response_count_distinct", "cross_response_field_equal", "field_value_or_absent",
 	"refs_resolve", "replay_not_cached_rate_limit", "idempotency_key", "webhook_payload_schema", "webhook_received",
+	// the signing_keys_published precheck's runner-owned checks:
+	"fetch_brand_jwks", "assert_jwks_purpose",
 }
 
 // TestEveryGradedCheckKindHasAFault: every check kind the reference run

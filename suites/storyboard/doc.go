@@ -66,9 +66,17 @@
 // records its call with evidence.Call.Agent, which the rules never judge).
 // Such a step skips the agent under test's tool and capability gates.
 //
-// Not run yet (skipped with the reason): fetch_brand_jwks,
-// assert_jwks_purpose and replay_webhook_vector, the specialism-claimant
-// routing of steps with neither agent: nor default_agent, and the
+// The signing-keys precheck (jwks.go), run where the receiver is:
+// fetch_brand_jwks fetches brand.json (the capabilities'
+// identity.brand_json_url, else the agent origin's
+// /.well-known/brand.json) and the agent's jwks_uri through the
+// Dispatcher's Get, recorded under the step's probe ID with #brand_json
+// and #jwks; assert_jwks_purpose reads that JWKS for a key with a
+// webhook-valid adcp_use. Each failure message opens with the spec's code.
+//
+// Not run yet (skipped with the reason): replay_webhook_vector, the
+// specialism-claimant routing of steps with neither agent: nor
+// default_agent, and the
 // substitution observer.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps

@@ -98,6 +98,19 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			res.Skip = skip
 			return res
 		}
+	case taskFetchBrandJWKS:
+		// Two recorded fetches, graded here (jwks.go).
+		facts.Obs, res.Validations = r.fetchBrandJWKS(ctx, probeID)
+	case taskAssertJWKSPurpose:
+		// Reads what the fetch_brand_jwks step fetched: nothing is sent,
+		// and that observation is not recorded a second time.
+		obs, vs, skip := r.assertJWKSPurpose()
+		if skip != nil {
+			res.Skip = skip
+			return res
+		}
+		res.Obs, res.Validations = obs, vs
+		return r.settle(st, ph, res, facts)
 	case "protected_resource_metadata", "oauth_auth_server_metadata":
 		path, err := r.metadataPath(task)
 		if err != nil {
@@ -663,7 +676,7 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 		return nil
 	}
 	if need, ok := runnerTasks[task]; ok {
-		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task)) {
+		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task) && !slices.Contains(keyTasks, task)) {
 			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
 		}
 	} else {

@@ -855,8 +855,6 @@ const webhookContract = "webhook_receiver_runner"
 func unmetRunnerTask(task, need string, receiver bool) string {
 	if need == "webhook_receiver" && receiver {
 		switch task {
-		case "fetch_brand_jwks", "assert_jwks_purpose":
-			return fmt.Sprintf("%s: the runner task %s (the signing_keys_published precheck: brand.json agents[].jwks_uri and the keys' adcp_use) is not implemented yet; the HOOK probes fetch the seller's brand.json and JWKS and expect_webhook_signature_valid verifies with them", need, task)
 		case "replay_webhook_vector":
 			return fmt.Sprintf("%s: the runner task %s (posting the spec's webhook-envelope test vectors to the seller's receiver) is not implemented yet", need, task)
 		}

@@ -358,12 +358,13 @@ func TestWebhookGates(t *testing.T) {
 	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != RequirementUnmet || !strings.Contains(s.Skip.Detail, "webhook_receiver") {
 		t.Errorf("webhook step without a receiver: %+v", s)
 	}
-	// The signing-keys precheck tasks say precisely why they do not run.
+	// With a receiver the signing-keys precheck runs (jwks_test.go): the
+	// fake seller serves no brand.json.
 	jw := parse(t, strings.Replace(src, "task: expect_webhook\n", "task: fetch_brand_jwks\n", 1))
 	e2 := env("create_media_buy")
 	e2.Webhooks = newFakeHooks()
 	res = Run(context.Background(), jw, e2, seller(nil, submitted, nil))
-	if s := res.Steps[1]; s.Skip == nil || !strings.Contains(s.Skip.Detail, "not implemented yet") {
+	if s := res.Steps[1]; s.Skip != nil || !strings.HasPrefix(stepOutcome(s), "failed brand_json_unreachable:") {
 		t.Errorf("fetch_brand_jwks: %+v", s)
 	}
 	// A failed trigger skips its webhook step rather than failing it twice.
