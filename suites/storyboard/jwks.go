@@ -69,6 +69,13 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 		if s, ok := u.(string); ok && s != "" {
 			brandURL = s
 		}
+		if !strings.HasPrefix(strings.ToLower(brandURL), "https://") {
+			// security.mdx: a non-HTTPS value is rejected (the schema's
+			// ^https://, which verifiers MUST restate): the agent's
+			// defect, not a fetch the harness could not make.
+			return &Observation{Task: taskFetchBrandJWKS, Transport: "http"}, fail(codeBrandUnreachable,
+				"identity.brand_json_url "+wire.Sanitize(fmt.Sprint(u), 200)+" is not an https URL")
+		}
 	}
 	bo := r.d.Get(ctx, probeID+"#brand_json", brandURL)
 	bo.Task = taskFetchBrandJWKS
