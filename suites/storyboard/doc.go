@@ -74,8 +74,10 @@
 // and #jwks; assert_jwks_purpose reads that JWKS for a key with a
 // webhook-valid adcp_use. Each failure message opens with the spec's code.
 //
-// Not run yet (skipped with the reason): replay_webhook_vector, the
-// specialism-claimant routing of steps with neither agent: nor
+// A storyboard grading a buyer's webhook receiver (interaction_model
+// webhook_receiver: replay_webhook_vector) is not_applicable to a seller.
+//
+// Not run yet (skipped with the reason): the specialism-claimant routing of steps with neither agent: nor
 // default_agent, and the
 // substitution observer.
 //

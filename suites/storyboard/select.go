@@ -80,6 +80,15 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	if ok, detail := Applies(sb, env.Capabilities); !ok {
 		return &Skip{Reason: NotApplicable, Detail: detail}
 	}
+	if sb.Agent != nil && sb.Agent.InteractionModel == "webhook_receiver" {
+		// universal/webhook-receiver-envelope.yaml grades a buyer's
+		// receiver by POSTing the spec's vectors to "a buyer-provided
+		// receiver URL": "not_applicable when the runner was not configured
+		// with a buyer receiver URL. It is for buyer/orchestrator receiver
+		// testing, not for seller endpoint grading." adcp-conform grades
+		// sellers and is given none.
+		return &Skip{Reason: NotApplicable, Detail: "the storyboard grades a buyer's webhook receiver (interaction_model webhook_receiver) through a receiver URL the buyer provides; a seller run has none, which the storyboard grades not_applicable"}
+	}
 	if len(sb.Phases) == 0 {
 		return &Skip{Reason: NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
 	}

@@ -856,7 +856,7 @@ func unmetRunnerTask(task, need string, receiver bool) string {
 	if need == "webhook_receiver" && receiver {
 		switch task {
 		case "replay_webhook_vector":
-			return fmt.Sprintf("%s: the runner task %s (posting the spec's webhook-envelope test vectors to the seller's receiver) is not implemented yet", need, task)
+			return fmt.Sprintf("%s: the runner task %s posts the spec's webhook-envelope test vectors to a buyer's receiver; adcp-conform grades sellers and is given none", need, task)
 		}
 	}
 	return fmt.Sprintf("%s: the runner task %s needs %s, which adcp-conform does not provide yet", need, task, need)

@@ -352,6 +352,12 @@ func TestWebhookGates(t *testing.T) {
 	if s := Gate(req, e); s != nil {
 		t.Errorf("with a receiver: %+v", s)
 	}
+	// A storyboard grading a buyer's receiver is not a seller's, receiver
+	// or not (webhook-receiver-envelope.yaml).
+	buyer := parse(t, strings.Replace(src, "narrative: t\n", "narrative: t\nagent: {interaction_model: webhook_receiver}\n", 1))
+	if s := Gate(buyer, e); s == nil || s.Reason != NotApplicable || !strings.Contains(s.Detail, "buyer's webhook receiver") {
+		t.Errorf("a buyer-receiver storyboard: %+v", s)
+	}
 	// A webhook step in a storyboard with no webhook token, no receiver.
 	plain := parse(t, strings.Replace(src, `"{{runner.webhook_url:trigger}}"`, "https://example.test/hook", 1))
 	res := Run(context.Background(), plain, env("create_media_buy"), seller(nil, submitted, nil))
