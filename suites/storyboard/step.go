@@ -32,7 +32,7 @@ var runnerTasks = map[string]string{
 
 // runnerContracts are the test-kit contracts (requires_contract) the
 // engine satisfies.
-var runnerContracts = []string{"parallel_dispatch_runner", "rate_limit_trip_runner"}
+var runnerContracts = []string{"parallel_dispatch_runner", "rate_limit_trip_runner", substitutionContract}
 
 // controllerTool is the sandbox test controller.
 const controllerTool = "comply_test_controller"
@@ -86,6 +86,15 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		// Judged from the deliveries the run's receiver recorded (webhook.go).
 		var skip *Skip
 		facts.Obs, res.Validations, skip = r.webhookStep(ctx, st, task, probeID)
+		if skip != nil {
+			res.Skip = skip
+			return res
+		}
+	case taskSubstitutionSafe:
+		// Judged from the previous step's reply (observer.go): nothing is
+		// sent, so a replay grades it from the same recorded reply.
+		var skip *Skip
+		res.Validations, skip = r.substitutionStep(st)
 		if skip != nil {
 			res.Skip = skip
 			return res
@@ -641,7 +650,7 @@ func contributionFlag(st *Step, ph *Phase) string {
 // stepGate returns why a step cannot run, or nil.
 func (r *runner) stepGate(st *Step, task string) *Skip {
 	if need, ok := runnerTasks[task]; ok {
-		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task)) {
+		if need != "" && need != substitutionContract && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task)) {
 			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
 		}
 	} else {

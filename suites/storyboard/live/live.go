@@ -86,6 +86,11 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		env.Mutating = storyboard.Mutating
 	}
 	env.TestKits = TestKits(cfg.Release)
+	if env.MacroVectors == nil {
+		// A fixture that cannot be read leaves the observer's steps
+		// skipped with the reason; vectors that load are kept.
+		env.MacroVectors, _ = storyboard.LoadMacroVectors(cfg.Release.Dir)
+	}
 	switch {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
