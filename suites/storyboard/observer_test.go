@@ -490,3 +490,35 @@ func TestSubstitutionSpecialisms(t *testing.T) {
 		}
 	}
 }
+
+// The observer grades any preview and any template without panicking,
+// and a verdict's message opens with one of the kit's codes.
+func FuzzSubstitutionObserver(f *testing.F) {
+	f.Add(goodAll, "https://track.example/imp?sku={SKU}")
+	f.Add(`<img srcset=", ,x 1x,(,">`+"<a href='\\\\track.example\\imp?sku=%'>", "https://track.example/{SKU}/x?sku={SKU}")
+	f.Add("<meta content=\"0;url=\"><img src=\"https://track.example:/imp?=&&sku\">\x00\xff", "http://u@track.example:80/a/pre{SKU}post?k=1")
+	f.Fuzz(func(t *testing.T, doc, template string) {
+		bs := []binding{
+			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
+			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "nested-expansion-preserved-as-literal"}, raw: "vacancy-{DEVICE_ID}-42", enc: "vacancy-%7BDEVICE_ID%7D-42"},
+		}
+		mt, err := parseMacroTemplate(template, bs)
+		if err != nil {
+			return
+		}
+		urls, _ := extractTrackerURLs(doc)
+		for _, every := range []bool{true, false} {
+			r := gradeSubstitution(mt, bs, urls, every, "/preview_html")
+			if r.Passed {
+				continue
+			}
+			code, _, _ := strings.Cut(r.Message, ":")
+			if code != codeEncoding && code != codeNested && code != codeBindingMissing {
+				t.Fatalf("message %q opens with no kit code", r.Message)
+			}
+			if strings.ContainsAny(r.Message, "\r\n\u202e") {
+				t.Fatalf("unsanitized message %q", r.Message)
+			}
+		}
+	})
+}

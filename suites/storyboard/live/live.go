@@ -40,8 +40,8 @@ type Config struct {
 	// Release is the loaded compliance release.
 	Release *storyboard.Release
 	// Env carries the run's options (mutations, sandbox, schemas, …);
-	// Tools, Capabilities, AgentURL and TestKits are filled from the
-	// store and the release.
+	// Tools, Capabilities, AgentURL, TestKits and MacroVectors are filled
+	// from the store and the release.
 	Env storyboard.Env
 	// Store holds the probe phase's calls: the tool list and the
 	// capabilities are read from it, not asked again.
