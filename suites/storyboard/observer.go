@@ -606,6 +606,13 @@ type macroTemplate struct {
 func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 	p, s, ok := splitURL(t)
 	if !ok {
+		for _, b := range bs {
+			if strings.TrimSpace(t) == b.Macro {
+				// The kit's url_scheme_preserved check (an href-whole-value
+				// binding) has no URL to align; no shipped storyboard has one.
+				return nil, fmt.Errorf("%s is a whole-value macro: the url_scheme_preserved check it needs is not implemented", b.Macro)
+			}
+		}
 		return nil, fmt.Errorf("%q is not an absolute http(s) URL", clip(t, 200))
 	}
 	mt := &macroTemplate{parts: p, raw: s}

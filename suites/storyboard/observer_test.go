@@ -237,6 +237,7 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 		{"macro not in the template", strings.Replace(observerSB(""), `imp?sku={SKU}"`, `imp?sku=x"`, 1), "is not in"},
 		{"macro in the host", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"https://{SKU}.example/imp"`, 1), "outside a path segment or query value"},
 		{"relative template", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"/imp?sku={SKU}"`, 1), "not an absolute http(s) URL"},
+		{"whole-value macro", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"{SKU}"`, 1), "url_scheme_preserved"},
 		{"unknown source", strings.Replace(observerSB(""), "source_path:", "source: smoke\n        source_path:", 1), `unknown source "smoke"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -401,13 +402,19 @@ func (r recording) Get(context.Context, string, string) *Observation {
 	return &Observation{Transport: "http", Failure: "no GET"}
 }
 
-// The three 3.1.19 specialism storyboards' observer steps pass a preview
+// The three specialism storyboards' observer steps (3.1.19 and
+// 3.2.0-beta.5) pass a preview
 // encoded from the fixture and fail a raw one with the kit's code; a
 // recorded run re-judges (Replay, through the evidence JSON) the same.
 func TestSubstitutionSpecialisms(t *testing.T) {
-	dir := "/work/shared/spec/compliance/3.1.19"
+	for _, release := range []string{"3.1.19", "3.2.0-beta.5"} {
+		t.Run(release, func(t *testing.T) { substitutionSpecialisms(t, "/work/shared/spec/compliance/"+release) })
+	}
+}
+
+func substitutionSpecialisms(t *testing.T, dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "specialisms")); err != nil {
-		t.Skipf("the 3.1.19 compliance folder is absent at %s (%v)", dir, err)
+		t.Skipf("the compliance folder is absent at %s (%v)", dir, err)
 	}
 	vs, err := LoadMacroVectors(dir)
 	if err != nil {
@@ -445,7 +452,7 @@ func TestSubstitutionSpecialisms(t *testing.T) {
 			answers := map[string]any{
 				"sync_catalogs":    map[string]any{"catalogs": []any{map[string]any{"catalog_id": "c", "action": "created"}}},
 				"sync_creatives":   map[string]any{"creatives": []any{map[string]any{"creative_id": "c", "action": "created"}}, "context": map[string]any{}},
-				"build_creative":   map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_html": h}},
+				"build_creative":   map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "format_kind": "display", "preview_html": h}},
 				"preview_creative": preview,
 			}
 			e := env("sync_catalogs", "sync_creatives", "build_creative", "preview_creative", "get_products", "create_media_buy")
@@ -521,4 +528,22 @@ func FuzzSubstitutionObserver(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A previous step that proves nothing (a harness failure) or was refused
+// leaves nothing to observe: prerequisite_failed, naming it.
+func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
+	for name, answer := range map[string]func(Request) *Observation{
+		"failure": func(Request) *Observation { return &Observation{Failure: "connection reset"} },
+		"refusal": refuse("INVALID_REQUEST"),
+	} {
+		f := &fake{answers: map[string]func(Request) *Observation{"build_creative": answer}}
+		e := env("build_creative")
+		e.MacroVectors = testVectors
+		res := Run(context.Background(), parse(t, observerSB("")), e, f)
+		s := res.Steps[1]
+		if s.Skip == nil || s.Skip.Reason != PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
+			t.Errorf("%s: %+v", name, s.Skip)
+		}
+	}
 }
