@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 )
 
@@ -317,13 +318,7 @@ func TestSrcsetURLs(t *testing.T) {
 // unreserved-whitelist encoding with uppercase hex of the NFC value.
 func TestMacroVectorsFixture(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
-		dir := filepath.Join("..", "..", "..", "shared", "spec", "compliance", rel)
-		if _, err := os.Stat(filepath.Join(dir, MacroVectorFile)); err != nil {
-			dir = filepath.Join("/work/shared/spec/compliance", rel)
-			if _, err := os.Stat(filepath.Join(dir, MacroVectorFile)); err != nil {
-				t.Skipf("the spec's %s is absent (%v)", MacroVectorFile, err)
-			}
-		}
+		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+MacroVectorFile)))
 		vs, err := LoadMacroVectors(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -408,14 +403,13 @@ func (r recording) Get(context.Context, string, string) *Observation {
 // recorded run re-judges (Replay, through the evidence JSON) the same.
 func TestSubstitutionSpecialisms(t *testing.T) {
 	for _, release := range []string{"3.1.19", "3.2.0-beta.5"} {
-		t.Run(release, func(t *testing.T) { substitutionSpecialisms(t, "/work/shared/spec/compliance/"+release) })
+		t.Run(release, func(t *testing.T) {
+			substitutionSpecialisms(t, filepath.Dir(shared.File(t, "spec/compliance/"+release+"/specialisms")))
+		})
 	}
 }
 
 func substitutionSpecialisms(t *testing.T, dir string) {
-	if _, err := os.Stat(filepath.Join(dir, "specialisms")); err != nil {
-		t.Skipf("the compliance folder is absent at %s (%v)", dir, err)
-	}
 	vs, err := LoadMacroVectors(dir)
 	if err != nil {
 		t.Fatal(err)
