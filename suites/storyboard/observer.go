@@ -208,7 +208,13 @@ func (r *runner) substitutionStep(st *Step) ([]Result, *Skip) {
 	if !complete {
 		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("the preview holds more than %d tracker URLs: not graded", maxTrackerURLs)}
 	}
-	every := st.RequireEveryBinding == nil || *st.RequireEveryBinding
+	every := true
+	switch {
+	case st.RequireEveryBinding != nil:
+		every = *st.RequireEveryBinding
+	case st.RequireAllBindings != nil:
+		every = *st.RequireAllBindings
+	}
 	return []Result{gradeSubstitution(tpl, bs, urls, every, st.SourcePath)}, nil
 }
 
