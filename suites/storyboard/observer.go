@@ -283,8 +283,9 @@ func resolvePointer(doc any, ptr string) (any, bool) {
 			}
 			cur = v
 		case []any:
+			// RFC 6901 array-index: "0" or digits without a leading zero.
 			n, err := strconv.Atoi(tok)
-			if err != nil || n < 0 || n >= len(c) || (len(tok) > 1 && tok[0] == '0') || tok[0] == '+' {
+			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
 				return nil, false
 			}
 			cur = c[n]
