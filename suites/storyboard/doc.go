@@ -77,9 +77,25 @@
 // A storyboard grading a buyer's webhook receiver (interaction_model
 // webhook_receiver: replay_webhook_vector) is not_applicable to a seller.
 //
-// Not run yet (skipped with the reason): the specialism-claimant routing of steps with neither agent: nor
-// default_agent, and the
-// substitution observer.
+// The substitution observer (observer.go, the substitution_observer_runner
+// contract): expect_substitution_safe reads the preview_html at its
+// source_path in the previous step's reply, extracts the URLs of the
+// kit's attribute set (x/net/html; comments and script text unread),
+// aligns each with macro_template (scheme, host, port, path segments,
+// query pairs by key) and compares the bytes at each macro position with
+// the encoding the release's test-vectors/catalog-macro-substitution.json
+// gives the bound vector (hex digits case-insensitive, every other byte
+// exact): one validation, check expect_substitution_safe, whose message
+// opens with the kit's code (substitution_encoding_violation,
+// nested_macro_re_expansion, substitution_binding_missing). Nothing is
+// sent, so Replay re-grades it from the recorded reply. The previous
+// step not passing skips it prerequisite_failed; no preview at
+// source_path, or a url_fetch source (preview_url fetch not wired), grades
+// it not_applicable.
+//
+// Not run yet (skipped with the reason): the specialism-claimant
+// routing of steps with neither agent: nor default_agent, and the
+// substitution observer's url_fetch mode (preview_url).
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an

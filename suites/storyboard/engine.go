@@ -71,6 +71,10 @@ type Env struct {
 	// TestKits are the release's test kits, decoded, by path relative to
 	// the release ("test-kits/acme-outdoor.yaml").
 	TestKits map[string]map[string]any
+	// MacroVectors are the release's catalog-macro substitution vectors
+	// by name (LoadMacroVectors), for expect_substitution_safe; nil when
+	// the release has none (the steps naming a vector are then skipped).
+	MacroVectors map[string]MacroVector
 	// NewUUID mints the run's generated values; nil uses a random v4.
 	NewUUID func() string
 	// Generated seeds the generated values by storyboard id (a re-judging

@@ -32,7 +32,7 @@ var runnerTasks = map[string]string{
 
 // runnerContracts are the test-kit contracts (requires_contract) the
 // engine satisfies.
-var runnerContracts = []string{"parallel_dispatch_runner", "rate_limit_trip_runner"}
+var runnerContracts = []string{"parallel_dispatch_runner", "rate_limit_trip_runner", substitutionContract}
 
 // controllerTool is the sandbox test controller.
 const controllerTool = "comply_test_controller"
@@ -111,6 +111,15 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		}
 		res.Obs, res.Validations = obs, vs
 		return r.settle(st, ph, res, facts)
+	case taskSubstitutionSafe:
+		// Judged from the previous step's reply (observer.go): nothing is
+		// sent, so a replay grades it from the same recorded reply.
+		var skip *Skip
+		res.Validations, skip = r.substitutionStep(st)
+		if skip != nil {
+			res.Skip = skip
+			return res
+		}
 	case "protected_resource_metadata", "oauth_auth_server_metadata":
 		path, err := r.metadataPath(task)
 		if err != nil {
@@ -676,7 +685,7 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 		return nil
 	}
 	if need, ok := runnerTasks[task]; ok {
-		if need != "" && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task) && !slices.Contains(keyTasks, task)) {
+		if need != "" && need != substitutionContract && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task) && !slices.Contains(keyTasks, task)) {
 			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
 		}
 	} else {

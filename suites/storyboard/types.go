@@ -160,6 +160,9 @@ type Step struct {
 	MacroTemplate             string               `yaml:"macro_template"`
 	CatalogBindings           []CatalogBinding     `yaml:"catalog_bindings"`
 	RequireEveryBinding       *bool                `yaml:"require_every_binding_observed"`
+	// RequireAllBindings is require_every_binding_observed's deprecated
+	// name (storyboard-schema.yaml), read when the new one is absent.
+	RequireAllBindings *bool `yaml:"require_all_bindings_observed"`
 }
 
 // Auth overrides the transport credentials for one step: either the

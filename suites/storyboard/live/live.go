@@ -42,8 +42,8 @@ type Config struct {
 	// Release is the loaded compliance release.
 	Release *storyboard.Release
 	// Env carries the run's options (mutations, sandbox, schemas, …);
-	// Tools, Capabilities, AgentURL and TestKits are filled from the
-	// store and the release.
+	// Tools, Capabilities, AgentURL, TestKits and MacroVectors are filled
+	// from the store and the release.
 	Env storyboard.Env
 	// Store holds the probe phase's calls: the tool list and the
 	// capabilities are read from it, not asked again.
@@ -114,6 +114,11 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		env.Mutating = storyboard.Mutating
 	}
 	env.TestKits = TestKits(cfg.Release)
+	if env.MacroVectors == nil {
+		// A fixture that cannot be read leaves the observer's steps
+		// skipped with the reason; vectors that load are kept.
+		env.MacroVectors, _ = storyboard.LoadMacroVectors(cfg.Release.Dir)
+	}
 	switch {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
