@@ -313,3 +313,40 @@ func TestAStoryboardForcingTheNextCallsArmIsFlaggedToRunAlone(t *testing.T) {
 		t.Fatal(forcing.ShapesNextCall(), other.ShapesNextCall())
 	}
 }
+
+// A seeded storyboard is graded by its own steps: seeding alone passes
+// nothing (every authored step skipped → skipped), and a storyboard none of
+// whose agent tasks the agent exposes is skipped missing_tool before any
+// fixture is seeded (a sandbox's catalogue is shared by the run).
+func TestSeedingGradesNothingAndIsLeftOutWhenNoStepCanRun(t *testing.T) {
+	capGated := strings.Replace(seedSB, "        stateful: true\n", "        stateful: true\n        requires_capability: {path: media_buy.nothing, equals: true}\n", 1)
+	for _, tc := range []struct {
+		name, src string
+		env       *Env
+		want      string
+		calls     int
+	}{
+		{"every step skipped", capGated, controllerEnv(), "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass " +
+			"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=skip:not_applicable => skipped", 4},
+		{"no agent task offered", seedSB, func() *Env { e := env("comply_test_controller"); e.Sandbox = true; return e }(), " => skipped", 0},
+		{"a step runs", seedSB, controllerEnv(), "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass " +
+			"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{answers: map[string]func(Request) *Observation{
+				"comply_test_controller": ok(map[string]any{"success": true, "message": "seeded"}),
+				"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
+			}}
+			res := Run(t.Context(), parse(t, tc.src), tc.env, f)
+			if got := outcomes(res); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if len(f.got) != tc.calls {
+				t.Errorf("%d calls, want %d", len(f.got), tc.calls)
+			}
+			if tc.calls == 0 && (res.Skip == nil || res.Skip.Reason != MissingTool || !strings.Contains(res.Skip.Detail, "[get_media_buys]")) {
+				t.Errorf("skip %+v, want missing_tool naming get_media_buys", res.Skip)
+			}
+		})
+	}
+}
