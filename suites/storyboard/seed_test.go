@@ -350,3 +350,30 @@ func TestSeedingGradesNothingAndIsLeftOutWhenNoStepCanRun(t *testing.T) {
 		})
 	}
 }
+
+// Storyboards whose narrative gates them on a capability (proseGates) are
+// not applicable to an agent that does not declare it, and run for one
+// that does.
+func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		caps map[string]any
+		skip bool
+	}{
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"supported_versions": []any{"3.2-beta.5"}}}, true},
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"capability_changes": map[string]any{"notifications": map[string]any{"supported": false}}}}, true},
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"capability_changes": map[string]any{"notifications": map[string]any{"supported": true}}}}, false},
+		{"signed_requests", map[string]any{}, true},
+		{"signed_requests", map[string]any{"request_signing": map[string]any{"supported": true}}, false},
+	} {
+		sb := parse(t, strings.Replace(seedSB, "id: seeded", "id: "+tc.id, 1))
+		sb.Prerequisites, sb.Fixtures = nil, nil
+		e := env("get_media_buys")
+		tc.caps["supported_protocols"] = []any{"media_buy"}
+		e.Capabilities = Normalize(tc.caps)
+		skip := Gate(sb, e)
+		if (skip != nil) != tc.skip || skip != nil && (skip.Reason != NotApplicable || !strings.Contains(skip.Detail, "narrative gates it")) {
+			t.Errorf("%s %v: skip %+v, want skipped %v", tc.id, tc.caps, skip, tc.skip)
+		}
+	}
+}
