@@ -86,11 +86,7 @@ var known32SandboxFailures = append(append([]string(nil), known32Failures...),
 	"media_buy_seller/provenance_audit_observation/accept_carveout_claim/query_edited_audit_observation field_value",
 	"media_buy_seller/provenance_enforcement/reject_no_provenance/sync_creatives_no_provenance field_value",
 	"media_buy_seller/provenance_truth_of_claim/reject_contradicted_claim/sync_creatives_contradicted field_present,field_value",
-	// The seller lacks the 3.2 feature. Refine returns the catalogue
-	// with product-scoped include and omit applied, not only the products
-	// the refine entries name.
-	"media_buy_seller/product_filter_behavior/refine_filters/filter_refined_product_out field_absent",
-	// Targeting-aware discovery (targeting_resolution, overlay_support,
+	// The seller lacks the 3.2 feature. Targeting-aware discovery (targeting_resolution, overlay_support,
 	// custom products with forecasts, legacy/overlay targeting
 	// conflicts) is not implemented.
 	"media_buy_seller/targeting_aware_discovery/brief_targeting_confirmation/get_brief_targeted_product field_present,field_value",
