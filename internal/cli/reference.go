@@ -9,9 +9,13 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 )
 
 // referenceTokenEnv is the variable through which a run against the bundled
@@ -63,7 +67,11 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	// --sandbox starts the seller as a sandbox deployment: its
 	// comply_test_controller is wired (never otherwise: a production
 	// deployment must not expose it).
-	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox})
+	release, from := referenceRelease(c, sb)
+	if release != "" {
+		fmt.Fprintf(stdio.Err, "adcp-conform: the reference seller serves AdCP %s, the release of %s\n", release, from)
+	}
+	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox, Release: release})
 	if err != nil {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
@@ -71,7 +79,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	// The A2A 0.3 pass gets a seller of its own: the passes run side by
 	// side, and storyboards seed fixtures and create resources under fixed
 	// ids (a creative synced twice is "unchanged" the second time).
-	eps03, stop03, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox})
+	eps03, stop03, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox, Release: release})
 	if err != nil {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
@@ -109,6 +117,38 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	_, _ = io.Copy(stdio.Out, &out03)
 	_, _ = io.Copy(stdio.Err, &err03)
 	return worse(first, second)
+}
+
+// referenceRelease is the release the reference seller serves in a run
+// against it, and the flag that chose it: the 3.2 beta (seller.Release32)
+// when the run's --storyboards are that release's, or, with no
+// --storyboards (or off), its --schemas are, so that what the run grades is the release the seller
+// speaks; otherwise "" (the seller's default, 3.1), so a run with no flags
+// or with the 3.1.19 folders is what it always was.
+func referenceRelease(c runConfig, sb *storyboardPlan) (release, from string) {
+	var rel string
+	switch {
+	case c.storyboards == "" || c.storyboards == storyboardsOff:
+	case sb != nil && sb.release != nil:
+		rel, from = sb.release.Version(), "--storyboards"
+	case remoteStoryboards(c.storyboards):
+		rel, _ = bundle.ReleaseOf(c.storyboards)
+		from = "--storyboards"
+	default:
+		rel, from = (&storyboard.Release{Dir: c.storyboards}).Version(), "--storyboards"
+	}
+	if rel == "" && c.schemasDir != "" && c.schemasDir != schemasOff {
+		from = "--schemas"
+		if strings.HasPrefix(c.schemasDir, "http://") || strings.HasPrefix(c.schemasDir, "https://") {
+			rel, _ = schemas.ReleaseOf(c.schemasDir)
+		} else {
+			rel = filepath.Base(filepath.Clean(c.schemasDir))
+		}
+	}
+	if seller.WireRelease(rel) == seller.Release32 {
+		return seller.Release32, from
+	}
+	return "", ""
 }
 
 // worse returns the error with the more serious exit code: a signal, then

@@ -158,10 +158,21 @@ func WireRelease(release string) string {
 
 type loader struct{ s *Set }
 
+// Load maps a schema URL back to the release folder. A published release
+// tree names its schemas with the release ("$id":
+// "/schemas/3.1.19/core/error.json"); the source tree a pre-release is
+// taken from (schemas/3.2.0-beta.5) names them without it
+// ("/schemas/core/error.json"), and both are read from the folder.
 func (l loader) Load(url string) (any, error) {
 	rel, ok := strings.CutPrefix(url, base+"/schemas/"+l.s.release+"/")
 	if !ok {
-		return nil, fmt.Errorf("schema %s is outside the release %s", url, l.s.release)
+		rel, ok = strings.CutPrefix(url, base+"/schemas/")
+		if ok {
+			rel = cleanRel(rel)
+		}
+		if !ok || rel == "" {
+			return nil, fmt.Errorf("schema %s is outside the release %s", url, l.s.release)
+		}
 	}
 	f, err := os.Open(filepath.Join(l.s.dir, filepath.FromSlash(rel)))
 	if err != nil {

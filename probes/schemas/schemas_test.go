@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,6 +80,60 @@ func TestValidateNamesKeywordAndSchemaPathAndRefusesSchemasOutsideTheRelease(t *
 	for _, rel := range []string{"", "../3.2.0-beta.5/core/error.json", "/core/error.json", "extensions/test/comply-test-controller-response.json", "core"} {
 		if _, err := s.Validate(rel, []byte(`{}`)); !errors.Is(err, ErrNoSchema) {
 			t.Errorf("Validate(%q): %v, want ErrNoSchema", rel, err)
+		}
+	}
+}
+
+// TestATreeWithUnversionedIDsResolvesItsRefs: the 3.2 beta's schemas (the
+// spec's source tree) name themselves "/schemas/core/…", without the
+// release; their $refs resolve inside the folder all the same, and a
+// reference that climbs out of it is still refused.
+func TestATreeWithUnversionedIDsResolvesItsRefs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "3.9.0-beta.1")
+	write := func(rel, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("core/error.json", `{"$id":"/schemas/core/error.json","type":"object","required":["code"],"properties":{"code":{"type":"string"}}}`)
+	write("core/version-envelope.json", `{"$id":"/schemas/core/version-envelope.json","properties":{"adcp_version":{"type":"string"}}}`)
+	write("media-buy/thing-response.json", `{"$id":"/schemas/media-buy/thing-response.json","allOf":[{"$ref":"/schemas/core/version-envelope.json"}]}`)
+	write("media-buy/escape-response.json", `{"$id":"/schemas/media-buy/escape-response.json","allOf":[{"$ref":"/schemas/../../etc/x.json"}]}`)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		doc        string
+		violations bool
+	}{
+		{`{"adcp_version":"3.9-beta.1"}`, false},
+		{`{"adcp_version":39}`, true},
+	} {
+		vs, err := s.Validate("media-buy/thing-response.json", []byte(c.doc))
+		if err != nil || (len(vs) > 0) != c.violations {
+			t.Errorf("%s: violations %+v, error %v; want violations %v", c.doc, vs, err, c.violations)
+		}
+	}
+	if _, err := s.Validate("media-buy/escape-response.json", []byte(`{}`)); err == nil {
+		t.Error("a $ref out of the release folder compiled")
+	}
+}
+
+// TestThe32BetaSchemasCompile: every response schema of the 3.2 beta's
+// manifest compiles (the tree's $ids carry no release).
+func TestThe32BetaSchemasCompile(t *testing.T) {
+	s, err := Load(shared.File(t, filepath.Join("spec", "schemas", "3.2.0-beta.5")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range s.Tasks() {
+		if _, err := s.Response(task, []byte(`{}`)); err != nil && !errors.Is(err, ErrNoSchema) {
+			t.Errorf("%s: %v", task, err)
 		}
 	}
 }

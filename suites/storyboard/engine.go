@@ -208,6 +208,11 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 	r.initWebhooks()
 	from := 0
 	if seeds(sb) {
+		if skip := r.unreachable(); skip != nil {
+			res.Skip, res.Outcome = skip, Skipped
+			res.DurationMS = float64(env.now().Sub(start).Microseconds()) / 1000
+			return res
+		}
 		skip, ok := r.seed(ctx)
 		if skip != nil {
 			res.Skip, res.Outcome, res.Steps = skip, Skipped, r.steps
@@ -236,7 +241,10 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 }
 
 // outcomeOf folds step results: failed if a required step failed, else
-// error if one errored, else passed if one passed, else skipped.
+// error if one errored, else passed if one of the storyboard's own steps
+// passed, else skipped. Seeding (SeedingPhase) sets the stage and grades
+// nothing the storyboard asks: a storyboard whose every authored step was
+// skipped is skipped, however many fixtures were seeded.
 func outcomeOf(steps []StepResult) Outcome {
 	var errored, passed bool
 	for _, s := range steps {
@@ -248,7 +256,7 @@ func outcomeOf(steps []StepResult) Outcome {
 			if !s.Optional {
 				return Failed
 			}
-		default:
+		case s.PhaseID != SeedingPhase:
 			passed = true
 		}
 	}
@@ -259,6 +267,35 @@ func outcomeOf(steps []StepResult) Outcome {
 		return Passed
 	}
 	return Skipped
+}
+
+// unreachable returns a missing_tool skip when the storyboard calls agent
+// tools and the agent has none of them: its fixtures are then not seeded,
+// since no step could read them and a sandbox shares its catalogue across
+// storyboards (3.2.0-beta.5's ctv_experience_validate_input, a
+// validate_input storyboard, seeds products whose format options break
+// the canonical schemas on purpose; seeded into a seller without
+// validate_input they only surface in every later get_products).
+func (r *runner) unreachable() *Skip {
+	var tasks []string
+	for _, ph := range r.sb.Phases {
+		for _, st := range ph.Steps {
+			if _, ok := runnerTasks[st.Task]; ok || st.Task == controllerTool || st.Task == "" {
+				continue
+			}
+			if r.env.has(st.Task) {
+				return nil
+			}
+			if !slices.Contains(tasks, st.Task) {
+				tasks = append(tasks, st.Task)
+			}
+		}
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tasks [%s] (it lists %s); its fixtures were not seeded",
+		strings.Join(tasks, ", "), strings.Join(r.env.Tools, ", "))}
 }
 
 func (r *runner) skipRest(from int, skip *Skip) {

@@ -313,3 +313,67 @@ func TestAStoryboardForcingTheNextCallsArmIsFlaggedToRunAlone(t *testing.T) {
 		t.Fatal(forcing.ShapesNextCall(), other.ShapesNextCall())
 	}
 }
+
+// A seeded storyboard is graded by its own steps: seeding alone passes
+// nothing (every authored step skipped → skipped), and a storyboard none of
+// whose agent tasks the agent exposes is skipped missing_tool before any
+// fixture is seeded (a sandbox's catalogue is shared by the run).
+func TestSeedingGradesNothingAndIsLeftOutWhenNoStepCanRun(t *testing.T) {
+	capGated := strings.Replace(seedSB, "        stateful: true\n", "        stateful: true\n        requires_capability: {path: media_buy.nothing, equals: true}\n", 1)
+	for _, tc := range []struct {
+		name, src string
+		env       *Env
+		want      string
+		calls     int
+	}{
+		{"every step skipped", capGated, controllerEnv(), "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass " +
+			"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=skip:not_applicable => skipped", 4},
+		{"no agent task offered", seedSB, func() *Env { e := env("comply_test_controller"); e.Sandbox = true; return e }(), " => skipped", 0},
+		{"a step runs", seedSB, controllerEnv(), "__controller_seeding__.seed_account.acct_test=pass __controller_seeding__.seed_product.test-product=pass " +
+			"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{answers: map[string]func(Request) *Observation{
+				"comply_test_controller": ok(map[string]any{"success": true, "message": "seeded"}),
+				"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
+			}}
+			res := Run(t.Context(), parse(t, tc.src), tc.env, f)
+			if got := outcomes(res); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if len(f.got) != tc.calls {
+				t.Errorf("%d calls, want %d", len(f.got), tc.calls)
+			}
+			if tc.calls == 0 && (res.Skip == nil || res.Skip.Reason != MissingTool || !strings.Contains(res.Skip.Detail, "[get_media_buys]")) {
+				t.Errorf("skip %+v, want missing_tool naming get_media_buys", res.Skip)
+			}
+		})
+	}
+}
+
+// Storyboards whose narrative gates them on a capability (proseGates) are
+// not applicable to an agent that does not declare it, and run for one
+// that does.
+func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		caps map[string]any
+		skip bool
+	}{
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"supported_versions": []any{"3.2-beta.5"}}}, true},
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"capability_changes": map[string]any{"notifications": map[string]any{"supported": false}}}}, true},
+		{"agent_notification_configs", map[string]any{"adcp": map[string]any{"capability_changes": map[string]any{"notifications": map[string]any{"supported": true}}}}, false},
+		{"signed_requests", map[string]any{}, true},
+		{"signed_requests", map[string]any{"request_signing": map[string]any{"supported": true}}, false},
+	} {
+		sb := parse(t, strings.Replace(seedSB, "id: seeded", "id: "+tc.id, 1))
+		sb.Prerequisites, sb.Fixtures = nil, nil
+		e := env("get_media_buys")
+		tc.caps["supported_protocols"] = []any{"media_buy"}
+		e.Capabilities = Normalize(tc.caps)
+		skip := Gate(sb, e)
+		if (skip != nil) != tc.skip || skip != nil && (skip.Reason != NotApplicable || !strings.Contains(skip.Detail, "narrative gates it")) {
+			t.Errorf("%s %v: skip %+v, want skipped %v", tc.id, tc.caps, skip, tc.skip)
+		}
+	}
+}

@@ -65,8 +65,15 @@ func stringsAt(caps any, p string) []string {
 // are not tested against this storyboard — absence of advertisement is not
 // a failure". Grading its first step's field checks instead would fail
 // every agent that never claimed signed requests.
+// universal/agent-notification-configs.yaml (3.2.0-beta.5), prerequisites:
+// "The agent under test advertises `sync_agent_notification_configs` and
+// `adcp.capability_changes.notifications.supported: true`"; its
+// required_tools (get_adcp_capabilities, sync_agent_notification_configs)
+// is the lenient any-of every agent meets, and protocol/required-tasks.mdx
+// makes the task "Required when …notifications.supported is true" only.
 var proseGates = map[string]CapabilityPredicate{
-	"signed_requests": {Path: "request_signing.supported", Equals: true},
+	"signed_requests":            {Path: "request_signing.supported", Equals: true},
+	"agent_notification_configs": {Path: "adcp.capability_changes.notifications.supported", Equals: true},
 }
 
 // knownRequires are the values of `requires:` the engine knows.
