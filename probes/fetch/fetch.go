@@ -42,6 +42,12 @@ type Policy struct {
 	// (allow_http_only_with_explicit_local_dev_flag): http URLs, and
 	// loopback, private and link-local addresses, are allowed.
 	Local bool
+	// NoIPLiterals refuses any IP-literal host, whatever its range (the
+	// substitution observer kit's host_literal_policy_verified: reject;
+	// Local relaxes it), and DenyHosts refuses hosts by name (its
+	// hosts_denied_metadata), compared without case.
+	NoIPLiterals bool
+	DenyHosts    []string
 	// TLS, when set, is the client TLS configuration (a staging agent's
 	// private CA); the server name is always the URL's host.
 	TLS *tls.Config
@@ -95,8 +101,17 @@ func (p Policy) Refusal(raw string) string {
 	if u.Fragment != "" || strings.Contains(raw, "#") {
 		return "the URL carries a fragment"
 	}
-	if ip, ok := IPLiteral(u.Hostname()); ok && !p.allowed(ip) {
+	ip, literal := IPLiteral(u.Hostname())
+	if literal && !p.allowed(ip) {
 		return "address " + ip.String() + " is not globally routable"
+	}
+	if literal && p.NoIPLiterals && !p.Local {
+		return "the host is a bare IP literal (" + ip.String() + "), not a DNS name"
+	}
+	for _, h := range p.DenyHosts {
+		if strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), h) {
+			return "the host " + wire.Sanitize(h, 100) + " is a cloud metadata name"
+		}
 	}
 	return ""
 }

@@ -49,6 +49,21 @@ func TestRefusalIsTheURLPolicy(t *testing.T) {
 			t.Errorf("Refusal(%s, local %v) = %q, want %q", tc.url, tc.local, got, tc.want)
 		}
 	}
+	strict := Policy{NoIPLiterals: true, DenyHosts: []string{"metadata.google.internal", "metadata"}}
+	for url, want := range map[string]string{
+		"https://8.8.8.8/p":                   "bare IP literal",
+		"https://[2606:4700::1111]/p":         "bare IP literal",
+		"https://METADATA.google.internal./x": "cloud metadata",
+		"https://metadata/x":                  "cloud metadata",
+		"https://preview.example.com/p":       "",
+	} {
+		if got := strict.Refusal(url); (got == "") != (want == "") || !strings.Contains(got, want) {
+			t.Errorf("strict Refusal(%s) = %q, want %q", url, got, want)
+		}
+	}
+	if got := (Policy{NoIPLiterals: true, Local: true}).Refusal("http://127.0.0.1:8080/p"); got != "" {
+		t.Errorf("a local run refuses a loopback literal: %q", got)
+	}
 }
 
 func TestIPLiteralCanonicalisesEveryForm(t *testing.T) {

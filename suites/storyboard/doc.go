@@ -90,12 +90,12 @@
 // nested_macro_re_expansion, substitution_binding_missing). Nothing is
 // sent, so Replay re-grades it from the recorded reply. The previous
 // step not passing skips it prerequisite_failed; no preview at
-// source_path, or a url_fetch source (preview_url fetch not wired), grades
-// it not_applicable.
+// source_path grades it not_applicable. A url_fetch source fetches the
+// preview_url through the PublicFetcher (observer.go, fetchPreview).
 //
 // Not run yet (skipped with the reason): the specialism-claimant
 // routing of steps with neither agent: nor default_agent, and the
-// substitution observer's url_fetch mode (preview_url).
+// substitution observer's url_scheme_preserved check.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an

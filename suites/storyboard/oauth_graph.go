@@ -32,6 +32,9 @@ type OAuthResponse struct {
 	// Limit says a graph limit stopped the fetch (graph_limits, or the
 	// response over max_response_bytes): which.
 	Limit string
+	// Failed says the network failed (no response): why. The graph
+	// grades it as no response; a preview fetch as fetch_timeout.
+	Failed string
 }
 
 // OAuthGraph is the graph the engine walked: the responses by URL, and

@@ -92,7 +92,7 @@ type vectorFetcher struct {
 	calls  []evidence.Call
 }
 
-func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string) *OAuthResponse {
+func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string, _ FetchOptions) *OAuthResponse {
 	c, r := fetch.Get(ctx, f.policy, probeID, u)
 	f.mu.Lock()
 	f.calls = append(f.calls, c)

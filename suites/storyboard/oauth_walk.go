@@ -10,13 +10,22 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
-// PublicFetcher is a Dispatcher that also GETs the URLs an agent's OAuth
-// discovery graph names, under the fetch policy of
-// test-kits/oauth-setup-runner.yaml (probes/fetch): no credentials, the
-// SSRF rules, no redirect followed. The live dispatcher fetches and
-// records each under probeID; a Replay returns the recorded one.
+// PublicFetcher is a Dispatcher that also GETs public URLs an agent names
+// (its OAuth discovery graph, a creative's preview_url), under the fetch
+// policy of test-kits/oauth-setup-runner.yaml (probes/fetch): no
+// credentials, the SSRF rules, no redirect followed; opt tightens it. The
+// live dispatcher fetches and records each under probeID; a Replay
+// returns the recorded one.
 type PublicFetcher interface {
-	FetchPublic(ctx context.Context, probeID, url string) *OAuthResponse
+	FetchPublic(ctx context.Context, probeID, url string, opt FetchOptions) *OAuthResponse
+}
+
+// FetchOptions tighten the fetch policy for one kind of fetch.
+type FetchOptions struct {
+	// NoIPLiterals refuses any IP-literal host (a local run excepted),
+	// DenyHosts refuses hosts by name.
+	NoIPLiterals bool
+	DenyHosts    []string
 }
 
 // The kit's graph_limits the walk enforces (max_authorization_servers
@@ -66,7 +75,7 @@ func walkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL str
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				got[i] = pf.FetchPublic(ctx, fmt.Sprintf("%s#oauth/%d", probeID, n), u)
+				got[i] = pf.FetchPublic(ctx, fmt.Sprintf("%s#oauth/%d", probeID, n), u, FetchOptions{})
 			}()
 		}
 		wg.Wait()
@@ -86,7 +95,7 @@ func walkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL str
 
 // OAuthResponseFrom is a live fetch as the walk sees it.
 func OAuthResponseFrom(r fetch.Response) *OAuthResponse {
-	o := &OAuthResponse{Status: r.Status, ContentType: r.ContentType, Location: r.Location, Body: r.Body, Blocked: r.Blocked}
+	o := &OAuthResponse{Status: r.Status, ContentType: r.ContentType, Location: r.Location, Body: r.Body, Blocked: r.Blocked, Failed: r.Failed}
 	if r.TooLarge {
 		o.Limit = OverLimit
 	}
@@ -97,7 +106,7 @@ func OAuthResponseFrom(r fetch.Response) *OAuthResponse {
 // status, the policy's refusal, and from its exchange the content type,
 // the redirect target and the body (cut at the limit: the limit).
 func OAuthResponseOf(c evidence.Call) *OAuthResponse {
-	r := &OAuthResponse{Status: c.HTTPStatus, Blocked: c.Blocked}
+	r := &OAuthResponse{Status: c.HTTPStatus, Blocked: c.Blocked, Failed: c.HarnessError}
 	if n := len(c.Exchanges); n > 0 {
 		x := c.Exchanges[n-1]
 		r.ContentType = x.ResponseHeaders.Get("Content-Type")

@@ -21,7 +21,7 @@ func (g *graphFake) Get(_ context.Context, _, path string) *Observation {
 		"resource": "https://agent.example.com/mcp", "authorization_servers": []any{"https://id.example.net"}})}
 }
 
-func (g *graphFake) FetchPublic(_ context.Context, probeID, url string) *OAuthResponse {
+func (g *graphFake) FetchPublic(_ context.Context, probeID, url string, _ FetchOptions) *OAuthResponse {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.fetched = append(g.fetched, probeID+" "+url)

@@ -1,12 +1,14 @@
 package storyboard
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -60,8 +63,17 @@ import (
 //     byte outside the unreserved set (any catalog value there must be
 //     encoded), and is otherwise ignored (another catalog item). The
 //     literal macro token (unsubstituted) is ignored.
-//   - url_fetch (preview_url) is not wired yet: the step grades
-//     not_applicable, "preview_url fetch not wired".
+//   - url_fetch: the URL at source_path is fetched once through the
+//     dispatcher's PublicFetcher (probes/fetch: https only, every resolved
+//     address and the connected peer checked, no credentials, 256 KiB),
+//     tightened by the kit's ssrf_policy — no bare IP literal
+//     (host_literal_policy_verified: reject; --allow-local-fetch relaxes
+//     it, as the kit allows local-dev flags to) and the metadata host
+//     names refused. Anything but 200 text/html or application/xhtml+xml
+//     read whole fails preview_url_unusable with the kit's sub-reason
+//     (http_status, content_type, size_exceeded, redirect_returned,
+//     ssrf_blocked, fetch_timeout). The connect bound is probes/fetch's
+//     5 s, not the kit's 3 s.
 //   - Custom vectors (raw_value / expected_encoded inlined) are redacted to
 //     sha256 digests in messages; there is no --include-raw-payloads.
 
@@ -165,11 +177,12 @@ type binding struct {
 
 // substitutionStep runs expect_substitution_safe: the validation, or why
 // the step is skipped.
-func (r *runner) substitutionStep(st *Step) ([]Result, *Skip) {
+func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string) ([]Result, *Skip) {
+	fetchURL := false
 	switch st.Source {
 	case "", "html_inline":
 	case "url_fetch", "preview_url":
-		return nil, &Skip{Reason: NotApplicable, Detail: "preview_url fetch not wired: the url_fetch observation mode (SSRF-policed GET of preview_url) is not implemented yet"}
+		fetchURL = true
 	default:
 		return nil, &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", clip(st.Source, 80))}
 	}
@@ -196,6 +209,15 @@ func (r *runner) substitutionStep(st *Step) ([]Result, *Skip) {
 	}
 	v, found := resolvePointer(prev.Obs.Payload, st.SourcePath)
 	src, isString := v.(string)
+	if _, can := r.d.(PublicFetcher); fetchURL && !can {
+		return nil, &Skip{Reason: NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
+	}
+	if fetchURL && found && isString && src != "" {
+		var unusable *Result
+		if src, unusable = r.fetchPreview(ctx, probeID, src); unusable != nil {
+			return []Result{*unusable}, nil
+		}
+	}
 	switch {
 	case !found || v == nil || (isString && src == ""):
 		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, clip(st.SourcePath, 120))}
@@ -1031,4 +1053,37 @@ func (v violation) message() string {
 		msg += "; " + v.note
 	}
 	return msg
+}
+
+// previewDenyHosts is the kit's hosts_denied_metadata (names; the
+// addresses fall to probes/fetch's ranges).
+var previewDenyHosts = []string{"metadata.google.internal", "metadata", "metadata.packet.net"}
+
+// fetchPreview GETs a preview_url (url_fetch) and returns its HTML, or the
+// preview_url_unusable failure with the kit's sub-reason.
+func (r *runner) fetchPreview(ctx context.Context, probeID, u string) (string, *Result) {
+	pf := r.d.(PublicFetcher)
+	unusable := func(sub, format string, args ...any) (string, *Result) {
+		return "", &Result{Check: taskSubstitutionSafe, Severity: "required", Description: "the preview at preview_url can be observed",
+			Expected: "200 text/html", Actual: map[string]any{"sub_reason": sub},
+			Message: "preview_url_unusable (" + sub + "): " + fmt.Sprintf(format, args...)}
+	}
+	resp := pf.FetchPublic(ctx, probeID+"#preview", u, FetchOptions{NoIPLiterals: true, DenyHosts: previewDenyHosts})
+	shownURL := wire.Sanitize(fetch.RedactURL(u), 200)
+	ct, _, _ := mime.ParseMediaType(resp.ContentType)
+	switch {
+	case resp.Blocked != "":
+		return unusable("ssrf_blocked", "%s: %s", shownURL, wire.Sanitize(resp.Blocked, 200))
+	case resp.Failed != "" || resp.Status == 0:
+		return unusable("fetch_timeout", "%s: no response (%s)", shownURL, wire.Sanitize(resp.Failed, 200))
+	case resp.Status >= 300 && resp.Status < 400:
+		return unusable("redirect_returned", "%s answered HTTP %d (the kit does not follow redirects)", shownURL, resp.Status)
+	case resp.Status != 200:
+		return unusable("http_status", "%s answered HTTP %d, not 200", shownURL, resp.Status)
+	case ct != "text/html" && ct != "application/xhtml+xml":
+		return unusable("content_type", "%s is served as %s, not text/html or application/xhtml+xml", shownURL, wire.Sanitize(resp.ContentType, 80))
+	case resp.Limit != "":
+		return unusable("size_exceeded", "%s: %s", shownURL, resp.Limit)
+	}
+	return string(resp.Body), nil
 }

@@ -6,6 +6,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,8 +186,8 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + NotApplicable, has: "not an HTML string"},
 		{name: "previous step did not pass", manifest: map[string]any{"preview_html": goodAll},
 			want: "skip:" + PrerequisiteFailed, has: "did not pass"},
-		{name: "preview_url source", extra: "        source: url_fetch\n", manifest: withPreview(goodAll),
-			want: "skip:" + NotApplicable, has: "preview_url fetch not wired"},
+		{name: "preview_url source, no fetcher", extra: "        source: url_fetch\n", manifest: withPreview(goodAll),
+			want: "skip:" + NotApplicable, has: "cannot fetch a preview_url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -569,5 +570,74 @@ func TestResolvePointer(t *testing.T) {
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("resolvePointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// previewFake serves preview_url fetches from a map and records them.
+type previewFake struct {
+	fake
+	docs map[string]*OAuthResponse
+	got  []string
+	opts []FetchOptions
+}
+
+func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt FetchOptions) *OAuthResponse {
+	p.got = append(p.got, probeID+" "+url)
+	p.opts = append(p.opts, opt)
+	if r, ok := p.docs[url]; ok {
+		return r
+	}
+	return &OAuthResponse{Failed: "connection refused"}
+}
+
+// url_fetch: the preview_url the previous reply names is fetched once,
+// under the kit's tightened policy, and observed like an inline preview;
+// every way the fetch can be unusable fails with the kit's sub-reason.
+func TestExpectSubstitutionSafeFetchesPreviewURL(t *testing.T) {
+	const u = "https://preview.example/p/1"
+	page := func(ct, body string) *OAuthResponse {
+		return &OAuthResponse{Status: 200, ContentType: ct, Body: []byte(body)}
+	}
+	cases := []struct {
+		name string
+		doc  *OAuthResponse
+		want string // "pass" or the failure message's opening
+	}{
+		{"a conformant preview", page("text/html; charset=utf-8", goodAll), "pass"},
+		{"xhtml", page("application/xhtml+xml", goodAll), "pass"},
+		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), codeEncoding},
+		{"a redirect", &OAuthResponse{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
+		{"not found", &OAuthResponse{Status: 404}, "preview_url_unusable (http_status)"},
+		{"JSON", page("application/json", `{}`), "preview_url_unusable (content_type)"},
+		{"too large", &OAuthResponse{Status: 200, ContentType: "text/html", Limit: OverLimit}, "preview_url_unusable (size_exceeded)"},
+		{"blocked", &OAuthResponse{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
+		{"no response", nil, "preview_url_unusable (fetch_timeout)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &previewFake{docs: map[string]*OAuthResponse{}}
+			if c.doc != nil {
+				f.docs[u] = c.doc
+			}
+			f.answers = map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_url": u}})}
+			e := env("build_creative")
+			e.MacroVectors = testVectors
+			src := strings.Replace(observerSBFor("        source: url_fetch\n"), "/creative_manifest/preview_html", "/creative_manifest/preview_url", 1)
+			res := Run(context.Background(), parse(t, src), e, f)
+			s := res.Steps[1]
+			got := "pass"
+			if !s.Passed {
+				got = "no validation"
+				if len(s.Validations) == 1 {
+					got = s.Validations[0].Message
+				}
+			}
+			if !strings.HasPrefix(got, c.want) {
+				t.Fatalf("got %q, want %q (%s)", got, c.want, outcomes(res))
+			}
+			if len(f.got) != 1 || !strings.HasSuffix(strings.Fields(f.got[0])[0], "#preview") || !f.opts[0].NoIPLiterals || !slices.Contains(f.opts[0].DenyHosts, "metadata.google.internal") {
+				t.Fatalf("fetches %v with %+v, want one under the step's probe ID, literals and metadata names refused", f.got, f.opts)
+			}
+		})
 	}
 }

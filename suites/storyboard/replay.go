@@ -38,7 +38,7 @@ func (r Replay) Get(_ context.Context, probeID, _ string) *Observation {
 
 // FetchPublic returns the recorded fetch of probeID, as the live walk saw
 // it; one the run never made answers nothing (graded fail-closed).
-func (r Replay) FetchPublic(_ context.Context, probeID, _ string) *OAuthResponse {
+func (r Replay) FetchPublic(_ context.Context, probeID, _ string, _ FetchOptions) *OAuthResponse {
 	c, ok := r.Store.Call(probeID)
 	if !ok {
 		return &OAuthResponse{}

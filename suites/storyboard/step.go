@@ -115,7 +115,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		// Judged from the previous step's reply (observer.go): nothing is
 		// sent, so a replay grades it from the same recorded reply.
 		var skip *Skip
-		res.Validations, skip = r.substitutionStep(st)
+		res.Validations, skip = r.substitutionStep(ctx, st, probeID)
 		if skip != nil {
 			res.Skip = skip
 			return res

@@ -463,10 +463,11 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 	return storyboard.Observe(c, "", nil, true)
 }
 
-// FetchPublic GETs a URL of the agent's OAuth discovery graph under the
+// FetchPublic GETs a public URL the agent named (its OAuth discovery graph, a preview) under the
 // OAuth setup kit's fetch policy (probes/fetch) and records it.
-func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string) *storyboard.OAuthResponse {
-	p := fetch.Policy{Local: d.cfg.Env.LocalFetch, TLS: d.cfg.TLS, Limits: d.cfg.MCP.Limits, Recorder: d.cfg.MCP.Recorder, Transport: evidence.MCP}
+func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt storyboard.FetchOptions) *storyboard.OAuthResponse {
+	p := fetch.Policy{Local: d.cfg.Env.LocalFetch, NoIPLiterals: opt.NoIPLiterals, DenyHosts: opt.DenyHosts,
+		TLS: d.cfg.TLS, Limits: d.cfg.MCP.Limits, Recorder: d.cfg.MCP.Recorder, Transport: evidence.MCP}
 	if d.cfg.MCP.Endpoint == "" {
 		p.Limits, p.Recorder, p.Transport = d.cfg.A2A.Limits, d.cfg.A2A.Recorder, evidence.A2A
 	}
