@@ -2,9 +2,11 @@ package suites
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -57,7 +59,8 @@ func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
 	if o.Schemas == nil {
 		return schemasSkip(o)
 	}
-	return eachReply("SCHEMA-01", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
+	var u unvalidated
+	v := eachReply("SCHEMA-01", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
 		if !r.success() || r.data == nil || len(r.candidates()) > 0 {
 			return false, nil
 		}
@@ -69,21 +72,52 @@ func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
 		case errors.Is(err, schemas.ErrNoSchema):
 			return false, nil
 		case err != nil:
-			return true, []finding{{r.dataPtr, "cannot be validated: " + err.Error()}}
+			u.add(r.call, err)
+			return false, nil
 		}
 		return true, violations(r.dataPtr, vs)
 	})
+	return u.verdict(v)
 }
 
 func judgeSCHEMA02(s *evidence.Store, o Options) Verdict {
 	if o.Schemas == nil {
 		return schemasSkip(o)
 	}
-	return eachError("SCHEMA-02", s, func(_ *reply, c candidate) []finding {
+	var u unvalidated
+	v := eachErrorWhere("SCHEMA-02", s, noErrorObject, func(r *reply, c candidate) (bool, []finding) {
 		vs, err := o.Schemas.Error(c.raw)
 		if err != nil {
-			return []finding{{c.ptr, "cannot be validated: " + err.Error()}}
+			u.add(r.call, err)
+			return false, nil
 		}
-		return violations(c.ptr, vs)
+		return true, violations(c.ptr, vs)
 	})
+	return u.verdict(v)
+}
+
+// unvalidated collects the replies a schema could not be applied to (a
+// schema that does not compile, a validator failure): the harness's or
+// the release's problem, never the seller's violation.
+type unvalidated struct {
+	calls []evidence.Call
+	first string
+}
+
+func (u *unvalidated) add(c evidence.Call, err error) {
+	if u.first == "" {
+		u.first = c.ProbeID + ": " + wire.Sanitize(err.Error(), 300)
+	}
+	u.calls = append(u.calls, c)
+}
+
+// verdict is v, unless replies went unvalidated and v found no violation:
+// then the rule could not judge every reply, a harness error (a pass would
+// claim replies nobody read; a failure found elsewhere stands).
+func (u *unvalidated) verdict(v Verdict) Verdict {
+	if len(u.calls) == 0 || v.Outcome == Fail {
+		return v
+	}
+	return Verdict{Rule: v.Rule, Outcome: HarnessError, Examined: v.Examined, Calls: u.calls,
+		Message: fmt.Sprintf("%s: harness error: the schema could not be applied to %d repl(ies), e.g. %s", v.Rule, len(u.calls), u.first)}
 }

@@ -29,6 +29,17 @@ func craftedSchemas(t *testing.T) *schemas.Set {
 	return set
 }
 
+// brokenSchemas is a crafted set whose get-products response and error
+// schemas do not compile (a $ref to a file the release lacks).
+func brokenSchemas(t *testing.T) Options {
+	t.Helper()
+	set, err := schemas.Load(filepath.Join("testdata", "schemas-broken", "9.9.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Schemas: set}
+}
+
 func publishedSchemas(t *testing.T) *schemas.Set {
 	t.Helper()
 	set, err := schemas.Load(shared.File(t, "spec/schemas/3.1.19"))
@@ -80,6 +91,11 @@ func TestSCHEMA01CraftedTable(t *testing.T) {
 			opts: o, want: Skip},
 		{name: "no evidence skips", opts: o, want: Skip, msg: noSuccess},
 		{name: "a harness error is the harness's", calls: []evidence.Call{harnessFailed("mcp/get_products/valid", evidence.MCP, evidence.KindToolCall, "EOF", evidence.PurposeValid)}, opts: o, want: HarnessError},
+		{name: "a schema that does not compile is a harness error, never the seller's failure", calls: []evidence.Call{mcp(ok)}, opts: brokenSchemas(t),
+			want: HarnessError, msg: "could not be applied"},
+		{name: "a violation found elsewhere still fails beside an unvalidated reply", calls: []evidence.Call{mcp(ok),
+			mcpBody("mcp/get_signals/valid", "get_signals", `{"status":"completed"}`, false, evidence.PurposeValid)}, opts: brokenSchemas(t),
+			want: Fail, ptr: sc},
 	}, schemaNoSet(mcp(`{"status":"completed","products":7}`))...))
 	runJudgeTable(t, "SCHEMA-01", catalogue.A2A, append([]judgeCase{
 		{name: "a conformant DataPart passes", calls: []evidence.Call{a2a("completed", ok)}, opts: o, want: Pass},
@@ -142,6 +158,8 @@ func TestSCHEMA02Table(t *testing.T) {
 			ptr: "/result/artifacts/0/parts/0/data/adcp_error/code"},
 		{name: "no error skips", calls: []evidence.Call{a2aFile10("https://seller.example.com/x")}, opts: crafted, want: Skip, msg: noErrorObject},
 		{name: "a harness error is the harness's", calls: []evidence.Call{a2aURLHarness}, opts: crafted, want: HarnessError},
+		{name: "an error schema that does not compile is a harness error, never the seller's failure", calls: []evidence.Call{a2aErr(good)}, opts: brokenSchemas(t),
+			want: HarnessError, msg: "could not be applied"},
 	}, schemaNoSet(a2aErr(`{"code":42}`))...))
 	t.Run("published", func(t *testing.T) {
 		runJudgeTable(t, "SCHEMA-02", catalogue.MCP, cases(Options{Schemas: publishedSchemas(t)}))
