@@ -214,6 +214,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	if p.release == nil {
 		return nil
 	}
+	cfg.UseTLS() // the storyboards reach a private-CA seller as the probes do
 	secrets := append(cfg.Secrets(), agentSecrets(p.agents)...)
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)

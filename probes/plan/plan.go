@@ -264,6 +264,24 @@ func with(args map[string]any, kv ...any) map[string]any {
 	return out
 }
 
+// UseTLS gives the MCP and A2A clients a base transport with cfg.TLS (a
+// staging seller's private CA) where they have none: every phase that
+// reaches the seller — the probes, the storyboards — calls it.
+func (cfg *Config) UseTLS() {
+	if cfg.TLS == nil {
+		return
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
+	base.IdleConnTimeout = wire.IdleConnTimeout
+	if cfg.MCP.Base == nil {
+		cfg.MCP.Base = base
+	}
+	if cfg.A2A.Base == nil {
+		cfg.A2A.Base = base
+	}
+}
+
 // Execute runs the plan against cfg.MCP.Endpoint: discovery first
 // (initialize, tools/list), then every case, at most cfg.Concurrency at a
 // time. It returns a *mcp.HarnessError when the seller cannot be reached at
@@ -275,17 +293,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	secrets := cfg.Secrets()
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
-	if cfg.TLS != nil {
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
-		base.IdleConnTimeout = wire.IdleConnTimeout
-		if cfg.MCP.Base == nil {
-			cfg.MCP.Base = base
-		}
-		if cfg.A2A.Base == nil {
-			cfg.A2A.Base = base
-		}
-	}
+	cfg.UseTLS()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch})
