@@ -264,17 +264,9 @@ func with(args map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// Execute runs the plan against cfg.MCP.Endpoint: discovery first
-// (initialize, tools/list), then every case, at most cfg.Concurrency at a
-// time. It returns a *mcp.HarnessError when the seller cannot be reached at
-// all; the store holds what was recorded either way.
-func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
-	// Every transport redacts the run's credentials, also one that sends
-	// none (the no-credential probes, a fetch on another origin): a seller
-	// echoes what it learnt from any earlier request.
-	secrets := cfg.Secrets()
-	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
-	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
+// WithTLS returns cfg with its clients' base transport trusting cfg.TLS
+// (--ca-cert), where it has none of its own.
+func (cfg Config) WithTLS() Config {
 	if cfg.TLS != nil {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
@@ -286,6 +278,21 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 			cfg.A2A.Base = base
 		}
 	}
+	return cfg
+}
+
+// Execute runs the plan against cfg.MCP.Endpoint: discovery first
+// (initialize, tools/list), then every case, at most cfg.Concurrency at a
+// time. It returns a *mcp.HarnessError when the seller cannot be reached at
+// all; the store holds what was recorded either way.
+func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
+	// Every transport redacts the run's credentials, also one that sends
+	// none (the no-credential probes, a fetch on another origin): a seller
+	// echoes what it learnt from any earlier request.
+	secrets := cfg.Secrets()
+	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
+	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
+	cfg = cfg.WithTLS()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch})
