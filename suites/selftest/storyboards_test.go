@@ -242,7 +242,9 @@ func referenceStoryboards(t *testing.T, sandbox bool, golden string) {
 func storyboardFaults() []seller.FaultInfo {
 	var out []seller.FaultInfo
 	for _, f := range seller.Catalog() {
-		if f.IsStoryboard() {
+		// A fault of multi-agent storyboards needs the agents they route
+		// to: internal/cli's governance test holds it to its steps.
+		if f.IsStoryboard() && len(f.Agents) == 0 {
 			out = append(out, f)
 		}
 	}
