@@ -214,7 +214,9 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	if p.release == nil {
 		return nil
 	}
-	cfg.UseTLS() // the storyboards reach a private-CA seller as the probes do
+	// The storyboards' sessions, the further agents' too, trust the
+	// run's --ca-cert like the probes' (an https agent with a private CA).
+	cfg = cfg.WithTLS()
 	secrets := append(cfg.Secrets(), agentSecrets(p.agents)...)
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)

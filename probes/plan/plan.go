@@ -264,22 +264,21 @@ func with(args map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// UseTLS gives the MCP and A2A clients a base transport with cfg.TLS (a
-// staging seller's private CA) where they have none: every phase that
-// reaches the seller — the probes, the storyboards — calls it.
-func (cfg *Config) UseTLS() {
-	if cfg.TLS == nil {
-		return
+// WithTLS returns cfg with its clients' base transport trusting cfg.TLS
+// (--ca-cert), where it has none of its own.
+func (cfg Config) WithTLS() Config {
+	if cfg.TLS != nil {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
+		base.IdleConnTimeout = wire.IdleConnTimeout
+		if cfg.MCP.Base == nil {
+			cfg.MCP.Base = base
+		}
+		if cfg.A2A.Base == nil {
+			cfg.A2A.Base = base
+		}
 	}
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
-	base.IdleConnTimeout = wire.IdleConnTimeout
-	if cfg.MCP.Base == nil {
-		cfg.MCP.Base = base
-	}
-	if cfg.A2A.Base == nil {
-		cfg.A2A.Base = base
-	}
+	return cfg
 }
 
 // Execute runs the plan against cfg.MCP.Endpoint: discovery first
@@ -293,7 +292,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	secrets := cfg.Secrets()
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
-	cfg.UseTLS()
+	cfg = cfg.WithTLS()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch})

@@ -90,6 +90,10 @@ type Env struct {
 	// default_agent names. Empty is a single-agent run: every step goes
 	// to the agent under test.
 	Agents []string
+	// AgentURLs are the URLs of the further logical agents, by key: a
+	// storyboard's root context key KEY_agent_url takes the URL of the
+	// run's agent KEY (route.go, overrideAgentURLs).
+	AgentURLs map[string]string
 }
 
 func (e *Env) has(tool string) bool { return slices.Contains(e.Tools, tool) }
@@ -205,6 +209,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 	for k, v := range sb.Context {
 		r.vars.Context[k] = Normalize(v)
 	}
+	overrideAgentURLs(sb, env, r.vars.Context)
 	r.initWebhooks()
 	from := 0
 	if seeds(sb) {

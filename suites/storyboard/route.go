@@ -70,27 +70,95 @@ func defaultAgentName(sb *Storyboard) string {
 }
 
 // AgentsProbeID is the probe ID of the record of a run's further logical
-// agents (their names, in Arguments): a re-judging gives the multi-agent
-// storyboards the same gates and routes.
+// agents (their names and URLs, in Arguments): a re-judging gives the
+// multi-agent storyboards the same gates, routes and context.
 const AgentsProbeID = evidence.StoryboardPrefix + "#agents"
 
+// agentRecord is one further logical agent as the run recorded it.
+type agentRecord struct {
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+}
+
 // AgentsCall is the record that the run's storyboards had the further
-// logical agents names.
-func AgentsCall(names []string, t evidence.Transport) evidence.Call {
-	b, _ := json.Marshal(names)
+// logical agents names, each reached at urls[name].
+func AgentsCall(names []string, urls map[string]string, t evidence.Transport) evidence.Call {
+	recs := make([]agentRecord, len(names))
+	for i, n := range names {
+		recs[i] = agentRecord{Name: n, URL: urls[n]}
+	}
+	b, _ := json.Marshal(recs)
 	return evidence.Call{ProbeID: AgentsProbeID, Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b}
 }
 
-// ReplayAgents returns the further logical agents a recorded run named
-// (nil when it named none).
-func ReplayAgents(store *evidence.Store) []string {
+// replayAgentRecords reads the record: objects with name and url, or (a
+// run recorded before the URLs were) names alone.
+func replayAgentRecords(store *evidence.Store) []agentRecord {
 	c, ok := store.Call(AgentsProbeID)
 	if !ok {
 		return nil
+	}
+	var recs []agentRecord
+	if json.Unmarshal(c.Arguments, &recs) == nil {
+		return recs
 	}
 	var names []string
 	if json.Unmarshal(c.Arguments, &names) != nil {
 		return nil
 	}
+	recs = nil
+	for _, n := range names {
+		recs = append(recs, agentRecord{Name: n})
+	}
+	return recs
+}
+
+// ReplayAgents returns the further logical agents a recorded run named
+// (nil when it named none).
+func ReplayAgents(store *evidence.Store) []string {
+	var names []string
+	for _, r := range replayAgentRecords(store) {
+		names = append(names, r.Name)
+	}
 	return names
+}
+
+// ReplayAgentURLs returns the URLs of the further logical agents a
+// recorded run named, by name (nil when it recorded none).
+func ReplayAgentURLs(store *evidence.Store) map[string]string {
+	var urls map[string]string
+	for _, r := range replayAgentRecords(store) {
+		if r.URL != "" {
+			if urls == nil {
+				urls = map[string]string{}
+			}
+			urls[r.Name] = r.URL
+		}
+	}
+	return urls
+}
+
+// agentURLSuffix ends the root context keys a run's --agent overrides.
+const agentURLSuffix = "_agent_url"
+
+// overrideAgentURLs puts the URLs of the run's further logical agents into
+// a storyboard's initial context. The governance storyboards name their
+// governance agent by a root context key, governance_agent_url, whose
+// default is a public training agent, and say to override it "in the
+// run's initial context". A run that names --agent K=URL is that
+// override: every root context key K_agent_url the storyboard declares
+// becomes URL, so the agent the runner routes K's steps to is the one the
+// storyboard's requests name (a sync_governance registers it with the
+// seller). Keys the storyboard does not declare are not added, and a
+// run with no --agent K keeps the storyboard's default.
+func overrideAgentURLs(sb *Storyboard, env *Env, ctx map[string]any) {
+	for k := range sb.Context {
+		name, ok := strings.CutSuffix(k, agentURLSuffix)
+		if !ok || name == "" {
+			continue
+		}
+		if u := env.AgentURLs[name]; u != "" && slices.Contains(env.Agents, name) {
+			ctx[k] = u
+		}
+	}
 }

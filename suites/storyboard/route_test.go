@@ -3,6 +3,7 @@ package storyboard
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -180,12 +181,47 @@ func TestAgentsRoundTripThroughTheStore(t *testing.T) {
 	if got := ReplayAgents(store); got != nil {
 		t.Errorf("a run without agents replays %v", got)
 	}
-	store.Add(AgentsCall([]string{"governance", "creative"}, evidence.MCP))
+	store.Add(AgentsCall([]string{"governance", "creative"}, map[string]string{"governance": "https://gov.example/mcp"}, evidence.MCP))
 	if got := strings.Join(ReplayAgents(store), ","); got != "governance,creative" {
 		t.Errorf("ReplayAgents = %s", got)
+	}
+	if got := ReplayAgentURLs(store); len(got) != 1 || got["governance"] != "https://gov.example/mcp" {
+		t.Errorf("ReplayAgentURLs = %v", got)
 	}
 	c, _ := store.Call(AgentsProbeID)
 	if !json.Valid(c.Arguments) || !c.IsStoryboard() {
 		t.Errorf("the record = %+v", c)
+	}
+	// A run recorded before the URLs were: names alone.
+	old := evidence.NewStore(evidence.Target{})
+	old.Add(evidence.Call{ProbeID: AgentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
+	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil {
+		t.Errorf("an older record replays %v, %v", got, ReplayAgentURLs(old))
+	}
+}
+
+func TestARunsAgentOverridesTheStoryboardsAgentURL(t *testing.T) {
+	sb := &Storyboard{ID: "g", Context: map[string]any{"governance_agent_url": "https://training.example", "other": "x", "creative_agent_url": "https://c.example"}}
+	for _, tc := range []struct {
+		name string
+		env  Env
+		want map[string]any
+	}{
+		{"a run naming the agent", Env{Agents: []string{"governance"}, AgentURLs: map[string]string{"governance": "https://127.0.0.1:9/mcp"}},
+			map[string]any{"governance_agent_url": "https://127.0.0.1:9/mcp", "other": "x", "creative_agent_url": "https://c.example"}},
+		{"a single-agent run", Env{}, map[string]any{"governance_agent_url": "https://training.example", "other": "x", "creative_agent_url": "https://c.example"}},
+		{"an agent the storyboard names no URL for", Env{Agents: []string{"seller2"}, AgentURLs: map[string]string{"seller2": "https://s.example/mcp"}},
+			map[string]any{"governance_agent_url": "https://training.example", "other": "x", "creative_agent_url": "https://c.example"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := map[string]any{}
+			for k, v := range sb.Context {
+				ctx[k] = v
+			}
+			overrideAgentURLs(sb, &tc.env, ctx)
+			if !reflect.DeepEqual(ctx, tc.want) {
+				t.Errorf("context = %v, want %v", ctx, tc.want)
+			}
+		})
 	}
 }

@@ -102,13 +102,14 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	env.Tools, env.Capabilities = fromStore(cfg.Store, t)
 	switch {
 	case cfg.Dispatcher != nil && env.Agents == nil:
-		env.Agents = storyboard.ReplayAgents(cfg.Store)
+		env.Agents, env.AgentURLs = storyboard.ReplayAgents(cfg.Store), storyboard.ReplayAgentURLs(cfg.Store)
 	case cfg.Dispatcher == nil && len(cfg.Agents) > 0:
-		env.Agents = nil
+		env.Agents, env.AgentURLs = nil, map[string]string{}
 		for _, a := range cfg.Agents {
 			env.Agents = append(env.Agents, a.Name)
+			env.AgentURLs[a.Name] = a.MCP.Endpoint
 		}
-		live.record(storyboard.AgentsCall(env.Agents, t))
+		live.record(storyboard.AgentsCall(env.Agents, env.AgentURLs, t))
 	}
 	if env.Mutating == nil {
 		env.Mutating = storyboard.Mutating
