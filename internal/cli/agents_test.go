@@ -90,7 +90,28 @@ func startCountingSeller(t *testing.T, token string) *countingSeller {
 	t.Helper()
 	cs := &countingSeller{}
 	h := seller.New(seller.Options{BearerToken: token})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(observeToolCalls(h, func(tool string, r *http.Request) {
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		if tool != "" {
+			cs.tools = append(cs.tools, tool)
+		}
+		if a := r.Header.Get("Authorization"); a != "" {
+			cs.auth = append(cs.auth, a)
+		}
+		if r.Header.Get("X-Run") != "" {
+			cs.xRun++
+		}
+	}))
+	t.Cleanup(srv.Close)
+	cs.URL = srv.URL + "/mcp"
+	return cs
+}
+
+// observeToolCalls serves h, first telling see about every request: the
+// tool a JSON-RPC tools/call names ("" for any other request).
+func observeToolCalls(h http.Handler, see func(tool string, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var msg struct {
@@ -99,22 +120,13 @@ func startCountingSeller(t *testing.T, token string) *countingSeller {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		cs.mu.Lock()
+		tool := ""
 		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-			cs.tools = append(cs.tools, msg.Params.Name)
+			tool = msg.Params.Name
 		}
-		if a := r.Header.Get("Authorization"); a != "" {
-			cs.auth = append(cs.auth, a)
-		}
-		if r.Header.Get("X-Run") != "" {
-			cs.xRun++
-		}
-		cs.mu.Unlock()
+		see(tool, r)
 		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	cs.URL = srv.URL + "/mcp"
-	return cs
+	})
 }
 
 func (cs *countingSeller) calls(tool string) int {

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
@@ -61,22 +59,14 @@ func startGovernanceAgent(t *testing.T) *governanceAgent {
 	t.Helper()
 	g := &governanceAgent{}
 	h := seller.New(seller.Options{Governance: true})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var msg struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
+	srv := httptest.NewUnstartedServer(observeToolCalls(h, func(tool string, r *http.Request) {
+		if tool == "" {
+			return
 		}
 		g.mu.Lock()
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-			g.tools = append(g.tools, msg.Params.Name)
-			g.auth = append(g.auth, r.Header.Get("Authorization"))
-		}
-		g.mu.Unlock()
-		h.ServeHTTP(w, r)
+		defer g.mu.Unlock()
+		g.tools = append(g.tools, tool)
+		g.auth = append(g.auth, r.Header.Get("Authorization"))
 	}))
 	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
