@@ -64,3 +64,31 @@ func TestOAuthSetupWalksTheSellersGraph(t *testing.T) {
 		t.Fatalf("a loopback graph without --allow-local-fetch: step %s\n%s", outcome, msgs)
 	}
 }
+
+// On the A2A face the agent's well-known documents are same-origin fetches
+// too: webhook_emission's signing-keys precheck reads brand.json and the
+// JWKS from the A2A agent's origin (it was refused as a cross-origin http
+// fetch, an error on every A2A run).
+func TestTheA2AFaceFetchesTheAgentsOwnDocuments(t *testing.T) {
+	sb := shared.File(t, "spec/compliance/3.1.19")
+	eps, stop, err := seller.StartAll(t.Context(), seller.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	out := t.TempDir()
+	code, so, se := run(t, nil, "", "run", "--a2a", eps.A2A10, "--storyboards", sb, "--storyboard", "webhook_emission", "--schemas", "off", "--out", out)
+	r := readResults(t, out)
+	found := 0
+	for _, st := range r.Steps {
+		if st.StoryboardID == "webhook_emission" && (st.StepID == "fetch_brand_json" || st.StepID == "assert_webhook_signing_key_present") {
+			found++
+			if st.Outcome() != "passed" {
+				t.Errorf("%s: %s %s (exit %d)\n%s%s", st.StepID, st.Outcome(), st.Error, code, so, se)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("the signing-keys steps did not run (exit %d)\n%s%s", code, so, se)
+	}
+}

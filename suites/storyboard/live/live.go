@@ -451,15 +451,22 @@ func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, overri
 func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.Observation {
 	cfg := d.cfg.MCP
 	base := cfg.Endpoint
-	if base == "" {
-		cfg = mcp.Config{Timeout: d.cfg.A2A.Timeout, Limits: d.cfg.A2A.Limits, Base: d.cfg.A2A.Base}
+	a2aFace := base == ""
+	if a2aFace {
+		// The A2A face's origin is the agent's: its documents are
+		// same-origin fetches (the run's headers go there, nowhere else).
 		base = d.cfg.A2A.BaseURL
+		cfg = mcp.Config{Endpoint: base, Header: d.cfg.A2A.Header, Timeout: d.cfg.A2A.Timeout, Limits: d.cfg.A2A.Limits,
+			Base: d.cfg.A2A.Base, Recorder: d.cfg.A2A.Recorder}
 	}
 	url := path
 	if strings.HasPrefix(path, "/") {
 		url = origin(base) + path
 	}
 	c := mcp.Get(ctx, cfg, probeID, url)
+	if a2aFace {
+		c.Transport = evidence.A2A
+	}
 	d.record(c)
 	return storyboard.Observe(c, "", nil, true)
 }
