@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -411,6 +412,11 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 	call.Credential = credentialName(req.Auth, override)
 	if req.Live {
 		call.Credential = "live"
+		if st := refusal(call); st != 0 {
+			// Like a refusal of the run's own credential: the step is
+			// an error, not a verdict on the controller's gate.
+			call.HarnessError = fmt.Sprintf("the seller refused the live-mode principal's credential (--live-bearer-env) with HTTP %d: the step proves nothing about what it does for a live account", st)
+		}
 	}
 	d.record(call)
 	return storyboard.Observe(call, req.Task, req.Args, override)
@@ -436,6 +442,19 @@ func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mc
 	}
 	defer s.Close()
 	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+// refusal is the HTTP status of a call refused for its credential (401),
+// or 0.
+func refusal(c evidence.Call) int {
+	st := c.HTTPStatus
+	if n := len(c.Exchanges); st == 0 && n > 0 {
+		st = c.Exchanges[n-1].Status
+	}
+	if st == http.StatusUnauthorized {
+		return st
+	}
+	return 0
 }
 
 // callLive sends a step as the live-mode principal: its token alone as

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -67,5 +68,20 @@ func TestALiveStepCarriesTheLiveTokenAlone(t *testing.T) {
 				t.Errorf("recorded %+v", got)
 			}
 		})
+	}
+}
+
+// TestARefusedLiveCredentialIsAnErrorNamingTheFlag: a 401 on the live
+// token proves nothing about the controller's gate; the step errs.
+func TestARefusedLiveCredentialIsAnErrorNamingTheFlag(t *testing.T) {
+	srv := httptest.NewServer(seller.New(seller.Options{BearerToken: "run-token-0123456789", LiveBearerToken: "live-token-9876543210", Sandbox: true}))
+	defer srv.Close()
+	d := &dispatcher{cfg: Config{MCP: mcp.Config{Endpoint: srv.URL + "/mcp", BearerToken: "run-token-0123456789"}, LiveBearerToken: "not-the-live-token"},
+		add: func(evidence.Call) {}}
+	o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/gate/deny/deny_live_caller", Storyboard: "gate", Task: "comply_test_controller",
+		Auth: &storyboard.Auth{Type: "api_key", FromTestKit: true}, Live: true,
+		Args: map[string]any{"scenario": "force_creative_status", "account": map[string]any{"sandbox": true}}})
+	if !strings.Contains(o.Failure, "--live-bearer-env") || !strings.Contains(o.Failure, "401") {
+		t.Errorf("failure %q", o.Failure)
 	}
 }
