@@ -104,3 +104,10 @@ func TestLiveBearerEnvWantsAVariableNameAndAnotherToken(t *testing.T) {
 		}
 	}
 }
+
+func TestLiveBearerEnvIsNotForSeveralTargets(t *testing.T) {
+	code, _, se := run(t, map[string]string{"L": "live"}, "", "run", "--targets", filepath.Join(t.TempDir(), "targets.yaml"), "--live-bearer-env", "L", "--out", t.TempDir())
+	if code != ExitUsage || !strings.Contains(se, "not with --targets") {
+		t.Errorf("exit %d, stderr %q", code, se)
+	}
+}
