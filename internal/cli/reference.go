@@ -22,6 +22,11 @@ import (
 // reference seller hands the seller's generated token to its own passes.
 const referenceTokenEnv = "ADCP_CONFORM_REFERENCE_TOKEN"
 
+// referenceLiveTokenEnv is the variable through which a run against the
+// bundled reference seller hands the token of its live-mode principal to
+// its own passes (--live-bearer-env).
+const referenceLiveTokenEnv = "ADCP_CONFORM_REFERENCE_LIVE_TOKEN"
+
 // ReferenceA2A03Dir is the folder, inside --out, of the reports on the
 // reference seller's A2A 0.3 face.
 const ReferenceA2A03Dir = "a2a-0.3"
@@ -36,7 +41,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	// The flags are checked before the seller starts, so a usage error
 	// is one line and nothing else.
 	check := c
-	check.mcpURL, check.bearerEnv = "http://127.0.0.1/mcp", ""
+	check.mcpURL, check.bearerEnv, check.liveBearerEnv = "http://127.0.0.1/mcp", "", ""
 	if _, err := check.probeConfig(stdio); err != nil {
 		return err
 	}
@@ -47,6 +52,14 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 			return err
 		}
 		token = tok
+	}
+	liveToken := ""
+	if c.liveBearerEnv != "" {
+		tok, err := tokenFromEnv("--live-bearer-env", c.liveBearerEnv, stdio)
+		if err != nil {
+			return err
+		}
+		liveToken = tok
 	}
 	if err := writableOut(c.out); err != nil {
 		return err
@@ -60,9 +73,15 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 		sb = p
 	}
 	if token == "" {
-		b := make([]byte, 16)
-		_, _ = rand.Read(b) // never fails
-		token = "ref-" + hex.EncodeToString(b)
+		token = referenceToken("ref-")
+	}
+	if liveToken == "" {
+		// The seller's live-mode principal: the storyboard steps that
+		// authenticate as a live-mode test kit run with its token.
+		liveToken = referenceToken("ref-live-")
+	}
+	if liveToken == token {
+		return usagef("--live-bearer-env %s holds the run's own token (--bearer-env): give a live-mode principal's", c.liveBearerEnv)
 	}
 	// --sandbox starts the seller as a sandbox deployment: its
 	// comply_test_controller is wired (never otherwise: a production
@@ -71,7 +90,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	if release != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform: the reference seller serves AdCP %s, the release of %s\n", release, from)
 	}
-	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox, Release: release})
+	eps, stop, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, LiveBearerToken: liveToken, Sandbox: c.sandbox, Release: release})
 	if err != nil {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
@@ -79,19 +98,22 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	// The A2A 0.3 pass gets a seller of its own: the passes run side by
 	// side, and storyboards seed fixtures and create resources under fixed
 	// ids (a creative synced twice is "unchanged" the second time).
-	eps03, stop03, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, Sandbox: c.sandbox, Release: release})
+	eps03, stop03, err := seller.StartAll(context.Background(), seller.Options{BearerToken: token, LiveBearerToken: liveToken, Sandbox: c.sandbox, Release: release})
 	if err != nil {
 		return fmt.Errorf("starting the reference seller: %w", err)
 	}
 	defer stop03()
 	sub := stdio
 	sub.Getenv = func(name string) string {
-		if name == referenceTokenEnv {
+		switch name {
+		case referenceTokenEnv:
 			return token
+		case referenceLiveTokenEnv:
+			return liveToken
 		}
 		return stdio.getenv(name)
 	}
-	base := append(append([]string(nil), args...), "--bearer-env", referenceTokenEnv)
+	base := append(append([]string(nil), args...), "--bearer-env", referenceTokenEnv, "--live-bearer-env", referenceLiveTokenEnv)
 	if c.rateBurst == 0 {
 		base = append(base, "--rate-burst", strconv.Itoa(referenceBurst))
 	}
@@ -159,4 +181,11 @@ func worse(a, b error) error {
 		return b
 	}
 	return a
+}
+
+// referenceToken is a random bearer token for the reference seller.
+func referenceToken(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails
+	return prefix + hex.EncodeToString(b)
 }

@@ -54,6 +54,7 @@ type runConfig struct {
 	a2aURL         string
 	out            string
 	bearerEnv      string
+	liveBearerEnv  string
 	headers        multiValue
 	labelFilter    string
 	timeout        time.Duration
@@ -86,6 +87,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.a2aURL, "a2a", "", "the seller's A2A base URL (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp")
 	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
 	fs.StringVar(&c.bearerEnv, "bearer-env", "", "the `NAME` of the environment variable holding the bearer token (not the token itself)")
+	fs.StringVar(&c.liveBearerEnv, "live-bearer-env", "", liveBearerHelp)
 	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
 	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")
@@ -363,6 +365,16 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 		}
 		cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
 	}
+	if c.liveBearerEnv != "" {
+		tok, err := tokenFromEnv("--live-bearer-env", c.liveBearerEnv, stdio)
+		if err != nil {
+			return cfg, err
+		}
+		if tok == cfg.MCP.BearerToken {
+			return cfg, usagef("--live-bearer-env %s holds the run's own token (--bearer-env): give a live-mode principal's", c.liveBearerEnv)
+		}
+		cfg.LiveBearerToken = tok
+	}
 	h := http.Header{}
 	for _, line := range c.headers {
 		name, value, ok := strings.Cut(line, ":")
@@ -424,16 +436,25 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// liveBearerHelp is the help of run's --live-bearer-env.
+const liveBearerHelp = "the `NAME` of the environment variable holding the bearer token of a live-mode (non-sandbox) principal on the same seller (not the token itself): the storyboard steps that authenticate as a live-mode test kit are sent with it (comply_controller_mode_gate); without it they are skipped"
+
 // bearerFromEnv reads the token from the variable --bearer-env names. A
 // value that is no variable name (a token given in its place, say) is
 // refused without being repeated: it may be the secret itself.
 func bearerFromEnv(name string, stdio Stdio) (string, error) {
+	return tokenFromEnv("--bearer-env", name, stdio)
+}
+
+// tokenFromEnv reads a token from the variable the flag names, refusing a
+// value that is no variable name without repeating it.
+func tokenFromEnv(flag, name string, stdio Stdio) (string, error) {
 	if !envNameRE.MatchString(name) || looksLikeSecret(name) {
-		return "", usagef("--bearer-env wants the name of an environment variable holding the token (e.g. --bearer-env SELLER_TOKEN), not the token itself; the value given is not repeated here")
+		return "", usagef("%s wants the name of an environment variable holding the token (e.g. %s SELLER_TOKEN), not the token itself; the value given is not repeated here", flag, flag)
 	}
 	tok := stdio.getenv(name)
 	if tok == "" {
-		return "", usagef("--bearer-env %s: the variable is empty or unset", name)
+		return "", usagef("%s %s: the variable is empty or unset", flag, name)
 	}
 	return tok, nil
 }

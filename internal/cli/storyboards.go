@@ -226,9 +226,9 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	}
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
-		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP),
+		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP), LiveBearerToken: cfg.LiveBearerToken,
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, Schemas: set, RunnerVersion: AdcpRelease,
-			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0},
+			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
 	})
 }
 
@@ -268,7 +268,7 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 		MCP: mcp.Config{Endpoint: target.MCP}, A2A: a2a.Config{BaseURL: target.A2A}, Transport: t,
 		Release: p.release, Store: store, Include: p.include, Dispatcher: storyboard.Replay{Store: store},
 		Env: storyboard.Env{AllowMutations: target.AllowMutations, Sandbox: target.Sandbox, LocalFetch: target.LocalFetch, Credential: target.Credential,
-			Schemas: opts.Schemas, RunnerVersion: AdcpRelease, Generated: live.Generated(store)},
+			LiveCredential: target.LiveCredential, Schemas: opts.Schemas, RunnerVersion: AdcpRelease, Generated: live.Generated(store)},
 	})
 	runner.AddStoryboards(run, results, "")
 	run.StoryboardsRelease, run.StoryboardIDs = prev.StoryboardsRelease, prev.StoryboardIDs

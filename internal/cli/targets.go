@@ -145,6 +145,9 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 	if c.mcpURL != "" || c.a2aURL != "" || c.bearerEnv != "" {
 		return usagef("--targets names each target's --mcp, --a2a and --bearer-env; do not give them too")
 	}
+	if c.liveBearerEnv != "" {
+		return usagef("--live-bearer-env is the live-mode credential of one seller: run that target on its own (--mcp or --a2a), not with --targets")
+	}
 	if tune.parallelTargets < 1 || tune.parallelTargets > MaxParallel {
 		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
 	}
@@ -182,7 +185,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 	// name another target or would make every run append to one file.
 	getenv := func(k string) string {
 		switch k {
-		case envName("mcp"), envName("a2a"), envName("out"), envName("bearer-env"), envName("targets"), envName("parallel-targets"), "GITHUB_STEP_SUMMARY":
+		case envName("mcp"), envName("a2a"), envName("out"), envName("bearer-env"), envName("live-bearer-env"), envName("targets"), envName("parallel-targets"), "GITHUB_STEP_SUMMARY":
 			return ""
 		}
 		return stdio.getenv(k)

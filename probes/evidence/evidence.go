@@ -240,6 +240,10 @@ type Target struct {
 	// URLs the agent names were fetched over http and from loopback and
 	// private addresses (never a certifiable run).
 	LocalFetch bool `json:"local_fetch,omitempty"`
+	// LiveCredential is set when the run was given a live-mode
+	// principal's credential (--live-bearer-env): the steps that
+	// authenticate as a live-mode test kit were sent with it.
+	LiveCredential bool `json:"live_credential,omitempty"`
 }
 
 // Store holds the calls of one run. It is safe for concurrent use by the

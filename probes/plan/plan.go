@@ -81,12 +81,19 @@ type Config struct {
 	// tools/list (the A2A card's skills) and get_adcp_capabilities: what a
 	// run judging storyboards alone needs; no rule would read the rest.
 	DiscoveryOnly bool
+	// LiveBearerToken is the bearer token of a live-mode (non-sandbox)
+	// principal on the same seller (--live-bearer-env): the storyboard
+	// steps that authenticate as a live-mode test kit are sent with it; ""
+	// leaves them skipped.
+	LiveBearerToken string
 }
 
 // Secrets are the run's credential values (the bearer token and the
-// credential headers of both faces): never written to any output.
+// credential headers of both faces, the live-mode principal's token):
+// never written to any output.
 func (cfg Config) Secrets() []string {
-	return append(wire.Secrets(cfg.MCP.BearerToken, cfg.MCP.Header), wire.Secrets(cfg.A2A.BearerToken, cfg.A2A.Header)...)
+	out := append(wire.Secrets(cfg.MCP.BearerToken, cfg.MCP.Header), wire.Secrets(cfg.A2A.BearerToken, cfg.A2A.Header)...)
+	return append(out, wire.Secrets(cfg.LiveBearerToken, nil)...)
 }
 
 // MaxRateBurst bounds RateBurst.
@@ -295,7 +302,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	cfg = cfg.WithTLS()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
-		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch})
+		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != ""})
 	red := wire.NewRedactor(cfg.Secrets(), nil)
 	add := func(c evidence.Call) {
 		// Texts the harness writes about a call may quote the seller (an

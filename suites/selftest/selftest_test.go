@@ -31,6 +31,10 @@ import (
 
 const token = "selftest-token-0123456789abcdef"
 
+// liveToken is the reference seller's live-mode principal's token in the
+// storyboard runs (seller.Options.LiveBearerToken).
+const liveToken = "selftest-live-token-fedcba9876543210"
+
 // outcome is one rule's result on one face in a run's results.json, with
 // the probes whose steps carry its validations.
 type outcome struct {

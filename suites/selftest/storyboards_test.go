@@ -77,7 +77,9 @@ var release31 = sbRelease{compliance: complianceDir, schemas: schemasDir}
 func runRelease(rel sbRelease, sandbox bool, faults ...seller.Fault) (*sbRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: token, Faults: faults, Sandbox: sandbox, Release: rel.serves})
+	// The seller's live-mode principal (--live-bearer-env) runs
+	// comply_controller_mode_gate's deny_live_caller.
+	eps, stop, err := seller.StartAll(ctx, seller.Options{BearerToken: token, LiveBearerToken: liveToken, Faults: faults, Sandbox: sandbox, Release: rel.serves})
 	if err != nil {
 		return nil, err
 	}
@@ -88,14 +90,17 @@ func runRelease(rel sbRelease, sandbox bool, faults ...seller.Fault) (*sbRun, er
 	}
 	defer os.RemoveAll(dir)
 	var out, errOut bytes.Buffer
-	args := []string{"run", "--mcp", eps.MCP, "--bearer-env", "SELFTEST_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations",
+	args := []string{"run", "--mcp", eps.MCP, "--bearer-env", "SELFTEST_TOKEN", "--live-bearer-env", "SELFTEST_LIVE_TOKEN", "--rate-burst", "40", "--seed", "7", "--allow-mutations",
 		"--webhook-wait", "300ms", "--storyboards", rel.compliance, "--schemas", rel.schemas, "--out", dir}
 	if sandbox {
 		args = append(args, "--sandbox")
 	}
 	code := cli.Main(args, cli.Stdio{Out: &out, Err: &errOut, Getenv: func(k string) string {
-		if k == "SELFTEST_TOKEN" {
+		switch k {
+		case "SELFTEST_TOKEN":
 			return token
+		case "SELFTEST_LIVE_TOKEN":
+			return liveToken
 		}
 		return ""
 	}})

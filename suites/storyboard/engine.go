@@ -58,6 +58,11 @@ type Env struct {
 	// Credential says the run authenticates with a configured credential
 	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).
 	Credential bool
+	// LiveCredential says the run holds the credential of a live-mode
+	// (non-sandbox) principal on the same seller (--live-bearer-env): a
+	// step that authenticates as a live-mode test kit is then sent with it
+	// (Request.Live), not skipped.
+	LiveCredential bool
 	// ProbeTask is the protected read the security storyboard probes
 	// ($test_kit.auth.probe_task); "" keeps the test kit's.
 	ProbeTask string

@@ -171,6 +171,10 @@ type Request struct {
 	// Agent is the logical agent the step routes to (its `agent:` key,
 	// see Route); "" is the agent under test.
 	Agent string
+	// Live says the step authenticates as the test kit's live-mode
+	// principal (sandbox: false): the dispatcher sends it with the run's
+	// live-mode credential (Env.LiveCredential) instead of its own.
+	Live bool
 }
 
 // Dispatcher makes a storyboard's calls through the project's raw-byte

@@ -204,8 +204,9 @@ func TestSeedingAFixtureTheControllerCallsMalformedIsNotGraded(t *testing.T) {
 	}
 }
 
-func TestAStepAsTheTestKitsLiveModePrincipalIsSkipped(t *testing.T) {
-	sb := parse(t, `
+// liveGateSB is comply_controller_mode_gate's shape: one step as the test
+// kit's live-mode principal.
+const liveGateSB = `
 id: gate
 version: "1.0.0"
 title: t
@@ -229,16 +230,45 @@ phases:
             path: error
             allowed_values: [FORBIDDEN]
             description: forbidden
-`)
-	e := controllerEnv()
-	e.TestKits = map[string]map[string]any{"test-kits/live.yaml": {"id": "live_kit", "sandbox": false, "auth": map[string]any{"api_key": "k"}}}
-	f := &fake{}
-	res := Run(t.Context(), sb, e, f)
-	if got := outcomes(res); got != "deny.deny_live_caller=skip:requirement_unmet => skipped" || len(f.got) != 0 {
-		t.Fatal(got)
+`
+
+func TestAStepAsTheTestKitsLiveModePrincipalNeedsTheRunsLiveCredential(t *testing.T) {
+	forbidden := func(Request) *Observation {
+		return &Observation{Payload: Normalize(map[string]any{"success": false, "error": "FORBIDDEN"}), HTTPStatus: 200}
 	}
-	if !strings.Contains(res.Steps[0].Skip.Detail, "live-mode") {
-		t.Fatal(res.Steps[0].Skip.Detail)
+	for _, tc := range []struct {
+		name     string
+		live     bool
+		sandbox  any // the kit's sandbox
+		want     string
+		wantLive bool // the request sent is marked live
+		sent     int
+	}{
+		{name: "without a live credential the step is skipped naming the flag", sandbox: false,
+			want: "deny.deny_live_caller=skip:requirement_unmet => skipped"},
+		{name: "with a live credential the step is sent marked live", live: true, sandbox: false,
+			want: "deny.deny_live_caller=pass => passed", wantLive: true, sent: 1},
+		{name: "a sandbox kit's step is no live-mode step", sandbox: true,
+			want: "deny.deny_live_caller=pass => passed", sent: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := controllerEnv()
+			e.LiveCredential = tc.live
+			e.TestKits = map[string]map[string]any{"test-kits/live.yaml": {"id": "live_kit", "sandbox": tc.sandbox, "auth": map[string]any{"api_key": "k"}}}
+			f := &fake{answers: map[string]func(Request) *Observation{controllerTool: forbidden}}
+			res := Run(t.Context(), parse(t, liveGateSB), e, f)
+			if got := outcomes(res); got != tc.want || len(f.got) != tc.sent {
+				t.Fatalf("%s (%d sent)", got, len(f.got))
+			}
+			if tc.sent > 0 && f.got[0].Live != tc.wantLive {
+				t.Fatalf("request Live = %v", f.got[0].Live)
+			}
+			if tc.sent == 0 {
+				if d := res.Steps[0].Skip.Detail; !strings.Contains(d, "live-mode") || !strings.Contains(d, "--live-bearer-env") {
+					t.Fatal(d)
+				}
+			}
+		})
 	}
 }
 

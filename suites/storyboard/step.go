@@ -157,7 +157,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			return r.settle(st, ph, res, facts)
 		}
 		res.Request = req
-		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit, Agent: agent}
+		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit, Agent: agent, Live: r.liveKit(st)}
 		switch {
 		case task == "expect_rate_limit_not_replayed":
 			var skip *Skip
@@ -703,11 +703,12 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
 		}
 	}
-	if st.Auth != nil && st.Auth.FromTestKit == true && r.kit["sandbox"] == false {
+	if r.liveKit(st) && !r.env.LiveCredential {
 		// The test kit is a live-mode principal (acme-outdoor-live): the
 		// step is about what the agent does for a live account, and the
-		// run holds only its own credential, not that principal's.
-		return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("the step authenticates as the test kit's live-mode principal (%v, sandbox: false); the run has only its own credential", r.kit["id"])}
+		// run holds only its own credential, not that principal's (the
+		// kit's demo key is never sent: the user gives a real one).
+		return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("the step authenticates as the test kit's live-mode principal (%v, sandbox: false); the run has only its own credential: give a live-mode principal's with --live-bearer-env NAME", r.kit["id"])}
 	}
 	if st.RequiresTool != "" && !r.env.has(st.RequiresTool) {
 		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
@@ -732,6 +733,12 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 		}
 	}
 	return nil
+}
+
+// liveKit reports whether the step authenticates as its test kit's
+// live-mode principal (auth.from_test_kit on a kit with sandbox: false).
+func (r *runner) liveKit(st *Step) bool {
+	return st.Auth != nil && st.Auth.FromTestKit == true && r.kit["sandbox"] == false
 }
 
 // request builds a step's request: the sample request with every

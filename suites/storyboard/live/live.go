@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -73,6 +74,11 @@ type Config struct {
 	// for the storyboard's default_agent. A replay reads the recorded
 	// run's names.
 	Agents []Agent
+	// LiveBearerToken is the bearer token of a live-mode (non-sandbox)
+	// principal on the same seller (--live-bearer-env): a step marked
+	// Live is sent with it alone, on a session of its own. Its value
+	// must be among the Limits' secrets.
+	LiveBearerToken string
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
@@ -110,6 +116,10 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			env.AgentURLs[a.Name] = a.MCP.Endpoint
 		}
 		live.record(storyboard.AgentsCall(env.Agents, env.AgentURLs, t))
+	}
+	if cfg.Dispatcher == nil {
+		// The steps of a live-mode principal run only with its token.
+		env.LiveCredential = cfg.LiveBearerToken != ""
 	}
 	if env.Mutating == nil {
 		env.Mutating = storyboard.Mutating
@@ -386,6 +396,8 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 				HarnessError: "the run names no agent " + req.Agent}
 		}
 		call.Agent = req.Agent
+	case req.Live:
+		call = d.callLive(ctx, req)
 	case d.cfg.MCP.Endpoint == "":
 		call = d.callA2A(ctx, req, override)
 	default:
@@ -398,6 +410,14 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 		call.Context, _ = json.Marshal(v)
 	}
 	call.Credential = credentialName(req.Auth, override)
+	if req.Live {
+		call.Credential = "live"
+		if st := refusal(call); st != 0 {
+			// Like a refusal of the run's own credential: the step is
+			// an error, not a verdict on the controller's gate.
+			call.HarnessError = fmt.Sprintf("the seller refused the live-mode principal's credential (--live-bearer-env) with HTTP %d: the step proves nothing about what it does for a live account", st)
+		}
+	}
 	d.record(call)
 	return storyboard.Observe(call, req.Task, req.Args, override)
 }
@@ -424,12 +444,62 @@ func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mc
 	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
 }
 
+// refusal is the HTTP status of a call refused for its credential (401),
+// or 0.
+func refusal(c evidence.Call) int {
+	st := c.HTTPStatus
+	if n := len(c.Exchanges); st == 0 && n > 0 {
+		st = c.Exchanges[n-1].Status
+	}
+	if st == http.StatusUnauthorized {
+		return st
+	}
+	return 0
+}
+
+// callLive sends a step as the live-mode principal: its token alone as
+// "Authorization: Bearer", none of the run's --header values, on an MCP
+// session (an A2A client) of its own. A refusal of that credential is
+// graded like one of the run's own (the step is no auth probe).
+func (d *dispatcher) callLive(ctx context.Context, req storyboard.Request) evidence.Call {
+	if d.cfg.LiveBearerToken == "" {
+		return evidence.Call{ProbeID: req.ProbeID, Transport: transport(d.cfg), Tool: req.Task, Kind: evidence.KindToolCall,
+			HarnessError: "the step authenticates as a live-mode principal and the run has no live-mode credential"}
+	}
+	if d.cfg.MCP.Endpoint == "" {
+		cfg := d.cfg.A2A
+		cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
+		if failed, ok := d.discover(ctx, req); !ok {
+			return failed
+		}
+		return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	}
+	cfg := d.cfg.MCP
+	cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
+	s, init, err := mcp.Dial(ctx, cfg, req.ProbeID+"#initialize")
+	if err != nil {
+		init.ProbeID, init.Tool, init.Kind = req.ProbeID, req.Task, evidence.KindToolCall
+		return init
+	}
+	defer s.Close()
+	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
+}
+
 func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
 	cfg := d.cfg.A2A
 	if override {
 		// The card is public; the bogus credential goes to the task.
 		cfg.BearerToken, cfg.Header = bogus(req.Auth)
 	}
+	if failed, ok := d.discover(ctx, req); !ok {
+		return failed
+	}
+	return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+// discover fetches the agent card once per run; when it cannot be had it
+// returns the call that answers req instead, and false.
+func (d *dispatcher) discover(ctx context.Context, req storyboard.Request) (evidence.Call, bool) {
 	d.cardOnce.Do(func() {
 		d.card, d.cardCall, d.cardErr = a2a.Discover(ctx, d.cfg.A2A, evidence.StoryboardPrefix+"card")
 		d.record(d.cardCall)
@@ -440,9 +510,9 @@ func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, overri
 		if c.HarnessError == "" {
 			c.HarnessError = d.cardErr.Error()
 		}
-		return c
+		return c, false
 	}
-	return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	return evidence.Call{}, true
 }
 
 // Get fetches a well-known document: a path on the agent's origin, or a
