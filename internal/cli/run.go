@@ -65,6 +65,7 @@ type runConfig struct {
 	verbose        bool
 	sandbox        bool
 	localFetch     bool
+	brandJSON      string
 	rateBurst      int
 	allowDomains   multiValue
 	seed           uint64
@@ -97,6 +98,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
 	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens, each family's progress and the full table of rules")
 	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
+	fs.StringVar(&c.brandJSON, "brand-json", "", "URL of the seller's brand.json when its capabilities advertise no identity.brand_json_url (operator configuration), for the storyboards' signing-keys precheck")
 	fs.BoolVar(&c.localFetch, "allow-local-fetch", false, "local development only: URLs the seller names in its OAuth discovery graph may be http and resolve to loopback or private addresses (production conformance never allows it; not with --certify)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
@@ -334,7 +336,7 @@ func appendStepSummary(path string, run *report.Run) error {
 
 // probeConfig turns the flags into the probe plan's configuration.
 func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
-	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, LocalFetch: c.localFetch, RateBurst: c.rateBurst}
+	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, LocalFetch: c.localFetch, BrandJSON: c.brandJSON, RateBurst: c.rateBurst}
 	if c.timeout <= 0 {
 		return cfg, usagef("--timeout must be positive")
 	}
@@ -343,6 +345,12 @@ func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
 	}
 	if c.rateBurst < 0 || c.rateBurst > plan.MaxRateBurst {
 		return cfg, usagef("--rate-burst must be between 0 and %d", plan.MaxRateBurst)
+	}
+	if c.brandJSON != "" {
+		u, err := url.Parse(c.brandJSON)
+		if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
+			return cfg, usagef("--brand-json %s: want an absolute http(s) URL without credentials", wire.Sanitize(c.brandJSON, 200))
+		}
 	}
 	cfg.MCP = mcp.Config{Endpoint: c.mcpURL, Timeout: c.timeout}
 	cfg.A2A = a2a.Config{BaseURL: strings.TrimRight(c.a2aURL, "/"), Timeout: c.timeout}

@@ -107,16 +107,18 @@ func TestRunAgainstASilentSellerIsAHarnessError(t *testing.T) {
 func TestRunRejectsBadConfiguration(t *testing.T) {
 	dir := t.TempDir()
 	for name, args := range map[string][]string{
-		"bad filter":      {"--label-filter", "rule:ENV-02 &&"},
-		"empty filter":    {"--label-filter", "rule:NOPE-1"},
-		"unset token env": {"--bearer-env", "ADCP_CONFORM_TEST_NO_SUCH_VAR"},
-		"bad header":      {"--header", "no colon"},
-		"header CRLF":     {"--header", "X-A: b\r\nX-B: c"},
-		"bad URL":         {"--mcp", "ftp://seller.example.com/mcp"},
-		"userinfo URL":    {"--mcp", "https://u:p@seller.example.com/mcp"},
-		"bad timeout":     {"--timeout", "-1s"},
-		"too big a burst": {"--rate-burst", "100000"},
-		"stray argument":  {"extra"},
+		"bad filter":                  {"--label-filter", "rule:ENV-02 &&"},
+		"empty filter":                {"--label-filter", "rule:NOPE-1"},
+		"unset token env":             {"--bearer-env", "ADCP_CONFORM_TEST_NO_SUCH_VAR"},
+		"bad header":                  {"--header", "no colon"},
+		"header CRLF":                 {"--header", "X-A: b\r\nX-B: c"},
+		"bad URL":                     {"--mcp", "ftp://seller.example.com/mcp"},
+		"userinfo URL":                {"--mcp", "https://u:p@seller.example.com/mcp"},
+		"bad timeout":                 {"--timeout", "-1s"},
+		"too big a burst":             {"--rate-burst", "100000"},
+		"stray argument":              {"extra"},
+		"bad brand.json":              {"--brand-json", "ftp://op.example/brand.json"},
+		"brand.json with credentials": {"--brand-json", "https://u:p@op.example/brand.json"},
 	} {
 		code, _, errOut := run(t, nil, "", append([]string{"run", "--out", dir}, args...)...)
 		if code != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {

@@ -227,7 +227,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
 		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP), LiveBearerToken: cfg.LiveBearerToken,
-		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, Schemas: set, RunnerVersion: AdcpRelease,
+		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
 	})
 }
@@ -267,7 +267,7 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 	results := live.Run(context.Background(), live.Config{
 		MCP: mcp.Config{Endpoint: target.MCP}, A2A: a2a.Config{BaseURL: target.A2A}, Transport: t,
 		Release: p.release, Store: store, Include: p.include, Dispatcher: storyboard.Replay{Store: store},
-		Env: storyboard.Env{AllowMutations: target.AllowMutations, Sandbox: target.Sandbox, LocalFetch: target.LocalFetch, Credential: target.Credential,
+		Env: storyboard.Env{AllowMutations: target.AllowMutations, Sandbox: target.Sandbox, LocalFetch: target.LocalFetch, BrandJSON: target.BrandJSON, Credential: target.Credential,
 			LiveCredential: target.LiveCredential, Schemas: opts.Schemas, RunnerVersion: AdcpRelease, Generated: live.Generated(store)},
 	})
 	runner.AddStoryboards(run, results, "")

@@ -240,6 +240,9 @@ type Target struct {
 	// URLs the agent names were fetched over http and from loopback and
 	// private addresses (never a certifiable run).
 	LocalFetch bool `json:"local_fetch,omitempty"`
+	// BrandJSON is the operator-configured URL of the agent's brand.json
+	// (--brand-json), "" when the run was given none.
+	BrandJSON string `json:"brand_json,omitempty"`
 	// LiveCredential is set when the run was given a live-mode
 	// principal's credential (--live-bearer-env): the steps that
 	// authenticate as a live-mode test kit were sent with it.

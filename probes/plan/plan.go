@@ -57,6 +57,9 @@ type Config struct {
 	// URLs the agent names (its OAuth discovery graph) may be http and
 	// reach loopback, private and link-local addresses.
 	LocalFetch bool
+	// BrandJSON is the operator-configured URL of the agent's brand.json
+	// (--brand-json), for the storyboards' signing-keys precheck.
+	BrandJSON string
 	// A2A says how to reach the seller's A2A face; an empty BaseURL skips
 	// the A2A probes.
 	A2A a2a.Config
@@ -302,7 +305,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	cfg = cfg.WithTLS()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
-		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != ""})
+		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != "", BrandJSON: cfg.BrandJSON})
 	red := wire.NewRedactor(cfg.Secrets(), nil)
 	add := func(c evidence.Call) {
 		// Texts the harness writes about a call may quote the seller (an

@@ -51,6 +51,11 @@ type Env struct {
 	// Sandbox says the user declared the agent a sandbox: the test
 	// controller may be driven.
 	Sandbox bool
+	// BrandJSON is the operator-configured URL of the agent's brand.json
+	// (--brand-json), read by fetch_brand_jwks when the capabilities
+	// advertise no identity.brand_json_url; "" falls back to the agent's
+	// origin.
+	BrandJSON string
 	// LocalFetch is the explicit local-development flag of the OAuth
 	// setup kit: the discovery graph may be fetched over http and from
 	// loopback, private and link-local addresses.

@@ -51,8 +51,10 @@ const wellKnownBrand = "/.well-known/brand.json"
 
 // fetchBrandJWKS runs fetch_brand_jwks: brand.json from the capabilities'
 // identity.brand_json_url (security.mdx, "Discovering an agent's signing
-// keys via brand_json_url"), else the agent origin's
-// /.well-known/brand.json; then the jwks_uri of the agents[] entry whose
+// keys via brand_json_url"), else the operator-configured one
+// (Env.BrandJSON: the storyboard's "or, for agents not yet
+// member-registered, from operator configuration"), else the agent
+// origin's /.well-known/brand.json; then the jwks_uri of the agents[] entry whose
 // url is the agent's (a trailing slash aside), else of the first entry
 // naming one, resolved against brand.json's URL. Both fetches go through
 // the dispatcher, recorded under probeID#brand_json and probeID#jwks (a
@@ -64,8 +66,14 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 		return []Result{{Check: taskFetchBrandJWKS, Severity: "required", Expected: code, Description: fetchDescription,
 			Message: code + ": " + detail}}
 	}
-	brandURL := wellKnownBrand
+	brandURL, origin := wellKnownBrand, true
+	if r.env.BrandJSON != "" {
+		// Operator configuration: the storyboard's source "for agents not
+		// yet member-registered"; the on-wire advertisement outranks it.
+		brandURL, origin = r.env.BrandJSON, false
+	}
 	if u, _, _ := Lookup(r.env.Capabilities, "identity.brand_json_url"); u != nil {
+		origin = false
 		if s, ok := u.(string); ok && s != "" {
 			brandURL = s
 		}
@@ -87,6 +95,8 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 	case bo.Failure != "":
 		bo.Failure = codeBrandUnreachable + ": fetching " + shown + ": " + wire.Sanitize(bo.Failure, 300)
 		return bo, nil
+	case bo.HTTPStatus != 200 && origin:
+		return bo, fail(codeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200 (the agent declares no identity.brand_json_url; an operator-configured brand.json is given with --brand-json URL)", shown, bo.HTTPStatus))
 	case bo.HTTPStatus != 200:
 		return bo, fail(codeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200", shown, bo.HTTPStatus))
 	case len(bo.Call.Body) == 0:

@@ -117,10 +117,23 @@ func TestSigningKeysPublished(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		caps          map[string]any
+		operator      string // Env.BrandJSON (--brand-json)
 		docs          map[string]served
 		fetch, assert string // outcome prefixes
 		urls          []string
 	}{
+		{name: "an operator-configured brand.json where the capabilities name none", operator: "https://op.test/brand.json",
+			docs:  map[string]served{"https://op.test/brand.json": {200, `{"agents":[{"url":"https://seller.test/mcp","jwks_uri":"https://seller.test/.well-known/jwks.json"}]}`, ""}, jwks: {200, goodJWKS, ""}},
+			fetch: "passed", assert: "passed", urls: []string{"https://op.test/brand.json", jwks}},
+		{name: "the capabilities' brand_json_url outranks the operator's", operator: "https://op.test/brand.json",
+			caps:  map[string]any{"identity": map[string]any{"brand_json_url": "https://brand.test/op/brand.json"}},
+			docs:  map[string]served{"https://brand.test/op/brand.json": {200, goodBrand, ""}, "https://brand.test/.well-known/jwks.json": {200, goodJWKS, ""}},
+			fetch: "passed", assert: "passed", urls: []string{"https://brand.test/op/brand.json", "https://brand.test/.well-known/jwks.json"}},
+		{name: "no brand.json at the origin names the operator flag", docs: map[string]served{},
+			fetch:  "failed brand_json_unreachable: GET " + wellKnown + " answered HTTP 404, not 200 (the agent declares no identity.brand_json_url; an operator-configured brand.json is given with --brand-json URL)",
+			assert: "skipped prerequisite_failed"},
+		{name: "an operator brand.json that is not there fails without the hint", operator: "https://op.test/brand.json", docs: map[string]served{},
+			fetch: "failed brand_json_unreachable: GET https://op.test/brand.json answered HTTP 404, not 200", assert: "skipped prerequisite_failed"},
 		{name: "conformant", docs: map[string]served{wellKnown: {200, goodBrand, ""}, jwks: {200, goodJWKS, ""}},
 			fetch: "passed", assert: "passed", urls: []string{wellKnown, jwks}},
 		{name: "brand_json_url from the capabilities, relative jwks_uri",
@@ -172,7 +185,12 @@ func TestSigningKeysPublished(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &keyHost{docs: tc.docs, store: evidence.NewStore(evidence.Target{})}
-			res := Run(context.Background(), parse(t, keysSB), keysEnv(tc.caps), h)
+			envOf := func() *Env {
+				e := keysEnv(tc.caps)
+				e.BrandJSON = tc.operator
+				return e
+			}
+			res := Run(context.Background(), parse(t, keysSB), envOf(), h)
 			if len(res.Steps) != 2 {
 				t.Fatalf("steps: %+v", res.Steps)
 			}
@@ -187,7 +205,7 @@ func TestSigningKeysPublished(t *testing.T) {
 			}
 			// A re-judging reads the two fetches back by probe ID and
 			// grades the same.
-			again := Run(context.Background(), parse(t, keysSB), keysEnv(tc.caps), Replay{Store: h.store})
+			again := Run(context.Background(), parse(t, keysSB), envOf(), Replay{Store: h.store})
 			for i := range res.Steps {
 				if a, b := stepOutcome(res.Steps[i]), stepOutcome(again.Steps[i]); a != b {
 					t.Errorf("step %d: live %q, replay %q", i, a, b)
