@@ -14,7 +14,7 @@ import (
 // seller over HTTPS on loopback, publishing its OAuth discovery graph, and
 // returns the evaluate_oauth_metadata step's outcome and messages. extra
 // are further flags.
-func oauthRun(t *testing.T, meta *seller.OAuthMetadata, extra ...string) (code ExitCode, outcome, messages string) {
+func oauthRun(t *testing.T, meta *seller.OAuthMetadata, extra ...string) (code ExitCode, outcome, messages, out string) {
 	t.Helper()
 	sb, sc := shared.File(t, "spec/compliance/3.2.0-beta.5"), shared.File(t, "spec/schemas/3.2.0-beta.5")
 	eps, cert, stop, err := seller.StartAllTLS(t.Context(), seller.Options{BearerToken: "oauth-test-token-7", Release: seller.Release32, OAuth: meta})
@@ -26,7 +26,7 @@ func oauthRun(t *testing.T, meta *seller.OAuthMetadata, extra ...string) (code E
 	if err := os.WriteFile(ca, cert, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
+	out = t.TempDir()
 	args := append([]string{"run", "--mcp", eps.MCP, "--bearer-env", "TOK", "--ca-cert", ca, "--storyboards", sb, "--schemas", sc,
 		"--storyboard", "oauth_setup", "--out", out}, extra...)
 	code, so, se := run(t, map[string]string{"TOK": "oauth-test-token-7"}, "", args...)
@@ -38,7 +38,7 @@ func oauthRun(t *testing.T, meta *seller.OAuthMetadata, extra ...string) (code E
 			for _, v := range st.Validations {
 				b.WriteString(v.Check + ": " + v.Message + "\n")
 			}
-			return code, string(st.Outcome()), b.String()
+			return code, string(st.Outcome()), b.String(), out
 		}
 	}
 	t.Fatalf("no evaluate_oauth_metadata step (exit %d)\n%s%s", code, so, se)
@@ -51,15 +51,21 @@ func oauthRun(t *testing.T, meta *seller.OAuthMetadata, extra ...string) (code E
 // loopback that takes --allow-local-fetch; without it every fetch is
 // blocked, as the kit's policy says.
 func TestOAuthSetupWalksTheSellersGraph(t *testing.T) {
-	code, outcome, msgs := oauthRun(t, &seller.OAuthMetadata{}, "--allow-local-fetch")
+	code, outcome, msgs, _ := oauthRun(t, &seller.OAuthMetadata{}, "--allow-local-fetch")
 	if code != ExitOK || outcome != "passed" {
 		t.Fatalf("a consistent graph: exit %d, step %s\n%s", code, outcome, msgs)
 	}
-	_, outcome, msgs = oauthRun(t, &seller.OAuthMetadata{IssuerMismatch: true}, "--allow-local-fetch")
+	_, outcome, msgs, out := oauthRun(t, &seller.OAuthMetadata{IssuerMismatch: true}, "--allow-local-fetch")
 	if outcome != "failed" || !strings.Contains(msgs, "oauth_metadata_graph: oauth_issuer_mismatch") {
 		t.Fatalf("an issuer with a trailing slash: step %s\n%s", outcome, msgs)
 	}
-	_, outcome, msgs = oauthRun(t, &seller.OAuthMetadata{})
+	// judge walks the same graph again from the recorded fetches, offline.
+	jc, jo, je := run(t, nil, "", "judge", "--storyboards", shared.File(t, "spec/compliance/3.2.0-beta.5"),
+		"--schemas", shared.File(t, "spec/schemas/3.2.0-beta.5"), "--out", filepath.Join(t.TempDir(), "j"), out)
+	if !strings.Contains(jo, "agree:") {
+		t.Fatalf("judge of the failing graph: exit %d\n%s%s", jc, jo, je)
+	}
+	_, outcome, msgs, _ = oauthRun(t, &seller.OAuthMetadata{})
 	if outcome != "failed" || !strings.Contains(msgs, "oauth_metadata_graph: oauth_fetch_blocked") {
 		t.Fatalf("a loopback graph without --allow-local-fetch: step %s\n%s", outcome, msgs)
 	}
