@@ -23,6 +23,12 @@ func (r Replay) Call(_ context.Context, req Request) *Observation {
 		// The storyboard routes the step elsewhere than the run did.
 		return &Observation{Task: req.Task, Transport: "", Request: req.Args, Failure: fmt.Sprintf("recorded for agent %q, routed to %q", c.Agent, req.Agent)}
 	}
+	if face := ReplayAgentFaces(r.Store)[c.Agent]; c.Agent != "" && face != "" && c.Transport != face {
+		// The run reached the agent on one face and recorded the call
+		// as another's: the evidence does not say what the agent did.
+		return &Observation{Task: req.Task, Transport: "", Request: req.Args,
+			Failure: fmt.Sprintf("recorded over %s for agent %q, which the run reached over %s", c.Transport, c.Agent, face)}
+	}
 	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
 	return Observe(c, req.Task, req.Args, override)
 }

@@ -70,22 +70,28 @@ func defaultAgentName(sb *Storyboard) string {
 }
 
 // AgentsProbeID is the probe ID of the record of a run's further logical
-// agents (their names and URLs, in Arguments): a re-judging gives the
-// multi-agent storyboards the same gates, routes and context.
+// agents (their names, URLs and faces, in Arguments): a re-judging gives
+// the multi-agent storyboards the same gates, routes and context, and
+// takes each routed step's call only from the face its agent was reached
+// on.
 const AgentsProbeID = evidence.StoryboardPrefix + "#agents"
 
 // agentRecord is one further logical agent as the run recorded it.
 type agentRecord struct {
 	Name string `json:"name"`
 	URL  string `json:"url,omitempty"`
+	// Transport is the agent's face, mcp or a2a; a run recorded before
+	// A2A agents were routed gives none (its agents were MCP's).
+	Transport evidence.Transport `json:"transport,omitempty"`
 }
 
 // AgentsCall is the record that the run's storyboards had the further
-// logical agents names, each reached at urls[name].
-func AgentsCall(names []string, urls map[string]string, t evidence.Transport) evidence.Call {
+// logical agents names, each reached at urls[name] over faces[name] (mcp:
+// its MCP endpoint, a2a: its A2A base URL).
+func AgentsCall(names []string, urls map[string]string, faces map[string]evidence.Transport, t evidence.Transport) evidence.Call {
 	recs := make([]agentRecord, len(names))
 	for i, n := range names {
-		recs[i] = agentRecord{Name: n, URL: urls[n]}
+		recs[i] = agentRecord{Name: n, URL: urls[n], Transport: faces[n]}
 	}
 	b, _ := json.Marshal(recs)
 	return evidence.Call{ProbeID: AgentsProbeID, Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b}
@@ -136,6 +142,22 @@ func ReplayAgentURLs(store *evidence.Store) map[string]string {
 		}
 	}
 	return urls
+}
+
+// ReplayAgentFaces returns the faces (mcp, a2a) of the further logical
+// agents a recorded run named, by name; an agent recorded without one is
+// left out.
+func ReplayAgentFaces(store *evidence.Store) map[string]evidence.Transport {
+	var faces map[string]evidence.Transport
+	for _, r := range replayAgentRecords(store) {
+		if r.Transport != "" {
+			if faces == nil {
+				faces = map[string]evidence.Transport{}
+			}
+			faces[r.Name] = r.Transport
+		}
+	}
+	return faces
 }
 
 // agentURLSuffix ends the root context keys a run's --agent overrides.

@@ -167,6 +167,27 @@ func TestRunIgnoresRoutingInASingleAgentRun(t *testing.T) {
 	}
 }
 
+func TestReplayTakesARoutedCallOnlyFromItsAgentsFace(t *testing.T) {
+	store := evidence.NewStore(evidence.Target{})
+	store.Add(AgentsCall([]string{"creative"}, map[string]string{"creative": "https://c.example"},
+		map[string]evidence.Transport{"creative": evidence.A2A}, evidence.MCP))
+	reply := `{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"data","data":{"formats":[]}}]}}`
+	for _, tc := range []struct {
+		face evidence.Transport
+		want string // in the failure; "" is none
+	}{
+		{evidence.A2A, ""},
+		{evidence.MCP, `recorded over mcp for agent "creative", which the run reached over a2a`},
+	} {
+		store.Add(evidence.Call{ProbeID: "storyboard/m/p/formats_" + string(tc.face), Transport: tc.face, Kind: evidence.KindToolCall,
+			Tool: "list_creative_formats", Agent: "creative", Message: json.RawMessage(reply), HTTPStatus: 200})
+		o := Replay{Store: store}.Call(context.Background(), Request{ProbeID: "storyboard/m/p/formats_" + string(tc.face), Task: "list_creative_formats", Agent: "creative"})
+		if tc.want == "" && strings.Contains(o.Failure, "which the run reached") || tc.want != "" && !strings.Contains(o.Failure, tc.want) {
+			t.Errorf("%s: failure = %q, want %q", tc.face, o.Failure, tc.want)
+		}
+	}
+}
+
 func TestReplayRefusesACallRecordedForAnotherAgent(t *testing.T) {
 	store := evidence.NewStore(evidence.Target{})
 	store.Add(evidence.Call{ProbeID: "storyboard/m/setup/plan", Kind: evidence.KindToolCall, Tool: "sync_plans", Agent: "governance"})
@@ -181,12 +202,16 @@ func TestAgentsRoundTripThroughTheStore(t *testing.T) {
 	if got := ReplayAgents(store); got != nil {
 		t.Errorf("a run without agents replays %v", got)
 	}
-	store.Add(AgentsCall([]string{"governance", "creative"}, map[string]string{"governance": "https://gov.example/mcp"}, evidence.MCP))
+	store.Add(AgentsCall([]string{"governance", "creative"}, map[string]string{"governance": "https://gov.example/mcp", "creative": "https://c.example"},
+		map[string]evidence.Transport{"governance": evidence.MCP, "creative": evidence.A2A}, evidence.MCP))
 	if got := strings.Join(ReplayAgents(store), ","); got != "governance,creative" {
 		t.Errorf("ReplayAgents = %s", got)
 	}
-	if got := ReplayAgentURLs(store); len(got) != 1 || got["governance"] != "https://gov.example/mcp" {
+	if got := ReplayAgentURLs(store); len(got) != 2 || got["governance"] != "https://gov.example/mcp" || got["creative"] != "https://c.example" {
 		t.Errorf("ReplayAgentURLs = %v", got)
+	}
+	if got := ReplayAgentFaces(store); len(got) != 2 || got["governance"] != evidence.MCP || got["creative"] != evidence.A2A {
+		t.Errorf("ReplayAgentFaces = %v", got)
 	}
 	c, _ := store.Call(AgentsProbeID)
 	if !json.Valid(c.Arguments) || !c.IsStoryboard() {
@@ -195,8 +220,8 @@ func TestAgentsRoundTripThroughTheStore(t *testing.T) {
 	// A run recorded before the URLs were: names alone.
 	old := evidence.NewStore(evidence.Target{})
 	old.Add(evidence.Call{ProbeID: AgentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
-	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil {
-		t.Errorf("an older record replays %v, %v", got, ReplayAgentURLs(old))
+	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil || ReplayAgentFaces(old) != nil {
+		t.Errorf("an older record replays %v, %v, %v", got, ReplayAgentURLs(old), ReplayAgentFaces(old))
 	}
 }
 

@@ -68,11 +68,11 @@ type Config struct {
 	// TLS is the run's client TLS configuration (--ca-cert), for the
 	// fetches of URLs the agent names (its OAuth discovery graph).
 	TLS *tls.Config
-	// Agents are the run's further logical agents (--agent NAME=URL): a
-	// multi-agent storyboard's step whose agent: names one goes to it,
-	// through an MCP session of its own; the agent under test answers
-	// for the storyboard's default_agent. A replay reads the recorded
-	// run's names.
+	// Agents are the run's further logical agents (--agent NAME=URL,
+	// NAME=a2a:URL): a multi-agent storyboard's step whose agent: names
+	// one goes to it, through an MCP session of its own or its A2A
+	// face; the agent under test answers for the storyboard's
+	// default_agent. A replay reads the recorded run's names.
 	Agents []Agent
 	// LiveBearerToken is the bearer token of a live-mode (non-sandbox)
 	// principal on the same seller (--live-bearer-env): a step marked
@@ -82,10 +82,32 @@ type Config struct {
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
-// its MCP endpoint (with its own credential, never the run's).
+// it, at its MCP endpoint or its A2A face (with its own credential, never
+// the run's), independently of the agent under test's transport.
 type Agent struct {
 	Name string
-	MCP  mcp.Config
+	// MCP reaches its MCP endpoint (when A2A has no BaseURL).
+	MCP mcp.Config
+	// A2A reaches its A2A face when BaseURL is set: its card is at
+	// BaseURL + a2a.CardPath, fetched once per run.
+	A2A a2a.Config
+}
+
+// Transport is the face the agent is reached on.
+func (a Agent) Transport() evidence.Transport {
+	if a.A2A.BaseURL != "" {
+		return evidence.A2A
+	}
+	return evidence.MCP
+}
+
+// URL is where the agent is reached: its A2A base URL or its MCP
+// endpoint.
+func (a Agent) URL() string {
+	if a.Transport() == evidence.A2A {
+		return a.A2A.BaseURL
+	}
+	return a.MCP.Endpoint
 }
 
 // Run runs every storyboard of the release: the ones Include leaves out
@@ -111,11 +133,12 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		env.Agents, env.AgentURLs = storyboard.ReplayAgents(cfg.Store), storyboard.ReplayAgentURLs(cfg.Store)
 	case cfg.Dispatcher == nil && len(cfg.Agents) > 0:
 		env.Agents, env.AgentURLs = nil, map[string]string{}
+		faces := map[string]evidence.Transport{}
 		for _, a := range cfg.Agents {
 			env.Agents = append(env.Agents, a.Name)
-			env.AgentURLs[a.Name] = a.MCP.Endpoint
+			env.AgentURLs[a.Name], faces[a.Name] = a.URL(), a.Transport()
 		}
-		live.record(storyboard.AgentsCall(env.Agents, env.AgentURLs, t))
+		live.record(storyboard.AgentsCall(env.Agents, env.AgentURLs, faces, t))
 	}
 	if cfg.Dispatcher == nil {
 		// The steps of a live-mode principal run only with its token.
@@ -280,11 +303,17 @@ type dispatcher struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// cards are the agent cards by agent ("" is the agent under test),
+	// each fetched once per run.
+	cards map[string]*agentCard
+}
 
-	cardOnce sync.Once
-	card     a2a.Card
-	cardCall evidence.Call
-	cardErr  error
+// agentCard is an agent's card, fetched on its first A2A call.
+type agentCard struct {
+	once sync.Once
+	card a2a.Card
+	call evidence.Call
+	err  error
 }
 
 // session is one storyboard's MCP session, dialled on its first call.
@@ -373,14 +402,14 @@ func (d *dispatcher) end(storyboardID string) {
 	}
 }
 
-// agent returns the MCP configuration of the run's agent name.
-func (d *dispatcher) agent(name string) (mcp.Config, bool) {
+// agent returns the run's agent name.
+func (d *dispatcher) agent(name string) (Agent, bool) {
 	for _, a := range d.cfg.Agents {
 		if a.Name == name {
-			return a.MCP, true
+			return a, true
 		}
 	}
-	return mcp.Config{}, false
+	return Agent{}, false
 }
 
 // Call sends one AdCP task.
@@ -389,17 +418,21 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 	var call evidence.Call
 	switch {
 	case req.Agent != "":
-		if cfg, ok := d.agent(req.Agent); ok {
-			call = d.callMCP(ctx, req, cfg, override)
-		} else {
+		a, ok := d.agent(req.Agent)
+		switch {
+		case !ok:
 			call = evidence.Call{ProbeID: req.ProbeID, Transport: evidence.MCP, Tool: req.Task, Kind: evidence.KindToolCall,
 				HarnessError: "the run names no agent " + req.Agent}
+		case a.Transport() == evidence.A2A:
+			call = d.callA2A(ctx, req, req.Agent, a.A2A, override)
+		default:
+			call = d.callMCP(ctx, req, a.MCP, override)
 		}
 		call.Agent = req.Agent
 	case req.Live:
 		call = d.callLive(ctx, req)
 	case d.cfg.MCP.Endpoint == "":
-		call = d.callA2A(ctx, req, override)
+		call = d.callA2A(ctx, req, "", d.cfg.A2A, override)
 	default:
 		call = d.callMCP(ctx, req, d.cfg.MCP, override)
 	}
@@ -468,11 +501,12 @@ func (d *dispatcher) callLive(ctx context.Context, req storyboard.Request) evide
 	}
 	if d.cfg.MCP.Endpoint == "" {
 		cfg := d.cfg.A2A
-		cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
-		if failed, ok := d.discover(ctx, req); !ok {
+		card, failed, ok := d.discover(ctx, req, "", d.cfg.A2A)
+		if !ok {
 			return failed
 		}
-		return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
+		cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
+		return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
 	}
 	cfg := d.cfg.MCP
 	cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
@@ -485,34 +519,54 @@ func (d *dispatcher) callLive(ctx context.Context, req storyboard.Request) evide
 	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
 }
 
-func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, override bool) evidence.Call {
-	cfg := d.cfg.A2A
+// callA2A sends a step to agent's A2A face ("" is the agent under test's),
+// reached with cfg.
+func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, agent string, cfg a2a.Config, override bool) evidence.Call {
+	card, failed, ok := d.discover(ctx, req, agent, cfg)
+	if !ok {
+		return failed
+	}
 	if override {
 		// The card is public; the bogus credential goes to the task.
 		cfg.BearerToken, cfg.Header = bogus(req.Auth)
 	}
-	if failed, ok := d.discover(ctx, req); !ok {
-		return failed
-	}
-	return a2a.NewClient(cfg, d.card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
 }
 
-// discover fetches the agent card once per run; when it cannot be had it
-// returns the call that answers req instead, and false.
-func (d *dispatcher) discover(ctx context.Context, req storyboard.Request) (evidence.Call, bool) {
-	d.cardOnce.Do(func() {
-		d.card, d.cardCall, d.cardErr = a2a.Discover(ctx, d.cfg.A2A, evidence.StoryboardPrefix+"card")
-		d.record(d.cardCall)
+// cardProbeID is the probe ID of the fetch of agent's card: "storyboard/card"
+// for the agent under test, "storyboard/card@<agent>" for another.
+func cardProbeID(agent string) string {
+	return evidence.StoryboardPrefix + sessionKey("card", agent)
+}
+
+// discover fetches agent's card (reached with cfg) once per run, recording
+// the fetch as the agent's; when it cannot be had it returns the call that
+// answers req instead, and false.
+func (d *dispatcher) discover(ctx context.Context, req storyboard.Request, agent string, cfg a2a.Config) (a2a.Card, evidence.Call, bool) {
+	d.mu.Lock()
+	if d.cards == nil {
+		d.cards = map[string]*agentCard{}
+	}
+	ac, ok := d.cards[agent]
+	if !ok {
+		ac = &agentCard{}
+		d.cards[agent] = ac
+	}
+	d.mu.Unlock()
+	ac.once.Do(func() {
+		ac.card, ac.call, ac.err = a2a.Discover(ctx, cfg, cardProbeID(agent))
+		ac.call.Agent = agent
+		d.record(ac.call)
 	})
-	if d.cardErr != nil {
-		c := d.cardCall
+	if ac.err != nil {
+		c := ac.call
 		c.ProbeID, c.Tool, c.Kind = req.ProbeID, req.Task, evidence.KindToolCall
 		if c.HarnessError == "" {
-			c.HarnessError = d.cardErr.Error()
+			c.HarnessError = ac.err.Error()
 		}
-		return c, false
+		return a2a.Card{}, c, false
 	}
-	return evidence.Call{}, true
+	return ac.card, evidence.Call{}, true
 }
 
 // Get fetches a well-known document: a path on the agent's origin, or a
