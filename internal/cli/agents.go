@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/a2a"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
@@ -13,7 +15,7 @@ import (
 
 // The help of run's --agent and --agent-bearer-env flags.
 const (
-	agentHelp = "a further logical agent for multi-agent storyboards (requires: [multi_agent]), as `NAME=URL` with the URL of its MCP endpoint (MCP only), repeatable: " +
+	agentHelp = "a further logical agent for multi-agent storyboards (requires: [multi_agent]), as `NAME=URL` with the URL of its MCP endpoint, or NAME=a2a:URL with its A2A base URL (its agent card at URL/.well-known/agent-card.json, as for --a2a), repeatable: " +
 		"a step whose agent: is NAME goes to it; the agent under test answers for the storyboard's default_agent. The run's --bearer-env and --header go to the agent under test only"
 	agentBearerHelp = "the bearer token of an --agent, as `NAME=ENVVAR`: the name of the environment variable holding it (not the token itself), repeatable"
 )
@@ -22,9 +24,10 @@ const (
 // a step's agent:), such as sales, governance or nyt_sales.
 var agentNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
 
-// parseAgents reads --agent NAME=URL and --agent-bearer-env NAME=ENVVAR
-// into the run's further logical agents, in the order given. Each agent
-// gets its own credential or none: never the run's.
+// parseAgents reads --agent NAME=URL (an MCP endpoint), --agent
+// NAME=a2a:URL (an A2A base URL) and --agent-bearer-env NAME=ENVVAR into
+// the run's further logical agents, in the order given. Each agent gets
+// its own credential or none: never the run's.
 func parseAgents(agents, bearers []string, getenv func(string) string) ([]live.Agent, error) {
 	var out []live.Agent
 	for _, v := range agents {
@@ -32,12 +35,13 @@ func parseAgents(agents, bearers []string, getenv func(string) string) ([]live.A
 		if !ok || !agentNameRE.MatchString(name) {
 			return nil, usagef("--agent %q: want NAME=URL, NAME a route key such as governance (letters, digits, _ . -)", wire.Sanitize(v, 80))
 		}
-		if strings.HasPrefix(u, "a2a:") {
-			return nil, usagef("--agent %s: only MCP endpoints; an A2A agent is not supported", name)
-		}
+		u, isA2A := strings.CutPrefix(u, "a2a:")
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, usagef("--agent %s: want an absolute http or https URL of its MCP endpoint", name)
+			if isA2A {
+				return nil, usagef("--agent %s: want a2a: then the absolute http or https base URL of its A2A face", name)
+			}
+			return nil, usagef("--agent %s: want an absolute http or https URL of its MCP endpoint (a2a:URL for an A2A agent)", name)
 		}
 		if p.User != nil {
 			return nil, usagef("--agent %s: put its credential in --agent-bearer-env, not in the URL", name)
@@ -45,7 +49,11 @@ func parseAgents(agents, bearers []string, getenv func(string) string) ([]live.A
 		if slices.ContainsFunc(out, func(a live.Agent) bool { return a.Name == name }) {
 			return nil, usagef("--agent %s: given twice", name)
 		}
-		out = append(out, live.Agent{Name: name, MCP: mcp.Config{Endpoint: u}})
+		if isA2A {
+			out = append(out, live.Agent{Name: name, A2A: a2a.Config{BaseURL: strings.TrimRight(u, "/")}})
+		} else {
+			out = append(out, live.Agent{Name: name, MCP: mcp.Config{Endpoint: u}})
+		}
 	}
 	seen := map[string]bool{}
 	for _, v := range bearers {
@@ -68,19 +76,29 @@ func parseAgents(agents, bearers []string, getenv func(string) string) ([]live.A
 		if tok == "" {
 			return nil, usagef("--agent-bearer-env %s: the variable %s is empty or unset", name, env)
 		}
-		out[i].MCP.BearerToken = tok
+		if out[i].Transport() == evidence.A2A {
+			out[i].A2A.BearerToken = tok
+		} else {
+			out[i].MCP.BearerToken = tok
+		}
 	}
 	return out, nil
 }
 
 // agentsFor returns the agents as a run reaches them: the run's client
-// settings (timeout, limits, transport), each with its own endpoint and
-// credential and no --header, every client redacting every credential of
-// the run.
-func agentsFor(agents []live.Agent, run mcp.Config) []live.Agent {
+// settings of the agent's transport (timeout, limits, transport), each
+// with its own endpoint and credential and no --header, every client
+// redacting every credential of the run.
+func agentsFor(agents []live.Agent, runMCP mcp.Config, runA2A a2a.Config) []live.Agent {
 	out := make([]live.Agent, len(agents))
 	for i, a := range agents {
-		c := run
+		if a.Transport() == evidence.A2A {
+			c := runA2A
+			c.BaseURL, c.BearerToken, c.Header = a.A2A.BaseURL, a.A2A.BearerToken, nil
+			out[i] = live.Agent{Name: a.Name, A2A: c}
+			continue
+		}
+		c := runMCP
 		c.Endpoint, c.BearerToken, c.Header = a.MCP.Endpoint, a.MCP.BearerToken, nil
 		out[i] = live.Agent{Name: a.Name, MCP: c}
 	}
@@ -92,6 +110,7 @@ func agentSecrets(agents []live.Agent) []string {
 	var out []string
 	for _, a := range agents {
 		out = append(out, wire.Secrets(a.MCP.BearerToken, nil)...)
+		out = append(out, wire.Secrets(a.A2A.BearerToken, nil)...)
 	}
 	return out
 }

@@ -21,13 +21,21 @@ import (
 func TestParseAgentsReadsNamesURLsAndTheirOwnTokens(t *testing.T) {
 	env := map[string]string{"GOV_TOKEN": "gov-secret-1"}
 	getenv := func(k string) string { return env[k] }
-	got, err := parseAgents([]string{"governance=https://gov.example/mcp", "nyt_sales=http://127.0.0.1:9/mcp"}, []string{"governance=GOV_TOKEN"}, getenv)
+	env["CREATIVE_TOKEN"] = "creative-secret-2"
+	got, err := parseAgents([]string{"governance=https://gov.example/mcp", "nyt_sales=http://127.0.0.1:9/mcp", "creative=a2a:https://creative.example/a2a/"},
+		[]string{"governance=GOV_TOKEN", "creative=CREATIVE_TOKEN"}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != "governance" || got[0].MCP.Endpoint != "https://gov.example/mcp" || got[0].MCP.BearerToken != "gov-secret-1" ||
-		got[1].Name != "nyt_sales" || got[1].MCP.BearerToken != "" {
+	if len(got) != 3 || got[0].Name != "governance" || got[0].MCP.Endpoint != "https://gov.example/mcp" || got[0].MCP.BearerToken != "gov-secret-1" ||
+		got[0].Transport() != evidence.MCP || got[1].Name != "nyt_sales" || got[1].MCP.BearerToken != "" {
 		t.Errorf("parseAgents = %+v", got)
+	}
+	// An A2A agent: its base URL (as --a2a takes it) and its own token,
+	// nothing of an MCP endpoint.
+	if a := got[2]; a.Name != "creative" || a.Transport() != evidence.A2A || a.A2A.BaseURL != "https://creative.example/a2a" ||
+		a.A2A.BearerToken != "creative-secret-2" || a.MCP.Endpoint != "" || a.MCP.BearerToken != "" || a.URL() != "https://creative.example/a2a" {
+		t.Errorf("the A2A agent = %+v", a)
 	}
 	for _, tc := range []struct {
 		name            string
@@ -39,7 +47,11 @@ func TestParseAgentsReadsNamesURLsAndTheirOwnTokens(t *testing.T) {
 		{"a name that is no identifier", []string{"gov ernance=https://gov.example/mcp"}, nil, "want NAME=URL"},
 		{"a relative URL", []string{"governance=/mcp"}, nil, "absolute http or https URL"},
 		{"another scheme", []string{"governance=ftp://gov.example/mcp"}, nil, "absolute http or https URL"},
-		{"an A2A agent", []string{"governance=a2a:https://gov.example"}, nil, "only MCP endpoints"},
+		{"an A2A agent with a relative URL", []string{"governance=a2a:/a2a"}, nil, "a2a: then the absolute http or https base URL"},
+		{"an A2A agent with another scheme", []string{"governance=a2a:ftp://gov.example"}, nil, "a2a: then the absolute http or https base URL"},
+		{"an A2A agent with no URL", []string{"governance=a2a:"}, nil, "a2a: then the absolute http or https base URL"},
+		{"an A2A agent named twice", []string{"governance=https://a.example/mcp", "governance=a2a:https://b.example"}, nil, "given twice"},
+		{"credentials in an A2A agent's URL", []string{"governance=a2a:https://u:p@gov.example"}, nil, "--agent-bearer-env"},
 		{"credentials in the URL", []string{"governance=https://u:p@gov.example/mcp"}, nil, "--agent-bearer-env"},
 		{"a name given twice", []string{"governance=https://a.example/mcp", "governance=https://b.example/mcp"}, nil, "given twice"},
 		{"a token for no agent", []string{"governance=https://gov.example/mcp"}, []string{"creative=GOV_TOKEN"}, "no --agent creative=URL"},
@@ -76,14 +88,18 @@ func TestAgentNeedsOneAgentUnderTest(t *testing.T) {
 }
 
 // countingSeller serves a reference seller whose bearer token is token,
-// keeping the tools each tools/call named, every Authorization header and
-// the requests that carried the run's --header X-Run.
+// keeping the tools each tools/call (or A2A message) named, every
+// Authorization header, the requests' paths and the requests that carried
+// the run's --header X-Run.
 type countingSeller struct {
-	URL   string
-	mu    sync.Mutex
-	tools []string
-	auth  []string
-	xRun  int
+	URL string
+	// Endpoints are all the seller's faces (URL is its MCP endpoint).
+	Endpoints seller.Endpoints
+	mu        sync.Mutex
+	tools     []string
+	auth      []string
+	paths     []string
+	xRun      int
 }
 
 func startCountingSeller(t *testing.T, token string) *countingSeller {
@@ -102,14 +118,17 @@ func startCountingSeller(t *testing.T, token string) *countingSeller {
 		if r.Header.Get("X-Run") != "" {
 			cs.xRun++
 		}
+		cs.paths = append(cs.paths, r.URL.Path)
 	}))
 	t.Cleanup(srv.Close)
-	cs.URL = srv.URL + "/mcp"
+	cs.Endpoints = seller.EndpointsAt(srv.URL)
+	cs.URL = cs.Endpoints.MCP
 	return cs
 }
 
 // observeToolCalls serves h, first telling see about every request: the
-// tool a JSON-RPC tools/call names ("" for any other request).
+// tool a JSON-RPC tools/call names, or the skill of an A2A message/send or
+// SendMessage ("" for any other request).
 func observeToolCalls(h http.Handler, see func(tool string, r *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -117,12 +136,26 @@ func observeToolCalls(h http.Handler, see func(tool string, r *http.Request)) ht
 		var msg struct {
 			Method string `json:"method"`
 			Params struct {
-				Name string `json:"name"`
+				Name    string `json:"name"`
+				Message struct {
+					Parts []struct {
+						Data struct {
+							Skill string `json:"skill"`
+						} `json:"data"`
+					} `json:"parts"`
+				} `json:"message"`
 			} `json:"params"`
 		}
 		tool := ""
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-			tool = msg.Params.Name
+		if json.Unmarshal(body, &msg) == nil {
+			switch msg.Method {
+			case "tools/call":
+				tool = msg.Params.Name
+			case "message/send", "SendMessage":
+				if len(msg.Params.Message.Parts) > 0 {
+					tool = msg.Params.Message.Parts[0].Data.Skill
+				}
+			}
 		}
 		see(tool, r)
 		h.ServeHTTP(w, r)
@@ -246,5 +279,109 @@ func TestAMultiAgentStoryboardIsSkippedWithOneAgent(t *testing.T) {
 	}
 	if sales.calls("get_products") != 0 {
 		t.Errorf("a skipped storyboard called %v", sales.tools)
+	}
+}
+
+// TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace routes the other
+// agent's step to the reference seller's A2A 1.0 face, the agent under
+// test being reached over MCP or over A2A: each agent's card is fetched
+// once, as that agent's, and the routed call goes to its face alone, with
+// its token alone; judge routes and grades the recorded run again.
+func TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace(t *testing.T) {
+	for _, face := range []string{"mcp", "a2a"} {
+		t.Run("the agent under test over "+face, func(t *testing.T) {
+			sales, other := startCountingSeller(t, "sales-token-1"), startCountingSeller(t, "other-token-2")
+			target := []string{"--mcp", sales.URL}
+			if face == "a2a" {
+				target = []string{"--a2a", sales.Endpoints.A2A10}
+			}
+			env := map[string]string{"SALES_TOKEN": "sales-token-1", "OTHER_TOKEN": "other-token-2"}
+			out := t.TempDir()
+			args := append([]string{"run"}, target...)
+			args = append(args, "--bearer-env", "SALES_TOKEN", "--header", "X-Run: sales-only",
+				"--agent", "other=a2a:"+other.Endpoints.A2A10, "--agent-bearer-env", "other=OTHER_TOKEN",
+				"--storyboards", multiAgentRelease, "--storyboard", "two_agents", "--schemas", "off", "--out", out)
+			code, so, se := run(t, env, "", args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s%s", code, so, se)
+			}
+			if sales.calls("get_products") != 1 || sales.calls("list_creative_formats") != 1 {
+				t.Errorf("the seller got %v", sales.tools)
+			}
+			// The other agent: its card once, then the one routed
+			// message, both on its A2A 1.0 face, and nothing else.
+			cards, face10 := 0, 0
+			for _, p := range other.paths {
+				if strings.HasSuffix(p, "/.well-known/agent-card.json") {
+					cards++
+				}
+				if strings.HasPrefix(p, "/a2a/v1") {
+					face10++
+				}
+			}
+			if len(other.paths) != 2 || cards != 1 || face10 != 2 || other.calls("list_creative_formats") != 1 || len(other.tools) != 1 {
+				t.Errorf("the other agent got %v (requests %v)", other.tools, other.paths)
+			}
+			if !sales.sawOnly("Bearer sales-token-1") || !other.sawOnly("Bearer other-token-2") || len(other.auth) != 1 {
+				t.Errorf("Authorization: the seller saw %v, the other agent %v", sales.auth, other.auth)
+			}
+			if sales.xRun == 0 || other.xRun != 0 {
+				t.Errorf("--header reached the seller %d times, the other agent %d times", sales.xRun, other.xRun)
+			}
+			r := readResults(t, out)
+			if len(r.Storyboards) != 1 || r.Storyboards[0].Outcome != "passed" || r.Storyboards[0].Counts["passed"] != 3 {
+				t.Fatalf("storyboards = %+v", r.Storyboards)
+			}
+			b, err := os.ReadFile(filepath.Join(out, FileEvidence))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range []string{"sales-token-1", "other-token-2"} {
+				if bytes.Contains(b, []byte(secret)) {
+					t.Errorf("evidence.json holds %s", secret)
+				}
+			}
+			var doc struct {
+				Calls []evidence.Call `json:"calls"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			byID := map[string]evidence.Call{}
+			for _, c := range doc.Calls {
+				byID[c.ProbeID] = c
+			}
+			if c, ok := byID["storyboard/card@other"]; !ok || c.Agent != "other" || c.Transport != evidence.A2A || c.Kind != evidence.KindHTTPGet ||
+				c.URL != other.Endpoints.A2A10+"/.well-known/agent-card.json" || c.HTTPStatus != http.StatusOK {
+				t.Errorf("the other agent's card: %+v (recorded %v)", c, ok)
+			}
+			if c := byID["storyboard/two_agents/discover/other_formats"]; c.Agent != "other" || c.Transport != evidence.A2A || c.Method != "SendMessage" {
+				t.Errorf("the routed call: agent %q over %s (%s)", c.Agent, c.Transport, c.Method)
+			}
+			for _, id := range []string{"storyboard/two_agents/discover/sales_products", "storyboard/two_agents/discover/sales_formats"} {
+				if c := byID[id]; c.Agent != "" || string(c.Transport) != face {
+					t.Errorf("%s: agent %q over %s", id, c.Agent, c.Transport)
+				}
+			}
+			if c := byID["storyboard/card"]; (face == "a2a") != (c.ProbeID != "") || c.Agent != "" {
+				t.Errorf("the agent under test's card: %+v", c)
+			}
+			a := byID["storyboard/#agents"]
+			var recs []map[string]string
+			if err := json.Unmarshal(a.Arguments, &recs); err != nil || len(recs) != 1 || string(a.Transport) != face ||
+				recs[0]["name"] != "other" || recs[0]["url"] != other.Endpoints.A2A10 || recs[0]["transport"] != "a2a" {
+				t.Errorf("the agents record: %s over %s", a.Arguments, a.Transport)
+			}
+
+			judged := t.TempDir()
+			code, so, se = run(t, nil, "", "judge", "--storyboards", multiAgentRelease, "--out", judged, out)
+			if code != ExitOK || !strings.Contains(so, "agree: every verdict judged again is the submitted one") {
+				t.Fatalf("judge: exit %d\n%s%s", code, so, se)
+			}
+			j := readResults(t, judged)
+			if len(j.Storyboards) != 1 || j.Storyboards[0].Outcome != "passed" || j.Storyboards[0].Counts["passed"] != 3 {
+				t.Errorf("judged storyboards = %+v", j.Storyboards)
+			}
+		})
 	}
 }

@@ -226,7 +226,7 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	}
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
-		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP), LiveBearerToken: cfg.LiveBearerToken,
+		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
 	})
@@ -258,7 +258,7 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 	}
 	t := evidence.MCP
 	for _, c := range store.Calls() {
-		if c.IsStoryboard() {
+		if c.IsStoryboard() && !c.OtherAgent() { // another agent's face is its own
 			t = c.Transport
 			break
 		}
