@@ -84,10 +84,11 @@ func Global(a netip.Addr) bool {
 }
 
 // Local reports whether a is an address a local development run may
-// reach besides the global ones: loopback, private (RFC 1918, IPv6
-// unique-local) and link-local unicast. Never the unspecified address
-// or multicast.
+// reach besides the global ones: loopback and private (RFC 1918, IPv6
+// unique-local). Never link-local — 169.254.169.254 is the cloud metadata
+// service, whose reply would land in the evidence — nor the unspecified
+// address or multicast.
 func Local(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast()
+	return a.IsLoopback() || a.IsPrivate()
 }

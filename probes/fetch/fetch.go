@@ -6,7 +6,8 @@
 // checked before connecting (one blocked answer blocks the host), the
 // connection made to a checked address only and its peer checked again,
 // bounded time and bytes. A run flagged for local development also
-// reaches http URLs and loopback, private and link-local addresses.
+// reaches http URLs and loopback and private addresses (never link-local:
+// the cloud metadata service is there).
 //
 //	call := fetch.Get(ctx, fetch.Policy{}, "storyboard/oauth_setup/…#oauth/0", url)
 package fetch
@@ -40,7 +41,7 @@ const (
 type Policy struct {
 	// Local is the explicit local-development flag
 	// (allow_http_only_with_explicit_local_dev_flag): http URLs, and
-	// loopback, private and link-local addresses, are allowed.
+	// loopback and private addresses, are allowed (never link-local).
 	Local bool
 	// NoIPLiterals refuses any IP-literal host, whatever its range (the
 	// substitution observer kit's host_literal_policy_verified: reject;

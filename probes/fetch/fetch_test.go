@@ -33,7 +33,8 @@ func TestRefusalIsTheURLPolicy(t *testing.T) {
 		{"https://0177.0.0.1/", false, "127.0.0.1"},
 		{"https://[::ffff:127.0.0.1]/", false, "127.0.0.1"},
 		{"https://[::1]/", false, "::1"},
-		{"https://[fe80::1]/", true, ""},
+		{"https://[fe80::1]/", true, "fe80::1"},
+		{"https://169.254.169.254/latest/meta-data/", true, "169.254.169.254"}, // the cloud metadata service, even locally
 		{"https://169.254.169.254/latest", false, "169.254.169.254"},
 		{"https://100.64.1.1/", false, "100.64.1.1"},
 		{"https://100.64.1.1/", true, "100.64.1.1"}, // carrier-grade NAT is not a local-development address

@@ -55,7 +55,7 @@ type Config struct {
 	Sandbox bool
 	// LocalFetch is the local-development flag of the OAuth setup kit:
 	// URLs the agent names (its OAuth discovery graph) may be http and
-	// reach loopback, private and link-local addresses.
+	// reach loopback and private addresses (never link-local).
 	LocalFetch bool
 	// BrandJSON is the operator-configured URL of the agent's brand.json
 	// (--brand-json), for the storyboards' signing-keys precheck.

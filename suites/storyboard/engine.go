@@ -58,7 +58,7 @@ type Env struct {
 	BrandJSON string
 	// LocalFetch is the explicit local-development flag of the OAuth
 	// setup kit: the discovery graph may be fetched over http and from
-	// loopback, private and link-local addresses.
+	// loopback and private addresses (never link-local).
 	LocalFetch bool
 	// Credential says the run authenticates with a configured credential
 	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).

@@ -39,7 +39,7 @@ type OAuthResponse struct {
 
 // OAuthGraph is the graph the engine walked: the responses by URL, and
 // whether the run was flagged for local development (http URLs and
-// loopback, private and link-local addresses allowed, as the kit's
+// loopback and private addresses allowed, as the kit's
 // allow_http_only_with_explicit_local_dev_flag permits).
 type OAuthGraph struct {
 	Responses map[string]*OAuthResponse
