@@ -226,23 +226,9 @@ func TestAMultiAgentStoryboardReachesEachAgentWithItsOwnToken(t *testing.T) {
 	if noticed != 1 {
 		t.Errorf("%d steps say they went to the other agent, want 1", noticed)
 	}
-	b, err := os.ReadFile(filepath.Join(out, FileEvidence))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, secret := range []string{"sales-token-1", "other-token-2"} {
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("evidence.json holds %s", secret)
-		}
-	}
-	var doc struct {
-		Calls []evidence.Call `json:"calls"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	_, calls := evidenceWithout(t, out, "sales-token-1", "other-token-2")
 	agents := map[string]string{}
-	for _, c := range doc.Calls {
+	for _, c := range calls {
 		if c.Kind == evidence.KindToolCall && c.IsStoryboard() {
 			agents[c.ProbeID] = c.Agent
 		}
@@ -332,23 +318,9 @@ func TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace(t *testing.T) {
 			if len(r.Storyboards) != 1 || r.Storyboards[0].Outcome != "passed" || r.Storyboards[0].Counts["passed"] != 3 {
 				t.Fatalf("storyboards = %+v", r.Storyboards)
 			}
-			b, err := os.ReadFile(filepath.Join(out, FileEvidence))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, secret := range []string{"sales-token-1", "other-token-2"} {
-				if bytes.Contains(b, []byte(secret)) {
-					t.Errorf("evidence.json holds %s", secret)
-				}
-			}
-			var doc struct {
-				Calls []evidence.Call `json:"calls"`
-			}
-			if err := json.Unmarshal(b, &doc); err != nil {
-				t.Fatal(err)
-			}
+			_, calls := evidenceWithout(t, out, "sales-token-1", "other-token-2")
 			byID := map[string]evidence.Call{}
-			for _, c := range doc.Calls {
+			for _, c := range calls {
 				byID[c.ProbeID] = c
 			}
 			if c, ok := byID["storyboard/card@other"]; !ok || c.Agent != "other" || c.Transport != evidence.A2A || c.Kind != evidence.KindHTTPGet ||
@@ -384,4 +356,26 @@ func TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// evidenceWithout reads a run's evidence.json, failing the test for every
+// secret it holds, and returns its bytes and calls.
+func evidenceWithout(t *testing.T, dir string, secrets ...string) ([]byte, []evidence.Call) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, FileEvidence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range secrets {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("evidence.json holds a token (%s…)", secret[:min(4, len(secret))])
+		}
+	}
+	var doc struct {
+		Calls []evidence.Call `json:"calls"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return b, doc.Calls
 }

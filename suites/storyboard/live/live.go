@@ -340,20 +340,26 @@ func (d *dispatcher) record(c evidence.Call) {
 	}
 }
 
+// entry returns (*m)[key], made (a zero T) under d.mu on first use.
+func entry[T any](d *dispatcher, m *map[string]*T, key string) *T {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if *m == nil {
+		*m = map[string]*T{}
+	}
+	v, ok := (*m)[key]
+	if !ok {
+		v = new(T)
+		(*m)[key] = v
+	}
+	return v
+}
+
 // shared returns the storyboard's session with agent ("" is the agent
 // under test), dialled with cfg on first use.
 func (d *dispatcher) shared(ctx context.Context, storyboardID, agent string, cfg mcp.Config) (*mcp.Session, *evidence.Call) {
 	key := sessionKey(storyboardID, agent)
-	d.mu.Lock()
-	if d.sessions == nil {
-		d.sessions = map[string]*session{}
-	}
-	s, ok := d.sessions[key]
-	if !ok {
-		s = &session{}
-		d.sessions[key] = s
-	}
-	d.mu.Unlock()
+	s := entry(d, &d.sessions, key)
 	s.once.Do(func() {
 		sess, init, err := mcp.Dial(ctx, cfg, evidence.StoryboardPrefix+key+"#initialize")
 		init.Agent = agent
@@ -543,16 +549,7 @@ func cardProbeID(agent string) string {
 // the fetch as the agent's; when it cannot be had it returns the call that
 // answers req instead, and false.
 func (d *dispatcher) discover(ctx context.Context, req storyboard.Request, agent string, cfg a2a.Config) (a2a.Card, evidence.Call, bool) {
-	d.mu.Lock()
-	if d.cards == nil {
-		d.cards = map[string]*agentCard{}
-	}
-	ac, ok := d.cards[agent]
-	if !ok {
-		ac = &agentCard{}
-		d.cards[agent] = ac
-	}
-	d.mu.Unlock()
+	ac := entry(d, &d.cards, agent)
 	ac.once.Do(func() {
 		ac.card, ac.call, ac.err = a2a.Discover(ctx, cfg, cardProbeID(agent))
 		ac.call.Agent = agent
