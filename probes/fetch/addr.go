@@ -72,8 +72,13 @@ var notGlobal = func() []netip.Prefix {
 
 // Global reports whether a is globally routable unicast: outside every
 // special-purpose range above, IPv4-mapped forms judged as the IPv4
-// address they carry.
+// address they carry. An address with an IPv6 zone is never global: a
+// zone names a link, and netip.Prefix.Contains matches no zoned address,
+// so "[::1%25eth0]" would otherwise slip past every range.
 func Global(a netip.Addr) bool {
+	if a.Zone() != "" {
+		return false
+	}
 	a = a.Unmap()
 	for _, p := range notGlobal {
 		if p.Contains(a) {

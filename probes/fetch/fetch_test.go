@@ -34,6 +34,8 @@ func TestRefusalIsTheURLPolicy(t *testing.T) {
 		{"https://[::ffff:127.0.0.1]/", false, "127.0.0.1"},
 		{"https://[::1]/", false, "::1"},
 		{"https://[fe80::1]/", true, "fe80::1"},
+		{"https://[::1%25eth0]/", false, "::1%eth0 is not globally routable"}, // a zone hides an address from every prefix
+		{"https://[2606:4700::1111%25eth0]/", false, "not globally routable"},
 		{"https://169.254.169.254/latest/meta-data/", true, "169.254.169.254"}, // the cloud metadata service, even locally
 		{"https://169.254.169.254/latest", false, "169.254.169.254"},
 		{"https://100.64.1.1/", false, "100.64.1.1"},
