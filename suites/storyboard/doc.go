@@ -93,9 +93,16 @@
 // source_path grades it not_applicable. A url_fetch source fetches the
 // preview_url through the PublicFetcher (observer.go, fetchPreview).
 //
-// Not run yet (skipped with the reason): the specialism-claimant
-// routing of steps with neither agent: nor default_agent, and the
-// substitution observer's url_scheme_preserved check.
+// A whole-value macro_template ("{CLICK}", <a href="{CLICK}">) reads
+// every attribute value of the set as a browser's URL parser does and adds
+// the kit's url_scheme_preserved check (substitution_scheme_injection).
+//
+// Not run: the specialism-claimant match (slot 2 of storyboard-schema's
+// routing order). In a multi-agent run a step that names no agent goes to
+// the agent under test, which stands for the storyboard's default_agent
+// and the run's default agent (slots 3 and 4); a step naming an agent the
+// run lacks is unrouted_step. Every step of the shipped multi-agent
+// storyboards names its agent.
 //
 // A storyboard's invariants (invariant*.go) are graded over its steps
 // once they have run: one validation of check "invariant" on each step an

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,6 +90,7 @@ const (
 	codeEncoding       = "substitution_encoding_violation"
 	codeNested         = "nested_macro_re_expansion"
 	codeBindingMissing = "substitution_binding_missing"
+	codeScheme         = "substitution_scheme_injection"
 )
 
 // Bounds on what the observer reads from a seller.
@@ -609,10 +611,12 @@ func pctDecode(s string) string {
 func formDecode(s string) string { return pctDecode(strings.ReplaceAll(s, "+", " ")) }
 
 // macroPos is one macro position of the template: a path segment (index)
-// or the n-th query pair of a key, with the fixed text around the macro.
+// or the n-th query pair of a key, with the fixed text around the macro,
+// or the whole attribute value.
 type macroPos struct {
 	macro     string
 	path      bool
+	whole     bool
 	index     int
 	key       string
 	n         int
@@ -625,6 +629,11 @@ type macroTemplate struct {
 	raw   string
 	segs  []string // the fixed path segments ("" at a macro segment)
 	pos   []macroPos
+	// whole is the macro when it is the whole template (an
+	// href-whole-value binding, <a href="{CLICK}">): every attribute
+	// value of the set is a candidate, and the kit's url_scheme_preserved
+	// check applies.
+	whole string
 }
 
 // parseMacroTemplate splits the template and finds the bound macros'
@@ -635,14 +644,16 @@ type macroTemplate struct {
 func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 	p, s, ok := splitURL(t)
 	if !ok {
+		whole := strings.TrimSpace(t)
 		for _, b := range bs {
-			if strings.TrimSpace(t) == b.Macro {
-				// The kit's url_scheme_preserved check (an href-whole-value
-				// binding) has no URL to align; no shipped storyboard has one.
-				return nil, fmt.Errorf("%s is a whole-value macro: the url_scheme_preserved check it needs is not implemented", b.Macro)
+			if b.Macro != whole {
+				if slices.ContainsFunc(bs, func(b binding) bool { return b.Macro == whole }) {
+					return nil, fmt.Errorf("a binding's macro %s is not in %q, a whole-value template", b.Macro, clip(t, 200))
+				}
+				return nil, fmt.Errorf("%q is not an absolute http(s) URL", clip(t, 200))
 			}
 		}
-		return nil, fmt.Errorf("%q is not an absolute http(s) URL", clip(t, 200))
+		return &macroTemplate{raw: t, whole: whole, pos: []macroPos{{macro: whole, whole: true}}}, nil
 	}
 	mt := &macroTemplate{parts: p, raw: s}
 	macros := map[string]bool{}
@@ -716,8 +727,21 @@ type observed struct {
 }
 
 // align returns the values at the template's macro positions in u, when
-// u's scheme, host, port and fixed path segments are the template's.
+// u's scheme, host, port and fixed path segments are the template's. A
+// whole-value template's position is the whole value, read as a browser's
+// URL parser reads it: leading and trailing C0 controls and spaces
+// stripped, tabs and newlines removed ("java\nscript:" is javascript:).
 func (mt *macroTemplate) align(u trackerURL) []observed {
+	if mt.whole != "" {
+		v := strings.Trim(u.URL, c0OrSpace)
+		v = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, v)
+		return []observed{{pos: mt.pos[0], url: u.URL, attr: u.Tag + "@" + u.Attr, value: v, rest: v}}
+	}
 	p, s, ok := splitURL(u.URL)
 	tp := mt.parts
 	if !ok || p.scheme != tp.scheme || p.host != tp.host || p.port != tp.port || len(p.segs) != len(tp.segs) {
@@ -759,6 +783,33 @@ func (mt *macroTemplate) align(u trackerURL) []observed {
 		}
 	}
 	return out
+}
+
+// c0OrSpace are the bytes a URL parser strips from both ends of an input.
+var c0OrSpace = func() string {
+	var b strings.Builder
+	for c := byte(0); c <= ' '; c++ {
+		b.WriteByte(c)
+	}
+	return b.String()
+}()
+
+// urlScheme is the scheme a URL parser reads at the start of v (RFC 3986:
+// ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) then ":"), lowercased, or ""
+// when v is relative.
+func urlScheme(v string) string {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isAlpha(c):
+		case i > 0 && (isDigit(c) || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return strings.ToLower(v[:i])
+		default:
+			return ""
+		}
+	}
+	return ""
 }
 
 // hexEqual compares an observed value with an expected encoding under the
@@ -910,7 +961,7 @@ func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every
 	aligned, lower := 0, false
 	for _, u := range urls {
 		obs := mt.align(u)
-		if len(obs) > 0 {
+		if len(obs) > 0 && mt.whole == "" {
 			aligned++
 		}
 		for _, o := range obs {
@@ -926,12 +977,26 @@ func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every
 				}
 			}
 			if matched {
+				if mt.whole != "" {
+					aligned++
+				}
 				continue
 			}
 			b, code, note := attribute(o, byMacro[o.pos.macro])
 			switch {
+			case b != nil && o.pos.whole && urlScheme(o.value) != "":
+				// url_scheme_preserved: the template's value has no scheme.
+				aligned++
+				viols = append(viols, violation{code: codeScheme, b: b, o: o, off: hexEqual(o.value, b.enc),
+					note: fmt.Sprintf("the substituted value parses as a %s: URL where the template's whole value has no scheme", quoted(urlScheme(o.value), false))})
 			case b != nil:
+				if mt.whole != "" {
+					aligned++
+				}
 				viols = append(viols, violation{code: code, b: b, o: o, off: hexEqual(o.value, b.enc), note: note})
+			case o.pos.whole:
+				// Any other attribute value of the set: not attributable to
+				// the binding, so no evidence either way.
 			case unsafeByte(o.value) >= 0:
 				viols = append(viols, violation{code: codeEncoding, o: o, off: unsafeByte(o.value),
 					note: "a byte outside the RFC 3986 unreserved set is not percent-encoded"})
@@ -970,7 +1035,9 @@ func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every
 		res.Expected = expected
 		res.Actual = map[string]any{"tracker_urls": len(urls), "aligned_urls": aligned, "missing": missing}
 		why := "no extracted tracker URL carries its expected encoding at the macro position"
-		if aligned == 0 {
+		if mt.whole != "" {
+			why = fmt.Sprintf("none of the %d attribute value(s) extracted is its expected encoding", len(urls))
+		} else if aligned == 0 {
 			why = fmt.Sprintf("none of the %d tracker URL(s) extracted matches the macro_template's scheme, host, port and path", len(urls))
 		}
 		res.Message = fmt.Sprintf("%s: %s not observed (%s)", codeBindingMissing, strings.Join(missing, ", "), why)
@@ -1040,8 +1107,11 @@ func quoted(s string, redact bool) string {
 
 func (v violation) message() string {
 	where := fmt.Sprintf("query %s", quoted(v.o.pos.key, false))
-	if v.o.pos.path {
+	switch {
+	case v.o.pos.path:
 		where = fmt.Sprintf("path segment %d", v.o.pos.index+1)
+	case v.o.pos.whole:
+		where = "whole-value"
 	}
 	if v.b == nil {
 		return fmt.Sprintf("%s: the value %s at %s's %s position (%s) of %s has an unencoded byte at offset %d: %s",

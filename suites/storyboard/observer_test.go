@@ -24,6 +24,7 @@ var testVectors = map[string]MacroVector{
 	"non-ascii-utf8-percent-encoding":       {Name: "non-ascii-utf8-percent-encoding", Value: "café-amsterdam", Encoded: "caf%C3%A9-amsterdam"},
 	"crlf-injection-neutralized":            {Name: "crlf-injection-neutralized", Value: "abc\r\nHost: evil.example", Encoded: "abc%0D%0AHost%3A%20evil.example"},
 	"bidi-override-neutralized":             {Name: "bidi-override-neutralized", Value: "VIN-\u202E1234", Encoded: "VIN-%E2%80%AE1234"},
+	"url-scheme-injection-neutralized":      {Name: "url-scheme-injection-neutralized", Value: "javascript:alert(0)", Encoded: "javascript%3Aalert%280%29"},
 }
 
 // observerSB is a build step answering preview_html, then the observer
@@ -231,6 +232,63 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 	}
 }
 
+// wholeValueSB is observerSB with an href-whole-value template,
+// macro_template "{CLICK}", and the scheme-injection vector bound to it:
+// the kit's url_scheme_preserved check.
+func wholeValueSB(extra string) string {
+	sb := strings.Replace(observerSB(extra), `macro_template: "https://track.example/imp?sku={SKU}"`, `macro_template: "{CLICK}"`, 1)
+	head, _, _ := strings.Cut(sb, "        catalog_bindings:\n")
+	return head + `        catalog_bindings:
+          - {macro: "{CLICK}", catalog_item_id: scheme_injection, vector_name: url-scheme-injection-neutralized}
+`
+}
+
+func TestExpectSubstitutionSafeWholeValue(t *testing.T) {
+	const (
+		good  = `<a href="javascript%3Aalert%280%29">buy</a>`
+		other = `<img src="https://cdn.example/i.jpg"><link href="https://cdn.example/s.css"><a href="https://brand.example/p?q=a b">x</a>`
+	)
+	cases := []struct {
+		name, extra, html string
+		want, has         string // want: "pass" or the failure's code
+	}{
+		{name: "neutralized", html: good, want: "pass", has: "1 of 1 binding(s) observed"},
+		{name: "neutralized among other URLs", html: other + good, want: "pass"},
+		{name: "neutralized, whitespace around the value", html: "<a href=\" \tjavascript%3Aalert%280%29\n\">x</a>", want: "pass"},
+		{name: "lowercase hex", html: `<a href="javascript%3aalert%280%29">x</a>`, want: "pass", has: "lowercase hex"},
+		{name: "raw value leaks", html: other + `<a href="javascript:alert(0)">x</a>`, want: codeScheme, has: `parses as a "javascript": URL`},
+		{name: "colon left, parentheses encoded", html: `<a href="javascript:alert%280%29">x</a>`, want: codeScheme, has: "whole-value position (a@href)"},
+		{name: "scheme split by a newline", html: `<a href="java&#10;script:alert(0)">x</a>`, want: codeScheme},
+		{name: "scheme behind leading controls", html: "<a href=\"\x01 javascript:alert(0)\">x</a>", want: codeScheme},
+		{name: "colon encoded, parentheses left", html: `<a href="javascript%3Aalert(0)">x</a>`, want: codeEncoding, has: "differing at byte 18"},
+		{name: "in a data-click-url", html: `<div data-click-url="javascript:alert(0)"></div>`, want: codeScheme, has: "div@data-click-url"},
+		{name: "not observed", html: other, want: codeBindingMissing, has: "none of the 3 attribute value(s) extracted"},
+		{name: "not observed, not required", extra: "        require_every_binding_observed: false\n", html: other, want: "pass", has: "not observed"},
+		{name: "left unsubstituted", html: `<a href="{CLICK}">x</a>`, want: codeBindingMissing},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(c.html)})}}
+			e := env("build_creative")
+			e.MacroVectors = testVectors
+			res := Run(context.Background(), parse(t, wholeValueSB(c.extra)), e, f)
+			s := res.Steps[len(res.Steps)-1]
+			if s.Skip != nil || s.Error != "" || len(s.Validations) != 1 {
+				t.Fatalf("got skip %+v error %q validations %d, want a verdict", s.Skip, s.Error, len(s.Validations))
+			}
+			v := s.Validations[0]
+			got, text := "pass", strings.Join(v.Observations, "; ")
+			if !s.Passed {
+				text = v.Message
+				got, _, _ = strings.Cut(text, ":")
+			}
+			if got != c.want || !strings.Contains(text, c.has) {
+				t.Errorf("got %s (%s), want %s saying %q", got, text, c.want, c.has)
+			}
+		})
+	}
+}
+
 func withPreview2(v any) map[string]any {
 	return map[string]any{"format_id": map[string]any{"id": "f"}, "preview_html": v}
 }
@@ -243,7 +301,8 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 		{"macro not in the template", strings.Replace(observerSB(""), `imp?sku={SKU}"`, `imp?sku=x"`, 1), "is not in"},
 		{"macro in the host", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"https://{SKU}.example/imp"`, 1), "outside a path segment or query value"},
 		{"relative template", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"/imp?sku={SKU}"`, 1), "not an absolute http(s) URL"},
-		{"whole-value macro", strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"{SKU}"`, 1), "url_scheme_preserved"},
+		{"whole-value template, a binding of another macro", strings.Replace(strings.Replace(observerSB(""), `"https://track.example/imp?sku={SKU}"`, `"{SKU}"`, 1),
+			`{macro: "{SKU}", catalog_item_id: non_ascii`, `{macro: "{CLICK}", catalog_item_id: non_ascii`, 1), "{CLICK} is not in"},
 		{"unknown source", strings.Replace(observerSB(""), "source_path:", "source: smoke\n        source_path:", 1), `unknown source "smoke"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -503,6 +562,7 @@ func FuzzSubstitutionObserver(f *testing.F) {
 	f.Add(goodAll, "https://track.example/imp?sku={SKU}")
 	f.Add(`<img srcset=", ,x 1x,(,">`+"<a href='\\\\track.example\\imp?sku=%'>", "https://track.example/{SKU}/x?sku={SKU}")
 	f.Add("<meta content=\"0;url=\"><img src=\"https://track.example:/imp?=&&sku\">\x00\xff", "http://u@track.example:80/a/pre{SKU}post?k=1")
+	f.Add("<a href=\" java\nscript:00013&cmd=drop\">x</a><img src=\"00013%26cmd%3Ddrop\">", " {SKU} ")
 	f.Fuzz(func(t *testing.T, doc, template string) {
 		bs := []binding{
 			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
@@ -519,7 +579,7 @@ func FuzzSubstitutionObserver(f *testing.F) {
 				continue
 			}
 			code, _, _ := strings.Cut(r.Message, ":")
-			if code != codeEncoding && code != codeNested && code != codeBindingMissing {
+			if code != codeEncoding && code != codeNested && code != codeBindingMissing && code != codeScheme {
 				t.Fatalf("message %q opens with no kit code", r.Message)
 			}
 			if strings.ContainsAny(r.Message, "\r\n\u202e") {
