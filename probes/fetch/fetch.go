@@ -169,6 +169,15 @@ func (p Policy) dial(ctx context.Context, network, address string) (net.Conn, er
 	return nil, last
 }
 
+// DialContext connects as the policy allows: the host resolved once, every
+// answer checked, the connection made to a checked address and its peer
+// checked again. A *BlockedError says why an address was refused. It is
+// the dialer of any fetch of a URL a seller named (http.Transport's
+// DialContext).
+func (p Policy) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	return p.dial(ctx, network, address)
+}
+
 // transport is one walk's stateless client transport: no proxy
 // (ambient_auth disabled), no cookie jar, no compression asked for.
 func (p Policy) transport() *http.Transport {

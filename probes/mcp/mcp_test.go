@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +194,48 @@ func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
 	public.Endpoint = "https://seller.example.com/mcp"
 	if c := mcp.Get(context.Background(), public, "mcp/hook/jwks", "https://10.1.2.3/jwks.json"); !strings.Contains(c.HarnessError, "not a public address") {
 		t.Errorf("a private address named by a public seller was fetched: %+v", c)
+	}
+}
+
+// A public seller cannot reach the user's network through a name: the
+// name a cross-origin URL carries is resolved once, and any private,
+// loopback or link-local answer refuses the fetch before a connection is
+// made (the key server below, on loopback, is never reached).
+func TestGetRefusesANameThatResolvesToAPrivateAddress(t *testing.T) {
+	reached := false
+	keys := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached = true
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	defer keys.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(keys.URL, "https://"))
+	for _, tc := range []struct {
+		name    string
+		answers []string
+		want    string
+	}{
+		{"loopback", []string{"127.0.0.1"}, "resolves to 127.0.0.1, not globally routable"},
+		{"private among public answers", []string{"93.184.215.14", "10.0.0.9"}, "resolves to 10.0.0.9"},
+		{"link-local (the cloud metadata service)", []string{"169.254.169.254"}, "resolves to 169.254.169.254"},
+		{"IPv4-mapped loopback", []string{"::ffff:127.0.0.1"}, "resolves to 127.0.0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mcp.Config{Endpoint: "https://seller.example.com/mcp", Base: keys.Client().Transport, Timeout: 2 * time.Second,
+				Resolve: func(context.Context, string) ([]netip.Addr, error) {
+					var out []netip.Addr
+					for _, a := range tc.answers {
+						out = append(out, netip.MustParseAddr(a))
+					}
+					return out, nil
+				}}
+			c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", "https://keys.example.net:"+port+"/jwks.json", evidence.PurposeHookKeys)
+			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
+				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)
+			}
+		})
+	}
+	if reached {
+		t.Error("the key server on loopback was reached through a public name")
 	}
 }

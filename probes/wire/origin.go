@@ -21,8 +21,9 @@ func SameOrigin(a, b string) bool {
 // must be https, and it must not name a loopback, private, link-local or
 // unspecified address unless the agent itself is on one (a seller on a
 // public host cannot use the harness to read the user's own network).
-// Names are not resolved: a public name that resolves to a private address
-// is a known limit (see the README's security section).
+// Names are not resolved here: the fetch itself dials through
+// probes/fetch's checked dialer (mcp.Get), which refuses a public name
+// that resolves to a private address.
 func CrossOriginRefusal(target, agent string) string {
 	u, err := url.Parse(target)
 	if err != nil || u.Host == "" {
@@ -31,18 +32,18 @@ func CrossOriginRefusal(target, agent string) string {
 	if !strings.EqualFold(u.Scheme, "https") {
 		return "refused a fetch the seller named on another origin: " + Sanitize(u.Scheme, 20) + " is not https"
 	}
-	if internal(u.Hostname()) {
+	if Internal(u.Hostname()) {
 		a, err := url.Parse(agent)
-		if err != nil || !internal(a.Hostname()) {
+		if err != nil || !Internal(a.Hostname()) {
 			return "refused a fetch the seller named on another origin: " + Sanitize(u.Hostname(), 100) + " is not a public address"
 		}
 	}
 	return ""
 }
 
-// internal reports whether host is localhost or a literal loopback,
+// Internal reports whether host is localhost or a literal loopback,
 // private, link-local or unspecified address.
-func internal(host string) bool {
+func Internal(host string) bool {
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}

@@ -91,6 +91,10 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
+// DefaultBase returns a new copy of the default base transport, for a
+// caller that must change how it connects (a fetch on another origin).
+func DefaultBase() *http.Transport { return defaultBase().Clone() }
+
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base
