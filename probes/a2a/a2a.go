@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -62,6 +64,9 @@ type Config struct {
 	// Base performs the HTTP requests under the capture; nil means the
 	// wire package's default (see wire.Transport.Base).
 	Base http.RoundTripper
+	// Resolve replaces DNS for calls to an interface the card names on
+	// another origin (tests); nil is the system resolver.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 func (c Config) timeout() time.Duration {
@@ -315,6 +320,8 @@ type Client struct {
 	id   *atomic.Int64
 	// contextID, when set, is sent as every message's contextId.
 	contextID string
+	// refusal, when set, is why no call goes to the card's interface.
+	refusal string
 }
 
 // NewClient returns a client for the interface the card names.
@@ -322,12 +329,22 @@ type Client struct {
 // The credentials the run was given (the bearer token and the extra
 // headers) go only to the origin the user named: when the card names an
 // interface on another origin, the client calls it without them, so a card
-// cannot steer the token to a host of its choosing.
+// cannot steer the token to a host of its choosing. Nor can it steer the
+// harness into the user's network: such an interface is not called at a
+// loopback, private or link-local address (by literal, or by a name that
+// resolves to one) unless the agent itself is on one.
 func NewClient(cfg Config, card Card) *Client {
+	c := &Client{cfg: cfg, card: card, id: new(atomic.Int64)}
 	if !sameOrigin(cfg.BaseURL, card.Endpoint) {
-		cfg.BearerToken, cfg.Header = "", nil
+		c.cfg.BearerToken, c.cfg.Header = "", nil
+		if u, err := url.Parse(card.Endpoint); err == nil {
+			if why := wire.AddressRefusal(u, cfg.BaseURL); why != "" {
+				c.refusal = "refused to call the interface the card names on another origin: " + why
+			}
+		}
+		c.cfg.Base, _ = fetch.CrossOriginBase(cfg.Base, cfg.BaseURL, card.Endpoint, cfg.Resolve)
 	}
-	return &Client{cfg: cfg, card: card, id: new(atomic.Int64)}
+	return c
 }
 
 // sameOrigin reports whether two URLs share scheme, host and port.
@@ -400,6 +417,10 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 	call := evidence.Call{ProbeID: probeID, Transport: evidence.A2A, Kind: evidence.KindToolCall, Method: method, Tool: skill,
 		URL: c.card.Endpoint, Purposes: purposes, Started: time.Now()}
 	defer func() { call.DurationMS = ms(time.Since(call.Started)) }()
+	if c.refusal != "" {
+		call.HarnessError = c.refusal
+		return call
+	}
 	id := c.id.Add(1)
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": Invocation(c.card.Version, skill, input, c.contextID)})
 	if err != nil {

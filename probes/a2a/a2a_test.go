@@ -2,8 +2,11 @@ package a2a
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,6 +41,47 @@ func TestACardCannotSteerTheTokenOffOrigin(t *testing.T) {
 	}
 	if leaked.Load() {
 		t.Fatal("the run's credentials went to the card's off-origin interface")
+	}
+}
+
+// TestACardCannotSteerTheHarnessIntoTheUsersNetwork: a public agent's card
+// naming an interface on another origin at a private address, by literal
+// or by a name that resolves to one, gets no call; an agent on loopback
+// may name another loopback origin (local development).
+func TestACardCannotSteerTheHarnessIntoTheUsersNetwork(t *testing.T) {
+	var reached atomic.Bool
+	inside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Store(true)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"task":{"status":{"state":"TASK_STATE_COMPLETED"}}}}`))
+	}))
+	defer inside.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(inside.URL, "http://"))
+	toLoopback := func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, base, endpoint, want string
+	}{
+		{"a private literal", "https://seller.example.com/a2a", "http://10.0.0.5/rpc", "10.0.0.5 is not a public address"},
+		{"the cloud metadata service", "https://seller.example.com/a2a", "http://169.254.169.254/latest", "169.254.169.254 is not a public address"},
+		{"a name resolving to loopback", "https://seller.example.com/a2a", "http://rpc.example.net:" + port + "/rpc", "resolves to 127.0.0.1, not globally routable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{BaseURL: tc.base, Timeout: 2 * time.Second, Resolve: toLoopback}
+			c := NewClient(cfg, Card{Endpoint: tc.endpoint, Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{})
+			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
+				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)
+			}
+		})
+	}
+	if reached.Load() {
+		t.Fatal("the card steered a call onto loopback")
+	}
+	local := Config{BaseURL: "http://localhost:1/a2a", Timeout: 2 * time.Second}
+	if c := NewClient(local, Card{Endpoint: inside.URL + "/rpc", Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{}); c.HTTPStatus != 200 {
+		t.Errorf("an agent on localhost naming a loopback interface: %+v", c)
 	}
 }
 

@@ -169,13 +169,43 @@ func (p Policy) dial(ctx context.Context, network, address string) (net.Conn, er
 	return nil, last
 }
 
-// DialContext connects as the policy allows: the host resolved once, every
-// answer checked, the connection made to a checked address and its peer
-// checked again. A *BlockedError says why an address was refused. It is
-// the dialer of any fetch of a URL a seller named (http.Transport's
-// DialContext).
-func (p Policy) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	return p.dial(ctx, network, address)
+// CrossOriginBase is the base transport of a request to target, a URL the
+// seller named on another origin than agent's (a jwks_uri, a card's
+// interface URL): base's copy (nil: the wire package's default),
+// connecting only where the policy allows — every address the name
+// resolves to checked before connecting, the connection made to a checked
+// address and its peer checked again — so a seller cannot aim the harness
+// at the user's network through a public name that resolves to a private
+// address. Loopback and private addresses stay reachable when the agent
+// itself is on one (Local); link-local never. A request the base sends
+// through a proxy is not re-checked here, since the proxy resolves the
+// name (callers check the URL's host: wire.AddressRefusal); a
+// RoundTripper that is not an *http.Transport is used as it is. resolve
+// replaces DNS (tests; nil: the system resolver). done closes the copy's
+// idle connections.
+func CrossOriginBase(base http.RoundTripper, agent, target string, resolve func(ctx context.Context, host string) ([]netip.Addr, error)) (http.RoundTripper, func()) {
+	var t *http.Transport
+	switch b := base.(type) {
+	case nil:
+		t = wire.DefaultBase()
+	case *http.Transport:
+		t = b.Clone()
+	default:
+		return base, func() {}
+	}
+	if t.Proxy != nil {
+		if req, err := http.NewRequest(http.MethodGet, target, nil); err == nil {
+			if p, err := t.Proxy(req); err == nil && p != nil {
+				return t, t.CloseIdleConnections
+			}
+		}
+	}
+	p := Policy{Resolve: resolve}
+	if a, err := url.Parse(agent); err == nil {
+		p.Local = wire.Internal(a.Hostname())
+	}
+	t.DialContext = p.dial
+	return t, t.CloseIdleConnections
 }
 
 // transport is one walk's stateless client transport: no proxy

@@ -20,10 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -243,45 +241,6 @@ func record(ctx context.Context, cfg Config, capture *wire.Capture, call evidenc
 	return call
 }
 
-// checkedBase is the base transport of a fetch on another origin: cfg's
-// (or the default), connecting only where probes/fetch's policy allows —
-// every address the name resolves to checked before connecting, the
-// connection made to a checked address and its peer checked again — so a
-// seller cannot aim the harness at the user's network through a public
-// name that resolves to a private address (loopback and private addresses
-// stay reachable when the agent itself is on one; link-local never). A
-// request the base sends through a proxy keeps CrossOriginRefusal's name
-// check alone, since the proxy resolves the name; a caller's own
-// RoundTripper that is not an *http.Transport is used as it is. done
-// closes the copy's idle connections.
-func checkedBase(cfg Config, target string) (http.RoundTripper, func()) {
-	var t *http.Transport
-	switch b := cfg.Base.(type) {
-	case nil:
-		t = wire.DefaultBase()
-	case *http.Transport:
-		t = b.Clone()
-	default:
-		return cfg.Base, func() {}
-	}
-	if t.Proxy != nil {
-		if req, err := http.NewRequest(http.MethodGet, target, nil); err == nil {
-			if p, err := t.Proxy(req); err == nil && p != nil {
-				return t, t.CloseIdleConnections
-			}
-		}
-	}
-	agent, _ := url.Parse(cfg.Endpoint)
-	p := fetch.Policy{Resolve: cfg.Resolve}
-	if agent != nil {
-		p.Local = wire.Internal(agent.Hostname())
-	}
-	d := &net.Dialer{Timeout: fetch.ConnectTimeout}
-	p.Dial = d.DialContext
-	t.DialContext = p.DialContext
-	return t, t.CloseIdleConnections
-}
-
 // MaxCardBytes bounds the body of a server card fetched by Get.
 const MaxCardBytes = 1 << 20
 
@@ -301,7 +260,7 @@ func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evide
 			call.HarnessError, call.Started = why, time.Now()
 			return call
 		}
-		base, done := checkedBase(cfg, url)
+		base, done := fetch.CrossOriginBase(cfg.Base, cfg.Endpoint, url, cfg.Resolve)
 		defer done()
 		tr.Base = base
 	}

@@ -32,13 +32,23 @@ func CrossOriginRefusal(target, agent string) string {
 	if !strings.EqualFold(u.Scheme, "https") {
 		return "refused a fetch the seller named on another origin: " + Sanitize(u.Scheme, 20) + " is not https"
 	}
-	if Internal(u.Hostname()) {
-		a, err := url.Parse(agent)
-		if err != nil || !Internal(a.Hostname()) {
-			return "refused a fetch the seller named on another origin: " + Sanitize(u.Hostname(), 100) + " is not a public address"
-		}
+	if why := AddressRefusal(u, agent); why != "" {
+		return "refused a fetch the seller named on another origin: " + why
 	}
 	return ""
+}
+
+// AddressRefusal says why target's host may not be reached from a run of
+// agent — it is localhost or a literal loopback, private, link-local or
+// unspecified address and the agent is not on one — or "".
+func AddressRefusal(target *url.URL, agent string) string {
+	if !Internal(target.Hostname()) {
+		return ""
+	}
+	if a, err := url.Parse(agent); err == nil && Internal(a.Hostname()) {
+		return ""
+	}
+	return Sanitize(target.Hostname(), 100) + " is not a public address"
 }
 
 // Internal reports whether host is localhost or a literal loopback,
