@@ -174,6 +174,24 @@ func (cs *countingSeller) calls(tool string) int {
 	return n
 }
 
+// checkCredentialsRouted fails t unless each agent saw only its own
+// bearer token and the run's --header reached the seller alone.
+func checkCredentialsRouted(t *testing.T, sales, other *countingSeller) {
+	t.Helper()
+	if !sales.sawOnly("Bearer sales-token-1") || !other.sawOnly("Bearer other-token-2") {
+		t.Errorf("Authorization: the seller saw %v, the other agent %v", sales.auth, other.auth)
+	}
+	if sales.xRun == 0 || other.xRun != 0 {
+		t.Errorf("--header reached the seller %d times, the other agent %d times", sales.xRun, other.xRun)
+	}
+}
+
+// twoAgentsPassed reports whether r holds the one two_agents storyboard,
+// passed on its three steps.
+func twoAgentsPassed(r report.Run) bool {
+	return len(r.Storyboards) == 1 && r.Storyboards[0].Outcome == "passed" && r.Storyboards[0].Counts["passed"] == 3
+}
+
 func (cs *countingSeller) sawOnly(auth string) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -201,14 +219,9 @@ func TestAMultiAgentStoryboardReachesEachAgentWithItsOwnToken(t *testing.T) {
 	if other.calls("list_creative_formats") != 1 || len(other.tools) != 1 {
 		t.Errorf("the other agent got %v", other.tools)
 	}
-	if !sales.sawOnly("Bearer sales-token-1") || !other.sawOnly("Bearer other-token-2") {
-		t.Errorf("Authorization: the seller saw %v, the other agent %v", sales.auth, other.auth)
-	}
-	if sales.xRun == 0 || other.xRun != 0 {
-		t.Errorf("--header reached the seller %d times, the other agent %d times", sales.xRun, other.xRun)
-	}
+	checkCredentialsRouted(t, sales, other)
 	r := readResults(t, out)
-	if len(r.Storyboards) != 1 || r.Storyboards[0].Outcome != "passed" || r.Storyboards[0].Counts["passed"] != 3 {
+	if !twoAgentsPassed(r) {
 		t.Fatalf("storyboards = %+v", r.Storyboards)
 	}
 	noticed := 0
@@ -248,7 +261,7 @@ func TestAMultiAgentStoryboardReachesEachAgentWithItsOwnToken(t *testing.T) {
 		t.Fatalf("judge: exit %d\n%s%s", code, so, se)
 	}
 	j := readResults(t, judged)
-	if len(j.Storyboards) != 1 || j.Storyboards[0].Outcome != "passed" || j.Storyboards[0].Counts["passed"] != 3 {
+	if !twoAgentsPassed(j) {
 		t.Errorf("judged storyboards = %+v", j.Storyboards)
 	}
 }
@@ -308,14 +321,12 @@ func TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace(t *testing.T) {
 			if len(other.paths) != 2 || cards != 1 || face10 != 2 || other.calls("list_creative_formats") != 1 || len(other.tools) != 1 {
 				t.Errorf("the other agent got %v (requests %v)", other.tools, other.paths)
 			}
-			if !sales.sawOnly("Bearer sales-token-1") || !other.sawOnly("Bearer other-token-2") || len(other.auth) != 1 {
-				t.Errorf("Authorization: the seller saw %v, the other agent %v", sales.auth, other.auth)
-			}
-			if sales.xRun == 0 || other.xRun != 0 {
-				t.Errorf("--header reached the seller %d times, the other agent %d times", sales.xRun, other.xRun)
+			checkCredentialsRouted(t, sales, other)
+			if len(other.auth) != 1 {
+				t.Errorf("Authorization: the other agent saw %v, want one value", other.auth)
 			}
 			r := readResults(t, out)
-			if len(r.Storyboards) != 1 || r.Storyboards[0].Outcome != "passed" || r.Storyboards[0].Counts["passed"] != 3 {
+			if !twoAgentsPassed(r) {
 				t.Fatalf("storyboards = %+v", r.Storyboards)
 			}
 			_, calls := evidenceWithout(t, out, "sales-token-1", "other-token-2")
@@ -351,7 +362,7 @@ func TestAMultiAgentStoryboardReachesAnA2AAgentOnItsOwnFace(t *testing.T) {
 				t.Fatalf("judge: exit %d\n%s%s", code, so, se)
 			}
 			j := readResults(t, judged)
-			if len(j.Storyboards) != 1 || j.Storyboards[0].Outcome != "passed" || j.Storyboards[0].Counts["passed"] != 3 {
+			if !twoAgentsPassed(j) {
 				t.Errorf("judged storyboards = %+v", j.Storyboards)
 			}
 		})

@@ -131,30 +131,31 @@ func errorBody(message json.RawMessage, pointer string) (map[string]any, json.Ra
 	return m, raw
 }
 
-// atPointer resolves an RFC 6901 pointer in decoded JSON.
-func atPointer(doc any, pointer string) (any, bool) {
-	if pointer == "" {
+// atPointer resolves an RFC 6901 JSON pointer in decoded JSON.
+func atPointer(doc any, ptr string) (any, bool) {
+	if ptr == "" {
 		return doc, true
 	}
-	if !strings.HasPrefix(pointer, "/") {
+	if !strings.HasPrefix(ptr, "/") {
 		return nil, false
 	}
 	cur := doc
-	for _, tok := range strings.Split(pointer[1:], "/") {
+	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
+		switch c := cur.(type) {
 		case map[string]any:
-			v, ok := x[tok]
+			v, ok := c[tok]
 			if !ok {
 				return nil, false
 			}
 			cur = v
 		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
+			// RFC 6901 array-index: "0" or digits without a leading zero.
+			n, err := strconv.Atoi(tok)
+			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
 				return nil, false
 			}
-			cur = x[i]
+			cur = c[n]
 		default:
 			return nil, false
 		}

@@ -209,7 +209,7 @@ func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string)
 	case !prev.Passed:
 		return nil, &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s did not pass: its preview is not observed", at)}
 	}
-	v, found := resolvePointer(prev.Obs.Payload, st.SourcePath)
+	v, found := atPointer(prev.Obs.Payload, st.SourcePath)
 	src, isString := v.(string)
 	if _, can := r.d.(PublicFetcher); fetchURL && !can {
 		return nil, &Skip{Reason: NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
@@ -286,38 +286,6 @@ func kindOf(v any) string {
 		return "a boolean"
 	}
 	return "not a string"
-}
-
-// resolvePointer resolves an RFC 6901 JSON pointer in decoded JSON.
-func resolvePointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			// RFC 6901 array-index: "0" or digits without a leading zero.
-			n, err := strconv.Atoi(tok)
-			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
-				return nil, false
-			}
-			cur = c[n]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // trackerURL is one URL the attribute set yields.

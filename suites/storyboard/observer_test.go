@@ -607,7 +607,7 @@ func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
 	}
 }
 
-func TestResolvePointer(t *testing.T) {
+func TestAtPointer(t *testing.T) {
 	doc := Normalize(map[string]any{"a": []any{"x", map[string]any{"b/c": "y", "d~e": "z"}}, "": "empty"})
 	for _, c := range []struct {
 		ptr  string
@@ -626,9 +626,9 @@ func TestResolvePointer(t *testing.T) {
 		{"a", nil, false},
 		{"/a/0/x", nil, false},
 	} {
-		got, ok := resolvePointer(doc, c.ptr)
+		got, ok := atPointer(doc, c.ptr)
 		if ok != c.ok || (ok && got != c.want) {
-			t.Errorf("resolvePointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
+			t.Errorf("atPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
 	}
 }

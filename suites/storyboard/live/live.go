@@ -472,10 +472,15 @@ func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mc
 		return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
 	}
 	cfg.BearerToken, cfg.Header = bogus(req.Auth)
+	return callOwnSession(ctx, cfg, req)
+}
+
+// callOwnSession sends req on an MCP session of its own, made with cfg's
+// credentials. A refusal at initialize answers the step: the credential
+// was rejected before any tool was reached.
+func callOwnSession(ctx context.Context, cfg mcp.Config, req storyboard.Request) evidence.Call {
 	s, init, err := mcp.Dial(ctx, cfg, req.ProbeID+"#initialize")
 	if err != nil {
-		// A refusal at initialize answers the step: the credential was
-		// rejected before any tool was reached.
 		init.ProbeID, init.Tool, init.Kind = req.ProbeID, req.Task, evidence.KindToolCall
 		return init
 	}
@@ -516,13 +521,7 @@ func (d *dispatcher) callLive(ctx context.Context, req storyboard.Request) evide
 	}
 	cfg := d.cfg.MCP
 	cfg.BearerToken, cfg.Header = d.cfg.LiveBearerToken, nil
-	s, init, err := mcp.Dial(ctx, cfg, req.ProbeID+"#initialize")
-	if err != nil {
-		init.ProbeID, init.Tool, init.Kind = req.ProbeID, req.Task, evidence.KindToolCall
-		return init
-	}
-	defer s.Close()
-	return s.CallTool(ctx, req.ProbeID, req.Task, req.Args)
+	return callOwnSession(ctx, cfg, req)
 }
 
 // callA2A sends a step to agent's A2A face ("" is the agent under test's),
