@@ -1,0 +1,136 @@
+package fuzz
+
+import (
+	"sort"
+	"strings"
+)
+
+// Id fields are recognised as the schemas mark them: a string (or an
+// array of strings) annotated x-entity names the kind of resource it
+// refers to ("media_buy_id": x-entity "media_buy"). Where a field lacks
+// the annotation, its name does: <entity>_id and <entity>_ids draw from
+// the pool of <entity> when the caller supplied one.
+
+// pool returns the ids of the entity, by annotation or by the property
+// name's convention.
+func (st *state) pool(entity, hint string) []string {
+	if len(st.opts.Pools) == 0 {
+		return nil
+	}
+	if entity != "" {
+		if p := st.opts.Pools[entity]; len(p) > 0 {
+			return p
+		}
+	}
+	for _, suffix := range []string{"_ids", "_id"} {
+		if e, ok := strings.CutSuffix(hint, suffix); ok && e != "" {
+			return st.opts.Pools[e]
+		}
+	}
+	return nil
+}
+
+// Ref is one id field of a request that names an existing resource.
+type Ref struct {
+	// Path is where the field sits, as a JSON pointer with "*" for any
+	// array index ("/packages/*/creative_ids/*").
+	Path string
+	// Entity is the kind of resource (its x-entity).
+	Entity string
+	// Required: the request always carries it (the field and every
+	// object on its way are required).
+	Required bool
+}
+
+// refs lists the request's id fields annotated with x-entity, reading
+// properties, items and every combinator branch, to a bounded depth.
+func (t *Task) refs() []Ref {
+	found := map[string]Ref{}
+	var walk func(n *node, path string, required bool, depth int, seen map[*node]bool)
+	walk = func(n *node, path string, required bool, depth int, seen map[*node]bool) {
+		if depth > 10 || n == nil {
+			return
+		}
+		n = n.resolve()
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		defer delete(seen, n)
+		if n.entity != "" && path != "" && staticTypes(n, 0)&(tString|tArray) != 0 {
+			r := found[path]
+			if r.Path == "" || required {
+				found[path] = Ref{Path: path, Entity: n.entity, Required: required || r.Required}
+			}
+		}
+		for _, k := range n.propKeys {
+			walk(n.props[k], path+"/"+escape(k), required && contains(n.required, k), depth+1, seen)
+		}
+		if n.items != nil {
+			walk(n.items, path+"/*", required && n.minItems > 0, depth+1, seen)
+		}
+		for _, b := range n.allOf {
+			walk(b, path, required, depth+1, seen)
+		}
+		for _, alts := range [][]*node{n.anyOf, n.oneOf} {
+			for _, b := range alts {
+				walk(b, path, required && len(alts) == 1, depth+1, seen)
+			}
+		}
+		for _, b := range []*node{n.thenS, n.elsS} {
+			walk(b, path, false, depth+1, seen)
+		}
+	}
+	walk(t.root, "", true, 0, map[*node]bool{})
+	out := make([]Ref, 0, len(found))
+	for _, r := range found {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// tier: mutating where the schema or the manifest says so; referential
+// where the request requires an id of an existing resource at its top
+// level (an id every anyOf/oneOf branch requires counts); else a
+// stateless read.
+func (t *Task) tier() Tier {
+	if t.Mutating {
+		return Mutating
+	}
+	root := t.root.resolve()
+	isRef := func(k string) bool {
+		for _, r := range t.Refs {
+			if r.Path == "/"+escape(k) || strings.HasPrefix(r.Path, "/"+escape(k)+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	nodes := append([]*node{root}, root.allOf...)
+	for _, n := range nodes {
+		n = n.resolve()
+		for _, k := range n.required {
+			if isRef(k) {
+				return Referential
+			}
+		}
+		for _, alts := range [][]*node{n.anyOf, n.oneOf} {
+			if len(alts) == 0 {
+				continue
+			}
+			every := true
+			for _, b := range alts {
+				hit := false
+				for _, k := range b.resolve().required {
+					hit = hit || isRef(k)
+				}
+				every = every && hit
+			}
+			if every {
+				return Referential
+			}
+		}
+	}
+	return StatelessRead
+}
