@@ -3,6 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
@@ -43,8 +44,10 @@ const maxWork = 20000
 
 // Fuzzer generates request values from one release's schemas.
 type Fuzzer struct {
-	set *schemas.Set
-	c   *compiler
+	set       *schemas.Set
+	c         *compiler
+	namesOnce sync.Once
+	names     map[string][]string // property name → the entities the release annotates it with
 }
 
 // New returns a Fuzzer over set. It is safe for concurrent use.
@@ -130,7 +133,7 @@ type Task struct {
 // its seed and index alone.
 func (t *Task) Generate(opts Options, i uint64) (any, error) {
 	opts = opts.withDefaults()
-	st := &state{c: t.f.c, r: newRNG(mix(opts.Seed, i)), opts: opts, maxWork: maxWork}
+	st := &state{c: t.f.c, r: newRNG(mix(opts.Seed, i)), opts: opts, maxWork: maxWork, names: t.f.entityNames()}
 	return st.value(conj{pos: []*node{t.root}}, "", 0, tAll)
 }
 

@@ -23,6 +23,7 @@ type plan struct {
 	atoms   []*node
 	negs    []*node
 	pending []*node // if/then/else decided by the object's own keys (see genObject)
+	anyReq  []*node // anyOf of required-only branches, decided last (see genObject)
 	choices int
 	check   bool
 }
@@ -35,6 +36,8 @@ type state struct {
 	bytes   int // approximate size of what has been generated so far
 	work    int // constructions attempted, bounded by maxWork
 	maxWork int
+	small   bool                // shrinking: strings and numbers as small as allowed
+	names   map[string][]string // Fuzzer.entityNames
 }
 
 const triesPerValue = 6
@@ -121,7 +124,10 @@ func (st *state) expandPos(p *plan, n *node, ptr string, depth int) error {
 			return err
 		}
 	}
-	if len(n.anyOf) > 0 {
+	if len(n.anyOf) > 1 && requiredOnly(n.anyOf) && p.typeMask(tAll) == tObject {
+		p.anyReq = append(p.anyReq, n)
+		p.check = true
+	} else if len(n.anyOf) > 0 {
 		i, err := st.pick(p, n.anyOf, ptr, n)
 		if err != nil {
 			return err
@@ -205,6 +211,20 @@ func ifKeys(n *node) ([]string, bool) {
 		return nil, false
 	}
 	return sortedKeys(seen), true
+}
+
+// requiredOnly reports whether every branch only requires properties
+// ("at least one of these").
+func requiredOnly(branches []*node) bool {
+	for _, b := range branches {
+		b = b.resolve()
+		if b.boolean != nil || len(b.required) == 0 || b.props != nil || b.patProps != nil || b.addl != nil ||
+			b.propNames != nil || b.hasEnum || len(b.allOf)+len(b.anyOf)+len(b.oneOf) > 0 || b.not != nil ||
+			b.ifS != nil || b.depOrder != nil || (b.hasType && b.types != tObject) {
+			return false
+		}
+	}
+	return true
 }
 
 // pick chooses a branch whose types meet the plan's so far.
@@ -338,7 +358,7 @@ func (st *state) chooseType(p *plan, mask types, depth int) types {
 			hinted |= tNumber | tInteger
 		}
 	}
-	if h := hinted & mask; h != 0 && (h != mask || st.r.chance(3, 4)) {
+	if h := hinted & mask; h != 0 && st.r.chance(3, 4) {
 		mask = h
 	}
 	var opts []types

@@ -25,9 +25,11 @@ func (st *state) genObject(p *plan, ptr string, depth int) (any, error) {
 	triggered := map[*node]bool{}
 	for round := 0; round < 64; round++ {
 		if len(p.pending) > 0 {
-			// one conditional at a time, in a random order: a then may
-			// constrain what a later if reads
-			i := st.r.intn(len(p.pending))
+			// one conditional at a time, in a random order, but first those
+			// whose if reads only required or settled properties (their
+			// outcome barely depends on choices): a then may constrain what
+			// a later if reads
+			i := st.nextPending(p, fixed, absent)
 			pend := []*node{p.pending[i]}
 			p.pending = append(p.pending[:i:i], p.pending[i+1:]...)
 			p.choices++
@@ -71,6 +73,9 @@ func (st *state) genObject(p *plan, ptr string, depth int) (any, error) {
 			continue
 		}
 		o := st.planObject(p, absent)
+		if err := st.settleAnyReq(p, o, fixed, ptr); err != nil {
+			return nil, err
+		}
 		inc, err := st.chooseKeys(p, o, ptr, depth, nil, fixed)
 		if err != nil {
 			return nil, err
@@ -97,6 +102,91 @@ func (st *state) genObject(p *plan, ptr string, depth int) (any, error) {
 		}
 	}
 	return nil, gaveUp(ptr, first(p.atoms), "conditionals and dependencies keep adding schemas")
+}
+
+// settleAnyReq meets each "at least one of these properties" anyOf once
+// the conditionals have said what may not appear: one already present is
+// enough, else a branch whose properties may all appear becomes required.
+func (st *state) settleAnyReq(p *plan, o *objPlan, fixed map[string]any, ptr string) error {
+	for _, n := range p.anyReq {
+		var fits [][]string
+		met := false
+		for _, b := range n.anyOf {
+			keys := b.resolve().required
+			have, ok := true, true
+			for _, k := range keys {
+				_, done := fixed[k]
+				have = have && (done || o.reqSet[k])
+				ok = ok && st.allowed(o, k)
+			}
+			met = met || have
+			if ok {
+				fits = append(fits, keys)
+			}
+		}
+		if met {
+			continue
+		}
+		if len(fits) == 0 {
+			return gaveUp(ptr, n, "no branch of anyOf has properties that may all appear")
+		}
+		p.choices++
+		for _, k := range fits[st.r.intn(len(fits))] {
+			o.reqSet[k] = true
+		}
+	}
+	return nil
+}
+
+// nextPending picks the index of the pending conditional to decide next:
+// first one whose if reads only required or settled properties (its outcome
+// barely depends on choices), then one whose then or else requires a
+// property another pending if reads (deciding it first keeps that if from
+// being decided on a property about to change), else any.
+func (st *state) nextPending(p *plan, fixed map[string]any, absent map[string]bool) int {
+	req := map[string]bool{}
+	for _, a := range p.atoms {
+		for _, k := range a.required {
+			req[k] = true
+		}
+	}
+	reads := make([][]string, len(p.pending))
+	for i, n := range p.pending {
+		reads[i], _ = ifKeys(n.ifS)
+	}
+	best, picks := -1, []int(nil)
+	for i, n := range p.pending {
+		score := 0
+		settled := true
+		for _, k := range reads[i] {
+			_, done := fixed[k]
+			settled = settled && (req[k] || done || absent[k])
+		}
+		if settled {
+			score += 2
+		}
+	feeds:
+		for _, b := range []*node{n.thenS, n.elsS} {
+			if b == nil {
+				continue
+			}
+			for _, k := range b.resolve().required {
+				for j := range p.pending {
+					if j != i && contains(reads[j], k) {
+						score++
+						break feeds
+					}
+				}
+			}
+		}
+		if score > best {
+			best, picks = score, nil
+		}
+		if score == best {
+			picks = append(picks, i)
+		}
+	}
+	return picks[st.r.intn(len(picks))]
 }
 
 func (st *state) planObject(p *plan, absent map[string]bool) *objPlan {

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -8,8 +9,89 @@ import (
 // Id fields are recognised as the schemas mark them: a string (or an
 // array of strings) annotated x-entity names the kind of resource it
 // refers to ("media_buy_id": x-entity "media_buy"). Where a field lacks
-// the annotation, its name does: <entity>_id and <entity>_ids draw from
-// the pool of <entity> when the caller supplied one.
+// the annotation, its name does: a property name the release annotates
+// elsewhere ("standards_id" is x-entity "content_standards" in other
+// schemas) takes that entity, and failing that <entity>_id and
+// <entity>_ids draw from the pool of <entity> when the caller supplied one.
+
+// entityNames maps each property name the release annotates with x-entity
+// (on the property, its items, or the schema it references) to the
+// entities it names, sorted; read once per Fuzzer from every schema file.
+func (f *Fuzzer) entityNames() map[string][]string {
+	f.namesOnce.Do(func() {
+		seen := map[string]map[string]bool{}
+		entityOf := func(base string, v any) string {
+			m, _ := v.(map[string]any)
+			for depth := 0; m != nil && depth < 4; depth++ {
+				if e, ok := m["x-entity"].(string); ok {
+					return e
+				}
+				if it, ok := m["items"].(map[string]any); ok {
+					m = it
+					continue
+				}
+				ref, _ := m["$ref"].(string)
+				if ref == "" || strings.HasPrefix(ref, "#") {
+					return ""
+				}
+				b, err := url.Parse(base)
+				if err != nil {
+					return ""
+				}
+				u, err := b.Parse(ref)
+				if err != nil {
+					return ""
+				}
+				doc, err := f.set.Document(u.String())
+				if err != nil {
+					return ""
+				}
+				m, _ = doc.(map[string]any)
+				if u.Fragment != "" {
+					sub, _ := pointerGet(doc, u.Fragment)
+					m, _ = sub.(map[string]any)
+				}
+			}
+			return ""
+		}
+		var walk func(base string, v any)
+		walk = func(base string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				if props, ok := x["properties"].(map[string]any); ok {
+					for k, p := range props {
+						if e := entityOf(base, p); e != "" {
+							if seen[k] == nil {
+								seen[k] = map[string]bool{}
+							}
+							seen[k][e] = true
+						}
+					}
+				}
+				for k, c := range x {
+					if k != "examples" && k != "enum" && k != "const" && k != "default" {
+						walk(base, c)
+					}
+				}
+			case []any:
+				for _, c := range x {
+					walk(base, c)
+				}
+			}
+		}
+		for _, rel := range f.set.Files() {
+			loc := f.set.Location(rel)
+			if doc, err := f.set.Document(loc); err == nil {
+				walk(loc, doc)
+			}
+		}
+		f.names = map[string][]string{}
+		for k, es := range seen {
+			f.names[k] = sortedKeys(es)
+		}
+	})
+	return f.names
+}
 
 // pool returns the ids of the entity, by annotation or by the property
 // name's convention.
@@ -19,6 +101,11 @@ func (st *state) pool(entity, hint string) []string {
 	}
 	if entity != "" {
 		if p := st.opts.Pools[entity]; len(p) > 0 {
+			return p
+		}
+	}
+	for _, e := range st.names[hint] {
+		if p := st.opts.Pools[e]; len(p) > 0 {
 			return p
 		}
 	}
@@ -35,16 +122,19 @@ type Ref struct {
 	// Path is where the field sits, as a JSON pointer with "*" for any
 	// array index ("/packages/*/creative_ids/*").
 	Path string
-	// Entity is the kind of resource (its x-entity).
+	// Entity is the kind of resource (its x-entity; for a name the
+	// release annotates with several, them all, "|"-separated).
 	Entity string
 	// Required: the request always carries it (the field and every
 	// object on its way are required).
 	Required bool
 }
 
-// refs lists the request's id fields annotated with x-entity, reading
-// properties, items and every combinator branch, to a bounded depth.
+// refs lists the request's id fields — annotated with x-entity, or named
+// as the release annotates that name elsewhere — reading properties, items
+// and every combinator branch, to a bounded depth.
 func (t *Task) refs() []Ref {
+	names := t.f.entityNames()
 	found := map[string]Ref{}
 	var walk func(n *node, path string, required bool, depth int, seen map[*node]bool)
 	walk = func(n *node, path string, required bool, depth int, seen map[*node]bool) {
@@ -57,10 +147,17 @@ func (t *Task) refs() []Ref {
 		}
 		seen[n] = true
 		defer delete(seen, n)
-		if n.entity != "" && path != "" && staticTypes(n, 0)&(tString|tArray) != 0 {
+		entity := n.entity
+		if name := path[strings.LastIndexByte(path, '/')+1:]; entity == "" && name != "*" {
+			entity = strings.Join(names[name], "|")
+		}
+		if entity != "" && path != "" && staticTypes(n, 0)&(tString|tArray) != 0 {
 			r := found[path]
 			if r.Path == "" || required {
-				found[path] = Ref{Path: path, Entity: n.entity, Required: required || r.Required}
+				found[path] = Ref{Path: path, Entity: entity, Required: required || r.Required}
+			}
+			if n.items != nil {
+				return // the items are the same ids
 			}
 		}
 		for _, k := range n.propKeys {

@@ -122,6 +122,9 @@ var alphabets = [][]rune{
 // plainString draws a string of rune length in [minL, maxL]: the bounds
 // themselves often, else a short one.
 func (st *state) plainString(minL, maxL, try int) string {
+	if st.small && try == 0 {
+		return strings.Repeat("a", minL)
+	}
 	hi := minL + 12
 	if maxL >= 0 && maxL < hi {
 		hi = maxL
@@ -217,6 +220,28 @@ func (st *state) numberCandidate(lo, hi *big.Rat, exLo, exHi bool, mult *big.Rat
 		L = new(big.Rat).Sub(H, span)
 	case H == nil:
 		H = new(big.Rat).Add(L, span)
+	}
+	if st.small && try < 2 {
+		// shrinking: 0 where allowed, else the bound nearest it
+		switch {
+		case lo != nil && lo.Sign() > 0:
+			L = lo
+		case hi != nil && hi.Sign() < 0:
+			L = hi
+		default:
+			return new(big.Rat)
+		}
+		if mult != nil {
+			k := ceilRat(new(big.Rat).Quo(L, mult))
+			if L == hi {
+				k = floorRat(new(big.Rat).Quo(L, mult))
+			}
+			L = new(big.Rat).Mul(new(big.Rat).SetInt(k), mult)
+		}
+		if try == 1 { // an exclusive bound: a step inside
+			L = new(big.Rat).Add(L, big.NewRat(int64(L.Sign()), 100))
+		}
+		return L
 	}
 	if mult != nil {
 		// k·mult for k between the bounds' quotients

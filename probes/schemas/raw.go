@@ -2,6 +2,8 @@ package schemas
 
 import (
 	"fmt"
+	"io/fs"
+	"sort"
 	"strings"
 )
 
@@ -79,4 +81,17 @@ func (s *Set) RequestSchema(task string) string {
 func (s *Set) Mutating(task string) (mutating, listed bool) {
 	t, ok := s.tools.Tools[task]
 	return t.Mutating, ok
+}
+
+// Files returns the path of every schema file of the release, sorted.
+func (s *Set) Files() []string {
+	var out []string
+	_ = fs.WalkDir(s.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
 }
