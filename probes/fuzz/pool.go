@@ -196,9 +196,11 @@ func (t *Task) tier() Tier {
 		return Mutating
 	}
 	root := t.root.resolve()
+	// the property itself names a resource, or its items do (an id nested
+	// in a required object is not itself required)
 	isRef := func(k string) bool {
 		for _, r := range t.Refs {
-			if r.Path == "/"+escape(k) || strings.HasPrefix(r.Path, "/"+escape(k)+"/") {
+			if r.Path == "/"+escape(k) || r.Path == "/"+escape(k)+"/*" {
 				return true
 			}
 		}
