@@ -318,7 +318,9 @@ func cleanRel(p string) string {
 // manifest is the part of a release's manifest.json the package reads.
 type manifest struct {
 	Tools map[string]struct {
+		RequestSchema        string   `json:"request_schema"`
 		ResponseSchema       string   `json:"response_schema"`
 		AsyncResponseSchemas []string `json:"async_response_schemas"`
+		Mutating             bool     `json:"mutating"`
 	} `json:"tools"`
 }

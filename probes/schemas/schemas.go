@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -37,12 +38,14 @@ const base = "https://schemas.adcp.invalid"
 
 // Set is one release's schemas.
 type Set struct {
-	dir, release string
-	files        map[string]string // base name → path relative to dir
-	tools        manifest          // manifest.json, when the release has one
-	mu           sync.Mutex
-	c            *jsonschema.Compiler
-	compiled     map[string]*jsonschema.Schema
+	fsys     fs.FS // the release folder
+	release  string
+	files    map[string]string // base name → path relative to the folder
+	tools    manifest          // manifest.json, when the release has one
+	mu       sync.Mutex
+	c        *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema // by absolute location
+	docs     map[string]any                // decoded documents, by URL
 }
 
 // Violation is one place a payload breaks its schema.
@@ -69,24 +72,30 @@ func Load(dir string) (*Set, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", dir)
 	}
-	s := &Set{dir: dir, release: filepath.Base(filepath.Clean(dir)), files: map[string]string{}, compiled: map[string]*jsonschema.Schema{}}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	if _, err := os.Stat(filepath.Join(dir, "core", "error.json")); err != nil {
+		return nil, fmt.Errorf("%s holds no core/error.json: not an AdCP schema folder", dir)
+	}
+	return LoadFS(os.DirFS(dir), filepath.Base(filepath.Clean(dir)))
+}
+
+// LoadFS reads the schema tree of release from fsys, laid out like the
+// published folder: what Load does for a folder on disk, for a tree held
+// elsewhere (a test's hand-written schemas, an embedded copy).
+func LoadFS(fsys fs.FS, release string) (*Set, error) {
+	s := &Set{fsys: fsys, release: release, files: map[string]string{}, compiled: map[string]*jsonschema.Schema{}, docs: map[string]any{}}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if _, dup := s.files[filepath.Base(p)]; !dup || strings.HasPrefix(filepath.ToSlash(rel), "core/") {
-			s.files[filepath.Base(p)] = filepath.ToSlash(rel)
+		if _, dup := s.files[path.Base(p)]; !dup || strings.HasPrefix(p, "core/") {
+			s.files[path.Base(p)] = p
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "core", "error.json")); err != nil {
-		return nil, fmt.Errorf("%s holds no core/error.json: not an AdCP schema folder", dir)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+	if b, err := fs.ReadFile(fsys, "manifest.json"); err == nil {
 		_ = json.Unmarshal(b, &s.tools) // a release without a readable manifest maps tasks by file name
 	}
 	s.c = jsonschema.NewCompiler()
@@ -164,17 +173,11 @@ type loader struct{ s *Set }
 // taken from (schemas/3.2.0-beta.5) names them without it
 // ("/schemas/core/error.json"), and both are read from the folder.
 func (l loader) Load(url string) (any, error) {
-	rel, ok := strings.CutPrefix(url, base+"/schemas/"+l.s.release+"/")
-	if !ok {
-		rel, ok = strings.CutPrefix(url, base+"/schemas/")
-		if ok {
-			rel = cleanRel(rel)
-		}
-		if !ok || rel == "" {
-			return nil, fmt.Errorf("schema %s is outside the release %s", url, l.s.release)
-		}
+	rel, err := l.s.relOf(url)
+	if err != nil {
+		return nil, err
 	}
-	f, err := os.Open(filepath.Join(l.s.dir, filepath.FromSlash(rel)))
+	f, err := l.s.fsys.Open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -182,17 +185,35 @@ func (l loader) Load(url string) (any, error) {
 	return jsonschema.UnmarshalJSON(f)
 }
 
-func (s *Set) schema(rel string) (*jsonschema.Schema, error) {
+// relOf maps a schema URL (its fragment dropped) to its path in the release
+// folder, or refuses one outside it.
+func (s *Set) relOf(url string) (string, error) {
+	url, _, _ = strings.Cut(url, "#")
+	rel, ok := strings.CutPrefix(url, base+"/schemas/"+s.release+"/")
+	if !ok {
+		rel, ok = strings.CutPrefix(url, base+"/schemas/")
+	}
+	if rel = cleanRel(rel); !ok || rel == "" {
+		return "", fmt.Errorf("schema %s is outside the release %s", url, s.release)
+	}
+	return rel, nil
+}
+
+func (s *Set) schema(rel string) (*jsonschema.Schema, error) { return s.compile(s.Location(rel)) }
+
+// compile returns the schema at an absolute location (a document's URL, a
+// JSON-pointer fragment optional), compiled once.
+func (s *Set) compile(loc string) (*jsonschema.Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sch, ok := s.compiled[rel]; ok {
+	if sch, ok := s.compiled[loc]; ok {
 		return sch, nil
 	}
-	sch, err := s.c.Compile(base + "/schemas/" + s.release + "/" + rel)
+	sch, err := s.c.Compile(loc)
 	if err != nil {
 		return nil, err
 	}
-	s.compiled[rel] = sch
+	s.compiled[loc] = sch
 	return sch, nil
 }
 
@@ -248,7 +269,7 @@ func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
 	if rel == "" {
 		return nil, fmt.Errorf("%w: empty or escaping schema path", ErrNoSchema)
 	}
-	if _, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(rel))); err != nil {
+	if _, err := fs.Stat(s.fsys, rel); err != nil {
 		return nil, fmt.Errorf("%w: %s is not in release %s", ErrNoSchema, rel, s.release)
 	}
 	return s.validate(rel, doc)
@@ -266,7 +287,11 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	err = sch.Validate(v)
+	return violations(sch.Validate(v))
+}
+
+// violations lists the leaves of a validation error (nil: none).
+func violations(err error) ([]Violation, error) {
 	if err == nil {
 		return nil, nil
 	}

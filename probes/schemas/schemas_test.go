@@ -1,11 +1,13 @@
 package schemas
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
@@ -135,5 +137,46 @@ func TestThe32BetaSchemasCompile(t *testing.T) {
 		if _, err := s.Response(task, []byte(`{}`)); err != nil && !errors.Is(err, ErrNoSchema) {
 			t.Errorf("%s: %v", task, err)
 		}
+	}
+}
+
+// TestAnInMemoryTreeServesDocumentsCheckersAndRequestSchemas: LoadFS reads
+// a tree from any fs.FS; Document, Checker and RequestSchema serve a
+// generator walking the raw schemas (probes/fuzz).
+func TestAnInMemoryTreeServesDocumentsCheckersAndRequestSchemas(t *testing.T) {
+	s, err := LoadFS(fstest.MapFS{
+		"manifest.json":                  {Data: []byte(`{"tools":{"do_thing":{"request_schema":"x/do-thing-request.json","mutating":true}}}`)},
+		"x/do-thing-request.json":        {Data: []byte(`{"$id":"/schemas/9.9.9/x/do-thing-request.json","type":"object","properties":{"n":{"$ref":"/schemas/9.9.9/core/n.json"}}}`)},
+		"core/n.json":                    {Data: []byte(`{"$id":"/schemas/9.9.9/core/n.json","type":"integer","minimum":1}`)},
+		"other/get-widgets-request.json": {Data: []byte(`{"type":"object"}`)},
+	}, "9.9.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.RequestSchema("do_thing"); got != "x/do-thing-request.json" {
+		t.Errorf("manifest task: %q", got)
+	}
+	if got := s.RequestSchema("get_widgets"); got != "other/get-widgets-request.json" {
+		t.Errorf("task by file name: %q", got)
+	}
+	if m, listed := s.Mutating("do_thing"); !m || !listed {
+		t.Errorf("Mutating(do_thing) = %v, %v", m, listed)
+	}
+	doc, err := s.Document(s.Location("x/do-thing-request.json"))
+	if err != nil || doc.(map[string]any)["type"] != "object" {
+		t.Fatalf("Document: %v %v", doc, err)
+	}
+	if _, err := s.Document(s.Location("../escape.json")); err == nil {
+		t.Error("a document outside the release was served")
+	}
+	ok, err := s.Checker(s.Location("x/do-thing-request.json") + "#/properties/n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok(json.Number("2")) || ok(json.Number("0")) || ok("2") {
+		t.Error("the checker of /properties/n does not follow the referenced schema")
+	}
+	if vs, err := s.Check(s.Location("x/do-thing-request.json"), map[string]any{"n": json.Number("0")}); err != nil || len(vs) != 1 || vs[0].Pointer != "/n" {
+		t.Errorf("Check: %+v %v", vs, err)
 	}
 }
