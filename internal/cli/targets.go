@@ -276,8 +276,11 @@ type Index struct {
 type IndexEntry struct {
 	Name string `json:"name"`
 	// Dir is the report folder, relative to the index when possible.
-	Dir        string        `json:"dir"`
-	Target     string        `json:"target,omitempty"`
+	Dir    string `json:"dir"`
+	Target string `json:"target,omitempty"`
+	// TargetKind is the folder's results.json target_kind: "seller", or
+	// "bundled_reference" for a run against the bundled reference seller.
+	TargetKind string        `json:"target_kind,omitempty"`
 	Verdict    string        `json:"verdict"`
 	ExitCode   int           `json:"exit_code"`
 	Counts     report.Counts `json:"counts,omitempty"`
@@ -313,6 +316,7 @@ func buildIndex(indexDir string, sources []indexSource) Index {
 			}
 		} else {
 			e.Target, e.Verdict, e.Counts = wire.Sanitize(r.Target, 500), string(r.Verdict), r.Counts
+			e.TargetKind = wire.Sanitize(string(r.TargetKind), 40)
 			e.Harness, e.StartedAt, e.DurationMS = wire.Sanitize(r.HarnessError, 500), r.StartedAt, r.DurationMS
 			e.ExitCode = r.ExitCode()
 			for _, rule := range r.Rules {
@@ -399,7 +403,10 @@ func writeIndexText(w io.Writer, idx Index) {
 		if e.Error != "" {
 			detail = e.Error
 		}
-		fmt.Fprintf(w, "  %-16s %-32s %s\n", wire.Sanitize(e.Verdict, 16), wire.Sanitize(e.Name, 32), wire.Sanitize(detail, 160))
+		if e.TargetKind == string(report.TargetBundledReference) {
+			detail = strings.TrimSpace("[" + report.ReferenceLabel + "] " + detail)
+		}
+		fmt.Fprintf(w, "  %-16s %-32s %s\n", wire.Sanitize(e.Verdict, 16), wire.Sanitize(e.Name, 32), wire.Sanitize(detail, 220))
 	}
 	var parts []string
 	for _, v := range []string{string(report.Conformant), string(report.NonConformant), string(report.StaleBaseline), string(report.HarnessError), string(report.Incomplete), verdictMissing} {
