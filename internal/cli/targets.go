@@ -74,6 +74,11 @@ func LoadTargets(path string) ([]Target, error) {
 	used := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
+		for _, f := range [][2]string{{"mcp", t.MCP}, {"a2a", t.A2A}} {
+			if f[1] != "" && strings.TrimSpace(f[1]) == "" { // an unexpanded template variable, say
+				return nil, fmt.Errorf("%s: target %d: %s is blank: give the seller's URL, or leave %s out", path, i+1, f[0], f[0])
+			}
+		}
 		if t.MCP == "" && t.A2A == "" {
 			return nil, fmt.Errorf("%s: target %d has neither mcp nor a2a", path, i+1)
 		}
