@@ -47,6 +47,11 @@ func WriteFacesText(w io.Writer, faces []Face, opts TextOptions, exit int) error
 	if first == nil {
 		return nil
 	}
+	for _, f := range faces {
+		if f.Run == nil { // a face with no report was not tested
+			worst = HarnessError
+		}
+	}
 	target := "the target"
 	if first.Reference() {
 		target = "the bundled reference seller"

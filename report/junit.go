@@ -356,7 +356,11 @@ func validationsText(st Step) string {
 			if e := jsonValue(v.Expected); e != "" {
 				fmt.Fprintf(&b, "  expected: %s\n", shorten(e, maxValueText))
 			}
-			if a := rawValue(v.Actual); a != "" {
+			switch a := rawValue(v.Actual); a {
+			case "":
+			case "null": // the contract's null: the message says what was seen
+				b.WriteString("  actual: nothing observed (null)\n")
+			default:
 				fmt.Fprintf(&b, "  actual (seller-controlled): %s\n", shorten(a, maxValueText))
 			}
 			if v.Message != "" {
