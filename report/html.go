@@ -607,6 +607,9 @@ type htmlValidation struct {
 	// Promoted is set when the runner promoted the validation from
 	// advisory to required.
 	Promoted bool
+	// Null is set when the recorded actual is the contract's null: nothing
+	// was observed at the pointer (the message says what was seen).
+	Null bool
 }
 
 // htmlStoryboards lays out the run's storyboards by category: the
@@ -673,7 +676,7 @@ func htmlStepOf(st Step) htmlStep {
 			if v.JSONPointer != nil {
 				hv.Pointer = clean(*v.JSONPointer)
 			}
-			if len(v.Actual) > 0 {
+			if hv.Null = rawValue(v.Actual) == "null"; !hv.Null && len(v.Actual) > 0 {
 				hv.Actual = readable(v.Actual, maxValueText)
 			}
 			if v.Severity == Advisory {

@@ -67,6 +67,9 @@ const maxStatement = 80
 // and a stale entry is one <failure>.
 func WriteJUnit(w io.Writer, r *Run) error {
 	doc := junitSuites{Name: r.Tool + " " + r.Version, Time: seconds(r.DurationMS)}
+	if r.Reference() {
+		doc.Name += " (" + ReferenceLabel + ")"
+	}
 	index := map[string]int{}
 	var suiteMS []float64
 	for _, rule := range r.Rules {
@@ -76,7 +79,7 @@ func WriteJUnit(w io.Writer, r *Run) error {
 			index[rule.Family] = i
 			suiteMS = append(suiteMS, 0)
 			doc.Suites = append(doc.Suites, junitSuite{Name: rule.Family, Timestamp: r.StartedAt.UTC().Format("2006-01-02T15:04:05"),
-				Properties: []junitProperty{{"tool_version", r.Version}, {"adcp_release", r.AdcpRelease}, {"target", r.Target}}})
+				Properties: suiteProperties(r)})
 		}
 		suite := &doc.Suites[i]
 		specs := rule.Specs
@@ -181,6 +184,21 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
+// suiteProperties are the properties every testsuite carries: the tool,
+// the release and the target, with what the target is (target_kind: a CI
+// view of a run against the bundled reference seller says so) and the
+// face the report covers, when it names one.
+func suiteProperties(r *Run) []junitProperty {
+	p := []junitProperty{{"tool_version", r.Version}, {"adcp_release", r.AdcpRelease}, {"target", r.Target}}
+	if r.TargetKind != "" {
+		p = append(p, junitProperty{"target_kind", string(r.TargetKind)})
+	}
+	if r.Face != "" {
+		p = append(p, junitProperty{"face", r.Face})
+	}
+	return p
+}
+
 // storyboardSuite is one storyboard's testsuite: a testcase per step named
 // "<phase_id>/<step_id>", its classname the storyboard's id. A failed step
 // is a <failure> whose message is its first failed required validation
@@ -191,8 +209,7 @@ func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 // a whole (or stopped before any step) is one testcase named by its id.
 func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
 	suite := junitSuite{Name: "storyboard: " + sb.ID, Time: seconds(sb.DurationMS), Timestamp: r.StartedAt.UTC().Format("2006-01-02T15:04:05"),
-		Properties: []junitProperty{{"tool_version", r.Version}, {"adcp_release", r.AdcpRelease}, {"target", r.Target},
-			{"category", sb.Category}}}
+		Properties: append(suiteProperties(r), junitProperty{"category", sb.Category})}
 	if sb.Path != "" {
 		suite.Properties = append(suite.Properties, junitProperty{"path", sb.Path})
 	}
@@ -278,24 +295,38 @@ func failureLine(st Step) string {
 }
 
 // validationLine is a failed validation, short: its check, its pointer,
-// and expected against actual (or its message when it records neither).
+// and what was expected against what was seen. The runner output contract
+// writes a failed validation's actual as null when nothing was observed
+// there (the field is absent, no status was read): then the validation's
+// own message says what was seen, never "got null"; a validation that
+// records neither value is its message.
 func validationLine(v Validation) string {
 	line := v.Check
 	if v.JSONPointer != nil && *v.JSONPointer != "" {
 		line += " " + *v.JSONPointer
 	}
 	exp, act := jsonValue(v.Expected), rawValue(v.Actual)
-	if exp == "" && act == "" {
-		if v.Message != "" {
-			return line + ": " + shorten(v.Message, 2*maxValueLine)
+	if act == "null" {
+		act = ""
+	}
+	msg := v.Message
+	if msg == v.Check+" failed" { // the runner's stand-in: says nothing
+		msg = ""
+	}
+	switch {
+	case exp == "" && act == "":
+		if msg != "" {
+			return line + ": " + shorten(msg, 2*maxValueLine)
 		}
 		return line + ": " + shorten(v.Description, 2*maxValueLine)
-	}
-	if exp == "" {
-		exp = "null"
-	}
-	if act == "" {
-		act = "null"
+	case act == "" && msg != "":
+		return line + ": expected " + shorten(exp, maxValueLine) + "; " + shorten(msg, maxValueLine)
+	case act == "":
+		return line + ": expected " + shorten(exp, maxValueLine) + ", got null"
+	case exp == "" && msg != "":
+		return line + ": " + shorten(msg, maxValueLine) + " (got " + shorten(act, maxValueLine) + ")"
+	case exp == "":
+		return line + ": got " + shorten(act, maxValueLine)
 	}
 	return line + ": expected " + shorten(exp, maxValueLine) + ", got " + shorten(act, maxValueLine)
 }
@@ -325,7 +356,11 @@ func validationsText(st Step) string {
 			if e := jsonValue(v.Expected); e != "" {
 				fmt.Fprintf(&b, "  expected: %s\n", shorten(e, maxValueText))
 			}
-			if a := rawValue(v.Actual); a != "" {
+			switch a := rawValue(v.Actual); a {
+			case "":
+			case "null": // the contract's null: the message says what was seen
+				b.WriteString("  actual: nothing observed (null)\n")
+			default:
 				fmt.Fprintf(&b, "  actual (seller-controlled): %s\n", shorten(a, maxValueText))
 			}
 			if v.Message != "" {

@@ -396,19 +396,41 @@ type Counts map[Outcome]int
 // Of returns the count for the outcome named o (for templates).
 func (c Counts) Of(o string) int { return c[Outcome(o)] }
 
+// TargetKind says what a run tested: a seller the user pointed it at, or
+// the harness's own bundled reference seller (a run given no target). A
+// registry reads it from the signed results.json, so a run against the
+// reference can never pass for a seller's.
+type TargetKind string
+
+// The target kinds.
+const (
+	// TargetSeller: the seller the user named (--mcp, --a2a, --targets).
+	TargetSeller TargetKind = "seller"
+	// TargetBundledReference: the reference seller bundled with the
+	// harness, started for the run; it proves the harness, not a seller.
+	TargetBundledReference TargetKind = "bundled_reference"
+)
+
 // Run is the model of one run against one target.
 type Run struct {
-	Tool               string    `json:"tool"`
-	Version            string    `json:"version"`
-	AdcpRelease        string    `json:"adcp_release"`
-	MCPProtocolVersion string    `json:"mcp_protocol_version,omitempty"`
-	Target             string    `json:"target"`
-	StartedAt          time.Time `json:"started_at"`
-	DurationMS         float64   `json:"duration_ms"`
-	Strict             bool      `json:"strict"`
-	Verdict            Verdict   `json:"verdict"`
-	Counts             Counts    `json:"counts"`
-	LabelFilter        string    `json:"label_filter,omitempty"`
+	Tool               string `json:"tool"`
+	Version            string `json:"version"`
+	AdcpRelease        string `json:"adcp_release"`
+	MCPProtocolVersion string `json:"mcp_protocol_version,omitempty"`
+	Target             string `json:"target"`
+	// TargetKind says whether Target is a seller or the bundled reference
+	// seller; "" in a report written before it was recorded.
+	TargetKind TargetKind `json:"target_kind,omitempty"`
+	// Face names the faces of the target this report covers when a run
+	// spans several reports ("MCP + A2A 1.0", "A2A 0.3": the bundled
+	// reference seller's two passes); "" otherwise.
+	Face        string    `json:"face,omitempty"`
+	StartedAt   time.Time `json:"started_at"`
+	DurationMS  float64   `json:"duration_ms"`
+	Strict      bool      `json:"strict"`
+	Verdict     Verdict   `json:"verdict"`
+	Counts      Counts    `json:"counts"`
+	LabelFilter string    `json:"label_filter,omitempty"`
 	// HarnessError is a failure that stopped the run before or while
 	// probing (the target unreachable, the run deadline hit).
 	HarnessError string `json:"harness_error,omitempty"`
@@ -453,6 +475,14 @@ type Run struct {
 	// is signed over it (see package report/certify).
 	Integrity *Integrity `json:"integrity,omitempty"`
 }
+
+// Reference reports whether the run tested the bundled reference seller
+// rather than a seller.
+func (r *Run) Reference() bool { return r.TargetKind == TargetBundledReference }
+
+// ReferenceLabel is how every report names a run against the bundled
+// reference seller, beside its verdict.
+const ReferenceLabel = "bundled reference seller, not a seller under test"
 
 // StoryboardID names the project's own storyboard in the steps and in
 // run_summary.

@@ -113,8 +113,18 @@ const maxSummaryFailures = 50
 // neither Markdown, HTML, bare-URL autolinks nor @-mentions apply.
 func WriteStepSummary(w io.Writer, r *Run) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s %s: %s\n\n", verdictMark(r.Verdict), md(r.Tool, 80), md(string(r.Verdict), 40))
+	fmt.Fprintf(&b, "## %s %s: %s", verdictMark(r.Verdict), md(r.Tool, 80), md(string(r.Verdict), 40))
+	if r.Reference() {
+		fmt.Fprintf(&b, " (%s)", md(ReferenceLabel, 80))
+	}
+	if r.Face != "" {
+		fmt.Fprintf(&b, " · %s", md(r.Face, 40))
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "%s %s · AdCP %s · target `%s`", md(r.Tool, 80), md(r.Version, 40), md(r.AdcpRelease, 40), code(r.Target, 200))
+	if r.TargetKind != "" {
+		fmt.Fprintf(&b, " · target kind %s", md(string(r.TargetKind), 40))
+	}
 	if r.Strict {
 		b.WriteString(" · strict")
 	}
@@ -259,7 +269,7 @@ func writeStoryboardFailuresMarkdown(b *strings.Builder, r *Run) {
 		if a.Where != "" {
 			where += " " + md(a.Where, 160)
 		}
-		fmt.Fprintf(b, "- %s %s", where, md(strings.ToLower(a.Label), 20))
+		fmt.Fprintf(b, "- %s %s on %s", where, md(strings.ToLower(a.Label), 20), md(a.FaceList(), 80))
 		if a.What != "" {
 			fmt.Fprintf(b, ": %s", sellerText(a.What, maxMessage))
 		}

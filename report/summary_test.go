@@ -105,7 +105,7 @@ func TestStepSummaryShowsStoryboards(t *testing.T) {
 	s := out.String()
 	last := -1
 	for _, want := range []string{"### Failed, errored and stale-baseline rules", "### Failed and errored storyboard steps",
-		"- **media\\_buy\\_seller** create/create\\_media\\_buy failed: `field_value /status: expected",
+		"- **media\\_buy\\_seller** create/create\\_media\\_buy failed on MCP: `field_value /status: expected",
 		"- \\[ADVISORY\\] media\\_buy\\_seller/discovery/get\\_products advisory failure", "| family |",
 		"**6 storyboards:** 1 passed, 1 failed, 3 skipped, 1 error · **steps:** 2 passed, 1 failed, 1 advisory failed, 1 skipped, 2 error",
 		"| media-buy | 0 | 1 | 0 | 0 |"} {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -44,36 +45,70 @@ var reportFiles = []struct{ Name, What string }{
 // overrides, and cut.
 func WriteText(w io.Writer, r *Run, opts TextOptions) error {
 	var b strings.Builder
-	tested := ""
-	if len(r.Transports) > 0 {
-		tested = " (" + strings.ToUpper(strings.Join(r.Transports, ", ")) + ")"
-	}
-	fmt.Fprintf(&b, "%s %s — AdCP %s — %s%s\n", r.Tool, r.Version, r.AdcpRelease, wire.Sanitize(r.Target, maxMessage), tested)
-	fmt.Fprintf(&b, "verdict: %s — %s (exit %d)\n", r.Verdict, verdictWhy(r), r.ExitCode())
-	if r.HarnessError != "" {
-		fmt.Fprintf(&b, "harness error: %s\n", wire.Sanitize(r.HarnessError, maxMessage))
-	}
+	writeHeader(&b, r)
 	if opts.Verbose {
 		writeFullTable(&b, r)
 		writeStoryboardTable(&b, r)
 	}
-	writeFailures(&b, r, opts.Dir)
-	writeStoryboardFailures(&b, r, opts.Dir)
-	writeFamilies(&b, r)
+	html := htmlPath(opts.Dir)
+	writeFailures(&b, ruleLines([]Face{{Run: r}}, html), false)
+	writeStoryboardFailures(&b, storyboardLines([]Face{{Run: r}}), html)
+	writeFamilies(&b, r, opts.Verbose)
 	writeStoryboards(&b, r)
 	writeSkips(&b, r)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", wire.Sanitize(n, 300))
 	}
 	if opts.Dir != "" {
-		dir := wire.Sanitize(opts.Dir, 400)
-		fmt.Fprintf(&b, "\nreports in %s\n", dir)
-		for _, f := range reportFiles {
-			fmt.Fprintf(&b, "  %-14s %s\n", f.Name, f.What)
-		}
+		fmt.Fprintf(&b, "\nreports in %s\n", wire.Sanitize(opts.Dir, 400))
+		writeReportFiles(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHeader writes what was tested and the verdict: the tool, the
+// release, the target (named as the bundled reference seller when it is
+// that), the verdict with its reason and exit code, and a harness error.
+func writeHeader(b *strings.Builder, r *Run) {
+	tested := ""
+	if len(r.Transports) > 0 {
+		tested = " (" + strings.ToUpper(strings.Join(r.Transports, ", ")) + ")"
+	}
+	target := wire.Sanitize(r.Target, maxMessage)
+	if r.Reference() {
+		target = "the bundled reference seller: " + target
+	}
+	fmt.Fprintf(b, "%s %s — AdCP %s — %s%s\n", r.Tool, r.Version, r.AdcpRelease, target, tested)
+	fmt.Fprintf(b, "verdict: %s — %s (exit %d)\n", verdictOf(r), verdictWhy(r), r.ExitCode())
+	if r.HarnessError != "" {
+		fmt.Fprintf(b, "harness error: %s\n", wire.Sanitize(r.HarnessError, maxMessage))
+	}
+}
+
+// verdictOf is the verdict as the terminal shows it: a run against the
+// bundled reference seller says so beside it, so no log line can be read
+// as a seller's result.
+func verdictOf(r *Run) string {
+	if r.Reference() {
+		return string(r.Verdict) + " (" + ReferenceLabel + ")"
+	}
+	return string(r.Verdict)
+}
+
+// htmlPath is report.html in the report folder dir, terminal-safe.
+func htmlPath(dir string) string {
+	if dir == "" {
+		return "report.html"
+	}
+	return filepath.Join(wire.Sanitize(dir, 400), "report.html")
+}
+
+// writeReportFiles lists the files of a report folder.
+func writeReportFiles(b *strings.Builder) {
+	for _, f := range reportFiles {
+		fmt.Fprintf(b, "  %-14s %s\n", f.Name, f.What)
+	}
 }
 
 // verdictWhy says in a few words what decided the verdict.
@@ -164,34 +199,95 @@ func label(rule RuleResult) (string, string) {
 	return l, ""
 }
 
+// ruleLine is a rule to look at, on one report or merged across the
+// faces of a run: its label, the transports (one report) or the faces
+// (merged) it did not pass on, its first finding and where to read more.
+type ruleLine struct {
+	label, id, level, what, mark string
+	on                           []string
+	where, anchor                string
+}
+
+// ruleLines lists the rules that need a look, in orderFailures' order,
+// one line per rule across the faces: a rule that needs a look on several
+// faces with the same finding is listed once with every face named. With
+// one face, on holds the rule's transports.
+func ruleLines(faces []Face, html string) []ruleLine {
+	var out []ruleLine
+	index := map[[3]string]int{}
+	for _, f := range faces {
+		if f.Run == nil {
+			continue
+		}
+		fhtml := html
+		if len(faces) > 1 {
+			fhtml = htmlPath(f.Dir)
+		}
+		for _, rule := range orderFailures(f.Run) {
+			l, mark := label(rule)
+			what, where := firstFinding(rule)
+			if what == "" {
+				what, mark = mark, ""
+			}
+			var on []string
+			for _, t := range strings.Split(failedTransports(rule), ",") {
+				if len(faces) > 1 {
+					t = faceName(f.Run, t)
+				}
+				on = append(on, t)
+			}
+			k := [3]string{l, rule.ID, what}
+			if i, ok := index[k]; ok {
+				out[i].on = appendNew(out[i].on, on...)
+				continue
+			}
+			index[k] = len(out)
+			out = append(out, ruleLine{label: l, id: rule.ID, level: string(rule.Level), what: what, mark: mark, on: on,
+				where: where, anchor: fhtml + "#rule-" + rule.ID})
+		}
+	}
+	return out
+}
+
+// appendNew appends the items of add that list does not hold yet.
+func appendNew(list []string, add ...string) []string {
+	for _, s := range add {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
 // writeFailures lists the rules that need a look: failures (those that
 // fail the run first), errors, expected failures and stale baseline
-// entries, each with its first finding and where the details are.
-func writeFailures(b *strings.Builder, r *Run, dir string) {
-	bad := orderFailures(r)
+// entries, each with its first finding and where the details are. merged
+// lines name the faces on their second line.
+func writeFailures(b *strings.Builder, bad []ruleLine, merged bool) {
 	if len(bad) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\nfailures first (%d)\n", len(bad))
-	html := "report.html"
-	if dir != "" {
-		html = filepath.Join(wire.Sanitize(dir, 400), html)
-	}
-	for _, rule := range bad {
-		l, mark := label(rule)
-		what, where := firstFinding(rule)
-		if what == "" {
-			what, mark = mark, ""
-		}
-		line := fmt.Sprintf("  %-8s %-9s %-6s %-8s %s", l, rule.ID, rule.Level, failedTransports(rule), what)
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	for _, l := range bad {
+		where := l.where
 		if where != "" {
 			where += " · "
 		}
-		if mark != "" {
-			fmt.Fprintf(b, "  %-34s %s\n", "", mark)
+		if merged {
+			line := fmt.Sprintf("  %-8s %-9s %-6s %s", l.label, l.id, l.level, l.what)
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			if l.mark != "" {
+				fmt.Fprintf(b, "  %-25s %s\n", "", l.mark)
+			}
+			fmt.Fprintf(b, "  %-25s on %s · %s%s\n", "", strings.Join(l.on, ", "), where, l.anchor)
+			continue
 		}
-		fmt.Fprintf(b, "  %-34s %s%s#rule-%s\n", "", where, html, rule.ID)
+		line := fmt.Sprintf("  %-8s %-9s %-6s %-8s %s", l.label, l.id, l.level, wire.Sanitize(strings.Join(l.on, ","), 20), l.what)
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		if l.mark != "" {
+			fmt.Fprintf(b, "  %-34s %s\n", "", l.mark)
+		}
+		fmt.Fprintf(b, "  %-34s %s%s\n", "", where, l.anchor)
 	}
 }
 
@@ -276,8 +372,10 @@ func termLine(s string, max int) string {
 }
 
 // writeFamilies writes the rule counts by family (a rule counts once, with
-// its outcome over every transport tested).
-func writeFamilies(b *strings.Builder, r *Run) {
+// its outcome over every transport tested). Without verbose, the families
+// whose every rule passed are named on one line rather than given a row
+// each, so the summary stays one screen; verbose gives every row.
+func writeFamilies(b *strings.Builder, r *Run, verbose bool) {
 	var families []string
 	counts := map[string]Counts{}
 	for _, rule := range r.Rules {
@@ -290,8 +388,20 @@ func writeFamilies(b *strings.Builder, r *Run) {
 	if len(families) == 0 {
 		return
 	}
-	fw := len("family")
+	var rows, passed []string
 	for _, f := range families {
+		c := counts[f]
+		if !verbose && len(c) == 1 && c[Passed] > 0 {
+			passed = append(passed, wire.Sanitize(f, 20))
+			continue
+		}
+		rows = append(rows, f)
+	}
+	if len(passed) == 1 { // a row costs no more than the line naming it
+		rows, passed = families, nil
+	}
+	fw := len("family")
+	for _, f := range rows {
 		fw = max(fw, len(wire.Sanitize(f, 20)))
 	}
 	fmt.Fprintf(b, "\nrules by family\n  %-*s", fw, "family")
@@ -299,7 +409,7 @@ func writeFamilies(b *strings.Builder, r *Run) {
 		fmt.Fprintf(b, " %8s", o)
 	}
 	b.WriteString("\n")
-	for _, f := range families {
+	for _, f := range rows {
 		fmt.Fprintf(b, "  %-*s", fw, wire.Sanitize(f, 20))
 		for _, o := range outcomeOrder {
 			if n := counts[f][o]; n > 0 {
@@ -315,6 +425,9 @@ func writeFamilies(b *strings.Builder, r *Run) {
 		fmt.Fprintf(b, " %8d", r.Counts[o])
 	}
 	fmt.Fprintf(b, "   (%d rules)\n", len(r.Rules))
+	if len(passed) > 0 {
+		fmt.Fprintf(b, "  every rule passed: %s (-v: a row each)\n", strings.Join(passed, " "))
+	}
 }
 
 // probeNotRun is how a judge says a probe it needed did not run.
@@ -331,11 +444,17 @@ func skipReason(msg string) string {
 	return termLine(msg, 90)
 }
 
-// writeSkips writes the skipped and disabled rules grouped by reason, the
-// largest group first.
-func writeSkips(b *strings.Builder, r *Run) {
-	var reasons []string
-	ids := map[string][]string{}
+// skipGroup is the rules skipped (or disabled) for one reason.
+type skipGroup struct {
+	reason string
+	ids    []string
+}
+
+// skipGroups groups the skipped and disabled rules by reason, the largest
+// group first.
+func skipGroups(r *Run) []skipGroup {
+	var groups []skipGroup
+	index := map[string]int{}
 	for _, rule := range r.Rules {
 		var reason string
 		switch rule.Outcome {
@@ -346,31 +465,35 @@ func writeSkips(b *strings.Builder, r *Run) {
 		default:
 			continue
 		}
-		if _, ok := ids[reason]; !ok {
-			reasons = append(reasons, reason)
+		i, ok := index[reason]
+		if !ok {
+			i = len(groups)
+			index[reason] = i
+			groups = append(groups, skipGroup{reason: reason})
 		}
-		ids[reason] = append(ids[reason], rule.ID)
+		groups[i].ids = append(groups[i].ids, rule.ID)
 	}
-	if len(reasons) == 0 {
+	slices.SortStableFunc(groups, func(a, b skipGroup) int { return len(b.ids) - len(a.ids) })
+	return groups
+}
+
+// writeSkips writes the skipped and disabled rules grouped by reason, the
+// largest group first.
+func writeSkips(b *strings.Builder, r *Run) {
+	groups := skipGroups(r)
+	if len(groups) == 0 {
 		return
 	}
-	// A stable sort, largest group first.
-	for i := 1; i < len(reasons); i++ {
-		for j := i; j > 0 && len(ids[reasons[j]]) > len(ids[reasons[j-1]]); j-- {
-			reasons[j], reasons[j-1] = reasons[j-1], reasons[j]
-		}
-	}
 	fmt.Fprintf(b, "\nskipped or disabled, by reason (%d rules)\n", r.Counts[Skipped]+r.Counts[Disabled])
-	for _, reason := range reasons {
-		list := ids[reason]
-		shown := strings.Join(list, " ")
-		if len(list) > 8 {
-			shown = strings.Join(list[:7], " ") + fmt.Sprintf(" … (+%d)", len(list)-7)
+	for _, g := range groups {
+		shown := strings.Join(g.ids, " ")
+		if len(g.ids) > 8 {
+			shown = strings.Join(g.ids[:7], " ") + fmt.Sprintf(" … (+%d)", len(g.ids)-7)
 		}
-		if len(reason)+len(shown) <= 100 {
-			fmt.Fprintf(b, "  %3d  %s: %s\n", len(list), reason, shown)
+		if len(g.reason)+len(shown) <= 100 {
+			fmt.Fprintf(b, "  %3d  %s: %s\n", len(g.ids), g.reason, shown)
 		} else {
-			fmt.Fprintf(b, "  %3d  %s\n       %s\n", len(list), reason, shown)
+			fmt.Fprintf(b, "  %3d  %s\n       %s\n", len(g.ids), g.reason, shown)
 		}
 	}
 }

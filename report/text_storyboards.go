@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -98,27 +97,37 @@ type sbAttention struct {
 	Storyboard string
 	Where      string // phase/step, "" for the storyboard as a whole
 	What       string
+	// Faces name the faces the step needs a look on: the transport its
+	// storyboard ran over ("MCP"), as the run's Face names it ("A2A 0.3").
+	Faces []string
+	// split is set once What names each face's message apart.
+	split bool
 }
+
+// FaceList is the faces on one line (for the template).
+func (a sbAttention) FaceList() string { return strings.Join(a.Faces, ", ") }
 
 // storyboardAttention lists what needs a look, what fails the run first:
 // failed steps, harness errors (of steps, or of storyboards that ran
-// none), stale baseline entries, expected failures.
+// none), stale baseline entries, expected failures; each with the face it
+// ran on.
 func storyboardAttention(r *Run) []sbAttention {
 	var failed, errs, stale, expected []sbAttention
+	face := storyboardFace(r)
 	for _, sb := range r.Storyboards {
 		mark := sb.Baseline
 		if mark != nil && mark.Status == Stale {
-			stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, What: "passes now: remove " + sb.BaselineKey() + " from the baseline"})
+			stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, What: "passes now: remove " + sb.BaselineKey() + " from the baseline", Faces: []string{face}})
 		}
 		steps := r.StoryboardSteps(sb.ID)
 		if len(steps) == 0 && sb.Outcome == Error {
-			errs = append(errs, sbAttention{Label: "ERROR", Storyboard: sb.ID, What: sb.Error})
+			errs = append(errs, sbAttention{Label: "ERROR", Storyboard: sb.ID, What: sb.Error, Faces: []string{face}})
 		}
 		for _, st := range steps {
 			if st.Optional && sb.Outcome != Failed && sb.Outcome != Error {
 				continue // an optional phase's failure fails nothing on its own
 			}
-			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID}
+			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID, Faces: []string{stepFace(r, st, face)}}
 			switch st.Outcome() {
 			case Failed:
 				a.What = failureLine(st)
@@ -138,31 +147,130 @@ func storyboardAttention(r *Run) []sbAttention {
 	return append(append(append(failed, errs...), stale...), expected...)
 }
 
-// writeStoryboardFailures lists the failing storyboard steps with their
-// first failed validation, capped.
-func writeStoryboardFailures(b *strings.Builder, r *Run, dir string) {
-	bad := storyboardAttention(r)
+// storyboardLines merges the storyboard steps to look at across faces:
+// one line per storyboard step, naming every face it needs a look on. A
+// step that says different things on two faces keeps each face's
+// message, face by face.
+func storyboardLines(faces []Face) []sbAttention {
+	var out []sbAttention
+	index := map[[3]string]int{}
+	for _, f := range faces {
+		if f.Run == nil {
+			continue
+		}
+		for _, a := range storyboardAttention(f.Run) {
+			k := [3]string{a.Label, a.Storyboard, a.Where}
+			i, ok := index[k]
+			if !ok {
+				index[k] = len(out)
+				out = append(out, a)
+				continue
+			}
+			m := &out[i]
+			if a.What != m.What && (!m.split || !strings.HasSuffix(m.What, ": "+a.What)) {
+				if !m.split {
+					m.What, m.split = m.FaceList()+": "+m.What, true
+				}
+				m.What += " · " + a.FaceList() + ": " + a.What
+			}
+			m.Faces = appendNew(m.Faces, a.Faces...)
+		}
+	}
+	return out
+}
+
+// storyboardFace names the face a run's storyboards ran over: the
+// transport of their calls (the engine takes MCP when the run has an MCP
+// target), as the run's Face names it.
+func storyboardFace(r *Run) string {
+	for _, st := range r.Steps {
+		if st.StoryboardID == StoryboardID {
+			continue
+		}
+		if ts := stepTransports(st); len(ts) > 0 {
+			return faceName(r, ts[0])
+		}
+	}
+	if r.Tested("mcp") {
+		return faceName(r, "mcp")
+	}
+	return faceName(r, "a2a")
+}
+
+// stepFace names the face one storyboard step was sent over, or def when
+// its record names no MCP or A2A transport (a document fetched over plain
+// HTTP).
+func stepFace(r *Run, st Step, def string) string {
+	if ts := stepTransports(st); len(ts) > 0 {
+		return faceName(r, ts[0])
+	}
+	return def
+}
+
+// stepTransports are the MCP or A2A transports a step's request and
+// response name.
+func stepTransports(st Step) []string {
+	var out []string
+	for _, t := range []string{requestTransport(st), responseTransport(st)} {
+		if t == "mcp" || t == "a2a" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func requestTransport(st Step) string {
+	if st.Request == nil {
+		return ""
+	}
+	return st.Request.Transport
+}
+
+func responseTransport(st Step) string {
+	if st.Response == nil {
+		return ""
+	}
+	return st.Response.Transport
+}
+
+// faceName names a transport as the run's Face does ("a2a" is "A2A 0.3"
+// in a report whose Face is "A2A 0.3"), else upper-cased ("MCP").
+func faceName(r *Run, transport string) string {
+	up := strings.ToUpper(wire.Sanitize(transport, 20))
+	for _, part := range strings.Split(r.Face, " + ") {
+		if part == up || strings.HasPrefix(part, up+" ") {
+			return wire.Sanitize(part, 40)
+		}
+	}
+	return up
+}
+
+// writeStoryboardFailures lists the storyboard steps that need a look with
+// the faces they need it on and their first failed validation, capped,
+// then where the details are (each face's report.html).
+func writeStoryboardFailures(b *strings.Builder, bad []sbAttention, htmls ...string) {
 	if len(bad) == 0 {
 		return
 	}
-	html := "report.html"
-	if dir != "" {
-		html = filepath.Join(wire.Sanitize(dir, 400), html)
+	var anchors []string
+	for _, h := range htmls {
+		anchors = append(anchors, h+"#storyboards")
 	}
+	html := strings.Join(anchors, " · ")
 	fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
 	for i, a := range bad {
 		if i == maxStoryboardLines {
-			fmt.Fprintf(b, "  … and %d more: %s#storyboards\n", len(bad)-i, html)
+			fmt.Fprintf(b, "  … and %d more: %s\n", len(bad)-i, html)
 			break
 		}
 		where := a.Storyboard
 		if a.Where != "" {
 			where += "/" + a.Where
 		}
-		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine(where, maxLine))
+		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine("["+a.FaceList()+"] "+where, maxLine))
 		fmt.Fprintf(b, "  %-8s %s\n", "", termLine(a.What, maxLine))
 		if i == len(bad)-1 {
-			fmt.Fprintf(b, "  %-8s details: %s#storyboards\n", "", html)
+			fmt.Fprintf(b, "  %-8s details: %s\n", "", html)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func TestWriteTextShowsStoryboards(t *testing.T) {
 			s := out.String()
 			last := -1
 			for _, want := range []string{"verdict: non_conformant — 1 MUST rule and 1 storyboard failed (exit 1)", "failures first",
-				"storyboard failures first (3)", "  FAILED   media_buy_seller/create/create_media_buy\n           field_value /status: expected",
+				"storyboard failures first (3)", "  FAILED   [MCP] media_buy_seller/create/create_media_buy\n           field_value /status: expected",
 				"rules by family", "storyboards by category (6: 1 passed · 1 failed · 3 skipped · 1 error)",
 				"  media-buy  ", "  steps: 2 passed · 1 failed · 1 advisory failed · 1 skipped · 2 error · 1 validations not applicable",
 				"skipped storyboards by reason: not_applicable 2 · requirement_unmet 1", "reports in"} {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // Stdio are the streams a command reads and writes, and the environment it
@@ -23,10 +24,19 @@ type Stdio struct {
 	Err io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// LookupEnv, when set, reads the environment telling a variable set
+	// empty from an unset one, and must agree with Getenv; nil means
+	// os.LookupEnv when Getenv is nil too, else Getenv with "" read as
+	// unset.
+	LookupEnv func(string) (string, bool)
 	// storyboards, when set, are the storyboards resolved once for the
 	// runs of one command (the reference seller's passes, --targets):
 	// fetched once, said once.
 	storyboards *storyboardPlan
+	// face, when set, is the face of the bundled reference seller a pass
+	// of runReference tests: the run is labelled the reference's, and its
+	// report is handed back in face.run rather than summarized.
+	face *report.Face
 }
 
 func (s Stdio) getenv(name string) string {
@@ -34,6 +44,18 @@ func (s Stdio) getenv(name string) string {
 		return s.Getenv(name)
 	}
 	return os.Getenv(name)
+}
+
+// lookupenv reads the environment variable name and whether it is set.
+func (s Stdio) lookupenv(name string) (string, bool) {
+	switch {
+	case s.LookupEnv != nil:
+		return s.LookupEnv(name)
+	case s.Getenv != nil:
+		v := s.Getenv(name)
+		return v, v != ""
+	}
+	return os.LookupEnv(name)
 }
 
 type command struct {

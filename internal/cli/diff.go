@@ -17,7 +17,7 @@ import (
 // file cannot be read.
 func runDiff(args []string, stdio Stdio) error {
 	fs := newFlagSet("diff", "diff OLD NEW (report folders, or their results.json files)", stdio.Err)
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {

@@ -15,7 +15,7 @@ func runExtract(args []string, stdio Stdio) error {
 	fs := newFlagSet("extract", extractSynopsis, stdio.Err)
 	transport := fs.String("transport", "mcp", "the transport the reply came over: mcp or a2a")
 	jsonrpc := fs.Bool("jsonrpc", false, "the input is a whole JSON-RPC response, not the bare result")
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	t, err := extract.ParseTransport(*transport)

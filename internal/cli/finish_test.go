@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
@@ -117,8 +118,13 @@ func TestBaselineAndCertifyUsageErrors(t *testing.T) {
 }
 
 func TestACertificationRunOverPlainHTTPIsNotPublishable(t *testing.T) {
+	url, stop, err := seller.Start(t.Context(), seller.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
 	dir := t.TempDir()
-	code, out, errOut := run(t, nil, "", "run", "--out", dir, "--certify")
+	code, out, errOut := run(t, nil, "", "run", "--mcp", url, "--out", dir, "--certify")
 	if code != ExitHarness {
 		t.Errorf("exit %d, want %d\n%s", code, ExitHarness, errOut)
 	}

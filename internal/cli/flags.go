@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,8 +72,9 @@ func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 
 // parseFlags parses args, then fills every flag not given on the command line
 // from its ADCP_CONFORM_* environment variable. Precedence: flag, then
-// environment, then default.
-func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+// environment, then default. A variable set empty is read as unset, but
+// for a flag naming a target (a targetValue), which refuses it.
+func parseFlags(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) error {
 	usage := fs.Usage
 	fs.Usage = func() {} // the flag package calls it on every error
 	err := fs.Parse(args)
@@ -91,8 +93,8 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 			return
 		}
 		env := flagEnvName(fs.Name(), f.Name)
-		v := getenv(env)
-		if v == "" {
+		v, set := lookup(env)
+		if _, target := f.Value.(*targetValue); v == "" && (!set || !target) {
 			return
 		}
 		if isMulti(f) {
@@ -141,6 +143,9 @@ func flagError(fs *flag.FlagSet, err error) string {
 // flag wants. The value itself is not repeated (it may be a secret given
 // to the wrong flag).
 func badValue(f *flag.Flag, v string) string {
+	if t, ok := f.Value.(*targetValue); ok {
+		return t.refusal(f.Name)
+	}
 	g, ok := f.Value.(flag.Getter)
 	if !ok {
 		return "invalid value"
@@ -158,6 +163,39 @@ func badValue(f *flag.Flag, v string) string {
 		return "want a number"
 	}
 	return "invalid value"
+}
+
+// targetValue is a flag naming what a run tests (--mcp, --a2a,
+// --targets). Given, it must name something: an empty or blank value — an
+// unset CI variable expanded into --mcp "$SELLER_URL" — is a usage error,
+// never read as "no target", which would test the bundled reference
+// seller and report its verdict whatever the seller does.
+type targetValue struct {
+	s    *string
+	what string // what the value names: "the seller's MCP endpoint"
+}
+
+func (t *targetValue) String() string {
+	if t == nil || t.s == nil {
+		return ""
+	}
+	return *t.s
+}
+
+func (t *targetValue) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errEmptyTarget
+	}
+	*t.s = v
+	return nil
+}
+
+var errEmptyTarget = errors.New("empty")
+
+// refusal says why an empty value of the flag name is refused.
+func (t *targetValue) refusal(name string) string {
+	return fmt.Sprintf("empty or blank: give %s (is a variable it expands unset?); with no %s at all a run tests the bundled reference seller, never the seller you meant",
+		t.what, dashes(name))
 }
 
 // multiValue is a repeatable string flag (--header, --fault).

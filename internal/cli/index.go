@@ -26,6 +26,7 @@ td.v-conformant{color:#176f2c;font-weight:600}
 td.v-non_conformant,td.v-stale_baseline{color:#b3261e;font-weight:600}
 td.v-error,td.v-incomplete,td.v-missing{color:#8a5a00;font-weight:600}
 code{font-size:12px;word-break:break-all}
+.reference{color:#8a5a00;font-weight:normal}
 </style>
 </head>
 <body>
@@ -36,7 +37,7 @@ code{font-size:12px;word-break:break-all}
 <tbody>
 {{range .Targets}}<tr>
 <td>{{if eq .Verdict "missing"}}{{.Name}}{{else}}<a href="{{report .Dir}}">{{.Name}}</a>{{end}}</td>
-<td class="v-{{.Verdict}}">{{.Verdict}}</td>
+<td class="v-{{.Verdict}}">{{.Verdict}}{{if eq .TargetKind "bundled_reference"}} <span class="reference">(bundled reference seller, not a seller under test)</span>{{end}}</td>
 <td>{{.Counts.Of "passed"}}</td>
 <td>{{.Counts.Of "failed"}}</td>
 <td>{{join .Failed}}{{if .Harness}} {{.Harness}}{{end}}{{if .Error}} {{.Error}}{{end}}</td>

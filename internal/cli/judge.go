@@ -35,7 +35,7 @@ func runJudge(args []string, stdio Stdio) error {
 	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
 	fs.StringVar(&storyboardsDir, "storyboards", "", "the compliance folder of the run's release, or the URL of its published bundle (…/protocol/<release>.tgz, fetched once into the user's cache), when the run ran storyboards")
 	post := addPostFlags(fs, false)
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -119,6 +119,9 @@ func runJudge(args []string, stdio Stdio) error {
 		meta.Tool = "adcp-conform"
 	}
 	run := runner.Report(meta, store, sel, results)
+	// What the run tested is the submitted report's word, kept as it is
+	// ("" in a report written before it was recorded: not guessed).
+	run.TargetKind, run.Face = prev.TargetKind, prev.Face
 	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts, stdio.Err); err != nil { // storyboards.go
 		return err
 	}

@@ -12,7 +12,7 @@ func runKeygen(args []string, stdio Stdio) error {
 	var prefix string
 	fs := newFlagSet("keygen", "keygen --out PREFIX", stdio.Err)
 	fs.StringVar(&prefix, "out", "", "write PREFIX.key (private, mode 0600) and PREFIX.pub (public), both PEM")
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

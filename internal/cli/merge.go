@@ -14,7 +14,7 @@ import (
 func runMerge(args []string, stdio Stdio) error {
 	fs := newFlagSet("merge", "merge [--out DIR] REPORT-DIR…", stdio.Err)
 	out := fs.String("out", ".", "folder for index.html and index.json")
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

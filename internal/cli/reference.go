@@ -14,6 +14,8 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 )
@@ -104,6 +106,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 	}
 	defer stop03()
 	sub := stdio
+	sub.LookupEnv = nil // Getenv below is the passes' environment
 	sub.Getenv = func(name string) string {
 		switch name {
 		case referenceTokenEnv:
@@ -118,28 +121,47 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 		base = append(base, "--rate-burst", strconv.Itoa(referenceBurst))
 	}
 	// The A2A 0.3 pass runs beside the first, against its own seller (each
-	// waits on its own webhook receiver); its output is printed after the
-	// first's.
+	// waits on its own webhook receiver); its console lines are printed
+	// after the first's. Neither pass prints its summary: one summary of
+	// both faces follows.
+	faces := []report.Face{{Name: referenceFace, Dir: c.out}, {Name: referenceFace03, Dir: filepath.Join(c.out, ReferenceA2A03Dir)}}
 	var out03, err03 bytes.Buffer
 	sub03 := sub
 	sub03.Out, sub03.Err = &out03, &err03
+	sub.face, sub03.face = &faces[0], &faces[1]
 	if sb != nil { // fetched once for both passes; the first says so
 		sub.storyboards, sub03.storyboards = sb.shared(true), sb.shared(false)
 	}
 	var second error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		second = runRun(append(append([]string(nil), base...), "--a2a", eps03.A2A03, "--out", filepath.Join(c.out, ReferenceA2A03Dir)), sub03)
+		second = runRun(append(append([]string(nil), base...), "--a2a", eps03.A2A03, "--out", faces[1].Dir), sub03)
 	})
-	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", c.out), sub)
+	first := runRun(append(append([]string(nil), base...), "--mcp", eps.MCP, "--a2a", eps.A2A10, "--out", faces[0].Dir), sub)
 	wg.Wait()
-	if out03.Len() > 0 {
-		fmt.Fprintf(stdio.Out, "\nthe reference seller's A2A 0.3 face:\n")
-	}
 	_, _ = io.Copy(stdio.Out, &out03)
 	_, _ = io.Copy(stdio.Err, &err03)
+	code := exitCodeOf(worse(first, second))
+	if err := report.WriteFacesText(stdio.Out, faces, report.TextOptions{Verbose: c.verbose}, int(code)); err != nil {
+		return err
+	}
+	var runs []*report.Run
+	for _, f := range faces {
+		if f.Run != nil {
+			runs = append(runs, f.Run)
+		}
+	}
+	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), runs...); err != nil {
+		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+	}
 	return worse(first, second)
 }
+
+// The faces of the bundled reference seller, as its reports name them.
+const (
+	referenceFace   = "MCP + A2A 1.0"
+	referenceFace03 = "A2A 0.3"
+)
 
 // referenceRelease is the release the reference seller serves in a run
 // against it, and the flag that chose it: the 3.2 beta (seller.Release32)

@@ -12,7 +12,7 @@ func runRules(args []string, stdio Stdio) error {
 	fs := newFlagSet("rules", "rules [--json | --markdown]", stdio.Err)
 	asJSON := fs.Bool("json", false, "print the catalogue as JSON")
 	asMarkdown := fs.Bool("markdown", false, "print the catalogue as Markdown tables, one per family")
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -84,8 +84,8 @@ type runConfig struct {
 func runRun(args []string, stdio Stdio) error {
 	var c runConfig
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
-	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
-	fs.StringVar(&c.a2aURL, "a2a", "", "the seller's A2A base URL (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp")
+	fs.Var(&targetValue{&c.mcpURL, "the seller's MCP endpoint"}, "mcp", "the seller's MCP endpoint `URL` (Streamable HTTP); none: test the bundled reference seller (an empty value is refused)")
+	fs.Var(&targetValue{&c.a2aURL, "the seller's A2A base URL"}, "a2a", "the seller's A2A base `URL` (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp (an empty value is refused)")
 	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
 	fs.StringVar(&c.bearerEnv, "bearer-env", "", "the `NAME` of the environment variable holding the bearer token (not the token itself)")
 	fs.StringVar(&c.liveBearerEnv, "live-bearer-env", "", liveBearerHelp)
@@ -115,7 +115,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -123,6 +123,9 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	if post.certify && c.localFetch {
 		return usagef("--certify judges production conformance: it cannot be combined with --allow-local-fetch")
+	}
+	if post.certify && stdio.face == nil && tune.targets == "" && c.mcpURL == "" && c.a2aURL == "" {
+		return usagef("--certify certifies a seller: give its --mcp or --a2a (a run with neither tests the bundled reference seller, which proves the harness and is never certified)")
 	}
 	agents, err := parseAgents(c.agents, c.agentBearers, stdio.getenv) // agents.go
 	if err != nil {
@@ -215,7 +218,10 @@ func runRun(args []string, stdio Stdio) error {
 		sbResults = sbPlan.run(ctx, cfg, store, sel.Options.Schemas)
 	}
 	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
-		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict}
+		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict, TargetKind: report.TargetSeller}
+	if stdio.face != nil {
+		meta.TargetKind, meta.Face = report.TargetBundledReference, stdio.face.Name
+	}
 	diag := diagnose(store) // diagnose.go
 	switch {
 	case sig.name() != "":
@@ -268,11 +274,15 @@ func runRun(args []string, stdio Stdio) error {
 	if meta.HarnessError != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform: harness error: %s\n", meta.HarnessError)
 	}
-	if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
-		return err
-	}
-	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
-		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+	if stdio.face != nil {
+		stdio.face.Run = run // runReference summarizes every face at once
+	} else {
+		if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
+			return err
+		}
+		if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
+			fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+		}
 	}
 	if code := sig.exitCode(); code != ExitOK {
 		return &codeError{code: code}
@@ -317,9 +327,9 @@ func loopbackTargets(cfg plan.Config) bool {
 	return true
 }
 
-// appendStepSummary appends the Markdown summary to the file GitHub
-// Actions names in $GITHUB_STEP_SUMMARY; nothing when it is unset.
-func appendStepSummary(path string, run *report.Run) error {
+// appendStepSummary appends the Markdown summary of each run to the file
+// GitHub Actions names in $GITHUB_STEP_SUMMARY; nothing when it is unset.
+func appendStepSummary(path string, runs ...*report.Run) error {
 	if path == "" {
 		return nil
 	}
@@ -327,9 +337,11 @@ func appendStepSummary(path string, run *report.Run) error {
 	if err != nil {
 		return err
 	}
-	if err := report.WriteStepSummary(f, run); err != nil {
-		f.Close()
-		return err
+	for _, run := range runs {
+		if err := report.WriteStepSummary(f, run); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return f.Close()
 }

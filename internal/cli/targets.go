@@ -74,6 +74,11 @@ func LoadTargets(path string) ([]Target, error) {
 	used := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
+		for _, f := range [][2]string{{"mcp", t.MCP}, {"a2a", t.A2A}} {
+			if f[1] != "" && strings.TrimSpace(f[1]) == "" { // an unexpanded template variable, say
+				return nil, fmt.Errorf("%s: target %d: %s is blank: give the seller's URL, or leave %s out", path, i+1, f[0], f[0])
+			}
+		}
 		if t.MCP == "" && t.A2A == "" {
 			return nil, fmt.Errorf("%s: target %d has neither mcp nor a2a", path, i+1)
 		}
@@ -276,8 +281,11 @@ type Index struct {
 type IndexEntry struct {
 	Name string `json:"name"`
 	// Dir is the report folder, relative to the index when possible.
-	Dir        string        `json:"dir"`
-	Target     string        `json:"target,omitempty"`
+	Dir    string `json:"dir"`
+	Target string `json:"target,omitempty"`
+	// TargetKind is the folder's results.json target_kind: "seller", or
+	// "bundled_reference" for a run against the bundled reference seller.
+	TargetKind string        `json:"target_kind,omitempty"`
 	Verdict    string        `json:"verdict"`
 	ExitCode   int           `json:"exit_code"`
 	Counts     report.Counts `json:"counts,omitempty"`
@@ -313,6 +321,7 @@ func buildIndex(indexDir string, sources []indexSource) Index {
 			}
 		} else {
 			e.Target, e.Verdict, e.Counts = wire.Sanitize(r.Target, 500), string(r.Verdict), r.Counts
+			e.TargetKind = wire.Sanitize(string(r.TargetKind), 40)
 			e.Harness, e.StartedAt, e.DurationMS = wire.Sanitize(r.HarnessError, 500), r.StartedAt, r.DurationMS
 			e.ExitCode = r.ExitCode()
 			for _, rule := range r.Rules {
@@ -399,7 +408,10 @@ func writeIndexText(w io.Writer, idx Index) {
 		if e.Error != "" {
 			detail = e.Error
 		}
-		fmt.Fprintf(w, "  %-16s %-32s %s\n", wire.Sanitize(e.Verdict, 16), wire.Sanitize(e.Name, 32), wire.Sanitize(detail, 160))
+		if e.TargetKind == string(report.TargetBundledReference) {
+			detail = strings.TrimSpace("[" + report.ReferenceLabel + "] " + detail)
+		}
+		fmt.Fprintf(w, "  %-16s %-32s %s\n", wire.Sanitize(e.Verdict, 16), wire.Sanitize(e.Name, 32), wire.Sanitize(detail, 220))
 	}
 	var parts []string
 	for _, v := range []string{string(report.Conformant), string(report.NonConformant), string(report.StaleBaseline), string(report.HarnessError), string(report.Incomplete), verdictMissing} {

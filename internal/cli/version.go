@@ -74,7 +74,7 @@ func moduleVersion(set, module string) string {
 func runVersion(args []string, stdio Stdio) error {
 	fs := newFlagSet("version", "version [--json]", stdio.Err)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlags(fs, args, stdio.getenv); err != nil {
+	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

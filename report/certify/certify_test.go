@@ -174,6 +174,45 @@ func TestMarkPublishesOnlyACertificationRunOverHTTPS(t *testing.T) {
 	}
 }
 
+func TestMarkNeverPublishesTheBundledReferenceSeller(t *testing.T) {
+	run := &report.Run{Target: "https://127.0.0.1/mcp", TargetKind: report.TargetBundledReference,
+		Rules: []report.RuleResult{{ID: "CTX-01", Level: report.Must, Outcome: report.Passed}}}
+	if Mark(run, true); run.Publishable || run.PublishableReason != "the target is the bundled reference seller, not a seller" {
+		t.Errorf("publishable %v: %q", run.Publishable, run.PublishableReason)
+	}
+	run.TargetKind = report.TargetSeller
+	if Mark(run, true); !run.Publishable {
+		t.Errorf("a seller's run: %q", run.PublishableReason)
+	}
+}
+
+func TestAClaimOfACertifiedReferenceRunIsAMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		doc      string
+		mismatch bool
+		why      string
+	}{
+		{`{"target_kind":"bundled_reference","certify":true,"publishable":true}`, true, "the run tested the bundled reference seller"},
+		{`{"target_kind":"bundled_reference"}`, false, "the run tested the bundled reference seller"},
+		{`{"target_kind":"seller","certify":true,"publishable":true}`, false, ""},
+		{`{"target_kind":"seller","certify":true}`, false, "the certification run is not publishable"},
+		{`{"target_kind":"seller"}`, false, "not a certification run"},
+		{`{"certify":true,"publishable":true}`, false, ""}, // written before target_kind was recorded
+		{`{"target_kind":"mirror","publishable":true}`, true, "the run's target kind is \"mirror\""},
+	} {
+		c, err := ReadClaim([]byte(tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Check(); (err != nil) != tc.mismatch || (err != nil && !errors.Is(err, ErrMismatch)) {
+			t.Errorf("%s: Check %v", tc.doc, err)
+		}
+		if why := c.SellerCertification(); !strings.HasPrefix(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%s: SellerCertification %q, want %q…", tc.doc, why, tc.why)
+		}
+	}
+}
+
 func TestDiffComparesStoryboardsToo(t *testing.T) {
 	sb := func(outcome report.Outcome) *report.Run {
 		r := &report.Run{Storyboards: []report.StoryboardResult{{ID: "media_buy_seller", Category: "media-buy"}, {ID: "gone", Category: "universal"}}}

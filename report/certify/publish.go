@@ -9,7 +9,8 @@ import (
 
 // Mark sets the certification fields of a settled run: Certify, and
 // Publishable with the reasons it is not. A run is publishable only when it
-// is a certification run over HTTPS with no harness error, and every MUST
+// is a certification run of a seller (never the bundled reference seller)
+// over HTTPS with no harness error, and every MUST
 // rule was judged or skipped for a reason of the seller's own declarations:
 // a MUST rule that errored, has no judge yet, or was skipped because of the
 // harness's configuration (a message citing a flag, such as
@@ -20,6 +21,9 @@ func Mark(run *report.Run, certifyMode bool) {
 	var why []string
 	if !certifyMode {
 		why = append(why, "not a certification run (--certify)")
+	}
+	if run.Reference() {
+		why = append(why, "the target is the bundled reference seller, not a seller")
 	}
 	if !allHTTPS(run.Target) {
 		why = append(why, "the target is not served over HTTPS")

@@ -160,7 +160,9 @@ func VerifySignature(pub ed25519.PublicKey, results, sigFile []byte) error {
 }
 
 // VerifyDir checks a report folder: the signature of results.json, then
-// every evidence hash it embeds. The error joins every problem found; each
+// every evidence hash it embeds, and that what it claims holds together
+// (Claim.Check: no publishable certification of the bundled reference
+// seller). The error joins every problem found; each
 // wraps ErrMismatch when the folder does not match (a missing file too).
 func VerifyDir(dir string, pub ed25519.PublicKey) error {
 	results, err := os.ReadFile(filepath.Join(dir, ResultsFile))
@@ -180,5 +182,13 @@ func VerifyDir(dir string, pub ed25519.PublicKey) error {
 	if err := json.Unmarshal(results, &run); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrMismatch, ResultsFile, err)
 	}
-	return errors.Join(Check(dir, run.Integrity)...)
+	claim, err := ReadClaim(results)
+	if err != nil {
+		return err
+	}
+	errs := Check(dir, run.Integrity)
+	if err := claim.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

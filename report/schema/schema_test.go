@@ -90,3 +90,17 @@ func TestValidateReportsSyntaxErrors(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestTheSchemaKnowsTheTargetKinds(t *testing.T) {
+	with := func(member string) []byte {
+		return []byte(strings.Replace(string(doc("")), `"target":"https://s.example/mcp",`, `"target":"https://s.example/mcp",`+member+`,`, 1))
+	}
+	for _, ok := range []string{`"target_kind":"seller"`, `"target_kind":"bundled_reference","face":"A2A 0.3"`} {
+		if err := Validate(with(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	if err := Validate(with(`"target_kind":"reference"`)); err == nil {
+		t.Error("an unknown target_kind is accepted")
+	}
+}

@@ -24,10 +24,14 @@ import (
 type Meta struct {
 	Tool, Version, AdcpRelease, MCPProtocolVersion string
 	Target                                         string
-	StartedAt                                      time.Time
-	Duration                                       time.Duration
-	Strict                                         bool
-	HarnessError                                   string
+	// TargetKind is what Target is (report.TargetSeller when empty);
+	// Face the faces the report covers, when the run spans several.
+	TargetKind   report.TargetKind
+	Face         string
+	StartedAt    time.Time
+	Duration     time.Duration
+	Strict       bool
+	HarnessError string
 }
 
 // StoryboardID names the project's own storyboard in the steps.
@@ -54,7 +58,10 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 	run := &report.Run{
 		Tool: meta.Tool, Version: meta.Version, AdcpRelease: meta.AdcpRelease, MCPProtocolVersion: meta.MCPProtocolVersion,
 		Target: meta.Target, StartedAt: meta.StartedAt.UTC(), DurationMS: float64(meta.Duration.Microseconds()) / 1000,
-		Strict: meta.Strict, LabelFilter: sel.Filter, HarnessError: meta.HarnessError,
+		Strict: meta.Strict, LabelFilter: sel.Filter, HarnessError: meta.HarnessError, TargetKind: meta.TargetKind, Face: meta.Face,
+	}
+	if run.TargetKind == "" {
+		run.TargetKind = report.TargetSeller
 	}
 	specs := map[string][]report.SpecResult{}
 	byRule := map[string][]Result{}

@@ -271,6 +271,9 @@ func checkFieldValue(v Validation, f Facts) Result {
 		return fail(ptr(at), expected, nil, "%s is missing", p)
 	}
 	if !member(val, allowed) {
+		if val == nil { // the contract's actual null reads as absent: say it is there, null
+			return fail(ptr(at), expected, nil, "%s is present but null", p)
+		}
 		return fail(ptr(at), expected, echo(val), "%s holds a value the validation does not allow", p)
 	}
 	return pass()

@@ -169,6 +169,19 @@ func TestFieldPattern(t *testing.T) {
 	})
 }
 
+// TestFieldValueTellsNullFromAbsent: the contract writes actual null both
+// for a field that is absent and for one present as null, so the message
+// says which was seen.
+func TestFieldValueTellsNullFromAbsent(t *testing.T) {
+	f := facts(t, `{"status":null}`)
+	for path, want := range map[string]string{"status": "status is present but null", "media_buy_id": "media_buy_id is missing"} {
+		r := storyboard.Grade(val(t, `{check: field_value, path: `+path+`, value: active}`), f, "3.2.0")
+		if r.Passed || r.Actual != nil || r.Message != want {
+			t.Errorf("%s: passed %v, actual %v, message %q, want %q", path, r.Passed, r.Actual, r.Message, want)
+		}
+	}
+}
+
 func TestFieldValue(t *testing.T) {
 	const p = `{"status":"completed","count":1,"ratio":1.5,"flag":true,"nothing":null,"context":{"correlation_id":"c1"},"media_buy_status":"active","list":[1,2],"obj":{"a":1,"b":[1,2]}}`
 	runGrade(t, []gradeCase{

@@ -123,9 +123,12 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 	case "protected_resource_metadata", "oauth_auth_server_metadata":
 		path, err := r.metadataPath(task)
 		if err != nil {
+			// Nothing was fetched: the check's expected is where the
+			// document should be named, and the message what was seen
+			// instead (no HTTP status to compare).
 			res.Passed = false
 			res.Validations = []Result{{Check: "http_status", Passed: false, Description: "the metadata document can be located",
-				Message: err.Error()}}
+				Expected: "an http(s) URL at authorization_servers[0] of the protected-resource metadata", Message: err.Error()}}
 			return r.settle(st, ph, res, facts)
 		}
 		facts.Obs = r.d.Get(ctx, probeID, path)
@@ -809,12 +812,20 @@ func (r *runner) metadataPath(task string) (string, error) {
 		if o.Task != "protected_resource_metadata" {
 			continue
 		}
-		servers, _, _ := Lookup(o.Payload, "authorization_servers[0]")
+		if o.HTTPStatus != 0 && (o.HTTPStatus < 200 || o.HTTPStatus > 299) {
+			return "", fmt.Errorf("nothing to fetch: the protected-resource metadata request answered HTTP %d, so no authorization server is named", o.HTTPStatus)
+		}
+		servers, _, found := Lookup(o.Payload, "authorization_servers[0]")
 		issuer, ok := servers.(string)
-		if !ok || !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://") {
-			return "", errors.New("the protected-resource metadata names no authorization server URL")
+		switch {
+		case !found:
+			return "", errors.New("nothing to fetch: the protected-resource metadata has no authorization_servers[0]")
+		case !ok:
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", jsonType(servers))
+		case !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://"):
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", bound(issuer, 120))
 		}
 		return strings.TrimSuffix(issuer, "/") + "/.well-known/oauth-authorization-server", nil
 	}
-	return "", errors.New("no protected-resource metadata was fetched before this step")
+	return "", errors.New("nothing to fetch: no protected-resource metadata was fetched before this step")
 }
