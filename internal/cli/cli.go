@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -27,6 +28,9 @@ type Stdio struct {
 	// runs of one command (the reference seller's passes, --targets):
 	// fetched once, said once.
 	storyboards *storyboardPlan
+	// network, when set, is the network of the runs' guard: tests resolve
+	// names and record every connection the harness attempts through it.
+	network fetch.Network
 }
 
 func (s Stdio) getenv(name string) string {

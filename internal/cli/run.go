@@ -147,6 +147,9 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	// One guard for every connection of the run, its further agents' too.
+	cfg.Net = stdio.network
+	cfg = cfg.WithGuard(agentURLs(agents)...)
 	if err := writableOut(c.out); err != nil { // before a single probe
 		return err
 	}

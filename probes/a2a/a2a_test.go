@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
 // TestACardCannotSteerTheTokenOffOrigin: a card naming an interface on
@@ -57,7 +59,10 @@ func TestACardCannotSteerTheHarnessIntoTheUsersNetwork(t *testing.T) {
 	}))
 	defer inside.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(inside.URL, "http://"))
-	toLoopback := func(context.Context, string) ([]netip.Addr, error) {
+	toLoopback := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if host == "seller.example.com" {
+			return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil // the agent is public
+		}
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	ctx := context.Background()
@@ -69,7 +74,8 @@ func TestACardCannotSteerTheHarnessIntoTheUsersNetwork(t *testing.T) {
 		{"a name resolving to loopback", "https://seller.example.com/a2a", "http://rpc.example.net:" + port + "/rpc", "resolves to 127.0.0.1, not globally routable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{BaseURL: tc.base, Timeout: 2 * time.Second, Resolve: toLoopback}
+			cfg := Config{BaseURL: tc.base, Timeout: 2 * time.Second,
+				Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{tc.base}, Net: fetch.Network{Resolve: toLoopback}})}
 			c := NewClient(cfg, Card{Endpoint: tc.endpoint, Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{})
 			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
 				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)

@@ -17,6 +17,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 )
 
@@ -181,8 +182,9 @@ func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
 		_, _ = w.Write([]byte(`{"keys":[]}`))
 	}))
 	defer keys.Close()
-	cfg := mcp.Config{Endpoint: "https://127.0.0.1:1/mcp", Header: http.Header{"X-Api-Key": {"user-api-key-0123456789"}},
-		Base: keys.Client().Transport, Timeout: 2 * time.Second}
+	endpoint := "https://127.0.0.1:1/mcp"
+	cfg := mcp.Config{Endpoint: endpoint, Header: http.Header{"X-Api-Key": {"user-api-key-0123456789"}}, Timeout: 2 * time.Second,
+		Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}, TLS: keys.Client().Transport.(*http.Transport).TLSClientConfig})}
 	c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", keys.URL+"/jwks.json", evidence.PurposeHookKeys)
 	if c.HTTPStatus != 200 || got == nil {
 		t.Fatalf("the cross-origin fetch did not go: %+v", c)
@@ -191,7 +193,7 @@ func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
 		t.Errorf("the user's X-Api-Key went to another origin: %q", v)
 	}
 	public := cfg
-	public.Endpoint = "https://seller.example.com/mcp"
+	public.Endpoint, public.Guard = "https://seller.example.com/mcp", nil
 	if c := mcp.Get(context.Background(), public, "mcp/hook/jwks", "https://10.1.2.3/jwks.json"); !strings.Contains(c.HarnessError, "not a public address") {
 		t.Errorf("a private address named by a public seller was fetched: %+v", c)
 	}
@@ -221,14 +223,20 @@ func TestGetRefusesANameThatResolvesToAPrivateAddress(t *testing.T) {
 		{"IPv4-mapped loopback", []string{"::ffff:127.0.0.1"}, "resolves to 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := mcp.Config{Endpoint: "https://seller.example.com/mcp", Base: keys.Client().Transport, Timeout: 2 * time.Second,
-				Resolve: func(context.Context, string) ([]netip.Addr, error) {
-					var out []netip.Addr
-					for _, a := range tc.answers {
-						out = append(out, netip.MustParseAddr(a))
-					}
-					return out, nil
-				}}
+			endpoint := "https://seller.example.com/mcp"
+			resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+				if host == "seller.example.com" {
+					return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil // the agent is public
+				}
+				var out []netip.Addr
+				for _, a := range tc.answers {
+					out = append(out, netip.MustParseAddr(a))
+				}
+				return out, nil
+			}
+			cfg := mcp.Config{Endpoint: endpoint, Timeout: 2 * time.Second,
+				Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}, Net: fetch.Network{Resolve: resolve},
+					TLS: keys.Client().Transport.(*http.Transport).TLSClientConfig})}
 			c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", "https://keys.example.net:"+port+"/jwks.json", evidence.PurposeHookKeys)
 			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
 				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)
