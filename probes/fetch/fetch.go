@@ -1,4 +1,14 @@
-// Package fetch GETs public documents an agent names — its OAuth
+// Package fetch is where the harness meets the network. Its Guard is the
+// one connection policy of every request the harness makes — the probes',
+// the storyboards', the fetches', first request or redirect hop — and
+// Client the one http.Client constructor, over a guard's transport, with
+// the call site's redirect policy (a test holds every other package to
+// them):
+//
+//	g := fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}})
+//	hc := fetch.Client(&wire.Transport{Base: g.Transport()}, fetch.NoRedirects)
+//
+// Get GETs public documents an agent names — its OAuth
 // discovery graph — under the fetch policy of the spec's OAuth setup
 // runner (compliance/3.2.0-beta.5/test-kits/oauth-setup-runner.yaml,
 // fetch_policy and dns_policy): no credentials, cookies or proxies, https

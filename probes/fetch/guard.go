@@ -207,7 +207,8 @@ func (g *Guard) Net() Network { return g.net }
 func (g *Guard) TLS() *tls.Config { return g.tls }
 
 // Local reports whether the run may reach loopback and private addresses
-// (see Guard). The agents' names are resolved once, at the first call.
+// (see Guard). The agents' names are resolved once, at the first call (at
+// the latest, the run's first connection).
 func (g *Guard) Local() bool {
 	g.localOnce.Do(func() {
 		g.local = g.localFetch
@@ -275,6 +276,10 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	if err != nil {
 		return nil, err
 	}
+	// Whether the run is local is decided before its first connection, so
+	// an agent's name that answers a public address first and a private
+	// one later (DNS rebinding) does not make it local.
+	g.Local()
 	return dialChecked(ctx, g.net, dialTimeout, network, address, func(a netip.Addr) bool { return g.Allowed(host, a) })
 }
 

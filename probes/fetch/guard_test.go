@@ -261,3 +261,37 @@ func TestSameOriginRedirectsFollowsOnlyAMoveThatKeepsTheRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardIsNotMadeLocalByARebindingName: the agent's name answers a
+// public address first (the run's first connection decides the run is
+// not local) and a private one after: that address is refused.
+func TestGuardIsNotMadeLocalByARebindingName(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	var dialed []string
+	g := NewGuard(GuardConfig{Agents: []string{"https://rebinding.example.com/mcp"}, Net: Network{
+		Resolve: func(context.Context, string) ([]netip.Addr, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			if asked == 1 {
+				return []netip.Addr{netip.MustParseAddr("93.184.215.16")}, nil
+			}
+			return []netip.Addr{netip.MustParseAddr("10.0.0.9")}, nil
+		},
+		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, address)
+			mu.Unlock()
+			return nil, errors.New("test network: unreachable")
+		},
+	}})
+	_, err := g.DialContext(context.Background(), "tcp", "rebinding.example.com:443")
+	var blocked *BlockedError
+	if !errors.As(err, &blocked) || !strings.Contains(blocked.Reason, "resolves to 10.0.0.9, not globally routable") {
+		t.Errorf("the rebound name: %v, want a refusal", err)
+	}
+	if g.Local() || len(dialed) != 0 {
+		t.Errorf("local %v, dialled %v", g.Local(), dialed)
+	}
+}
