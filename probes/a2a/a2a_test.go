@@ -107,3 +107,37 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectsFollowTheCallSite: the card follows no redirect (it is
+// served at its well-known path, A2A-09), a call follows a 307 or 308 on
+// its interface's origin and takes a 302 as the reply.
+func TestRedirectsFollowTheCallSite(t *testing.T) {
+	var elsewhere atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case CardPath:
+			http.Redirect(w, r, "/card.json", http.StatusTemporaryRedirect)
+		case "/card.json":
+			elsewhere.Store(true)
+		case "/rpc307":
+			http.Redirect(w, r, "/rpc", http.StatusTemporaryRedirect)
+		case "/rpc302":
+			http.Redirect(w, r, "/rpc", http.StatusFound)
+		case "/rpc":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"task":{"status":{"state":"TASK_STATE_COMPLETED"}}}}`))
+		}
+	}))
+	defer srv.Close()
+	cfg := Config{BaseURL: srv.URL, Timeout: 2 * time.Second}
+	ctx := context.Background()
+	if _, call, err := Discover(ctx, cfg, "a2a/card"); err == nil || call.HTTPStatus != http.StatusTemporaryRedirect || elsewhere.Load() {
+		t.Errorf("the card's redirect: err %v, HTTP %d, followed %v; want the 307 as the reply", err, call.HTTPStatus, elsewhere.Load())
+	}
+	for path, want := range map[string]int{"/rpc307": 200, "/rpc302": http.StatusFound} {
+		c := NewClient(cfg, Card{Endpoint: srv.URL + path, Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{})
+		if c.HTTPStatus != want {
+			t.Errorf("%s: HTTP %d, want %d", path, c.HTTPStatus, want)
+		}
+	}
+}

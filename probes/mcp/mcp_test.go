@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,5 +247,48 @@ func TestGetRefusesANameThatResolvesToAPrivateAddress(t *testing.T) {
 	}
 	if reached {
 		t.Error("the key server on loopback was reached through a public name")
+	}
+}
+
+// TestRedirectsFollowTheCallSite: a session follows a 307 or 308 on its
+// own origin (an endpoint moved from /old to /mcp) and takes any other
+// redirect as the reply; Get follows none.
+func TestRedirectsFollowTheCallSite(t *testing.T) {
+	sound := seller.New(seller.Options{})
+	var cardAsked atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var code int
+		switch {
+		case r.URL.Path == "/card.json":
+			cardAsked.Store(true)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{}`))
+		case strings.HasPrefix(r.URL.Path, "/old/"):
+			_, _ = fmt.Sscanf(r.URL.Path, "/old/%d", &code)
+			http.Redirect(w, r, "/mcp", code)
+		case r.URL.Path == "/.well-known/mcp.json":
+			http.Redirect(w, r, "/card.json", http.StatusTemporaryRedirect)
+		default:
+			sound.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		s, init, err := mcp.Dial(ctx, mcp.Config{Endpoint: fmt.Sprintf("%s/old/%d", srv.URL, code), Timeout: 5 * time.Second}, "mcp/initialize")
+		moved := code == 307 || code == 308
+		switch {
+		case moved && err != nil:
+			t.Errorf("%d to the same origin: %v", code, err)
+		case !moved && (err == nil || init.HTTPStatus != code):
+			t.Errorf("%d to the same origin: err %v, HTTP %d; want the %d as the reply", code, err, init.HTTPStatus, code)
+		}
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+	c := mcp.Get(ctx, mcp.Config{Endpoint: srv.URL + "/mcp"}, "mcp/server_card/1", srv.URL+"/.well-known/mcp.json")
+	if c.HTTPStatus != http.StatusTemporaryRedirect || c.Body != nil || cardAsked.Load() {
+		t.Errorf("the server card's redirect: HTTP %d, body %s, followed %v; want the 307 as the reply", c.HTTPStatus, c.Body, cardAsked.Load())
 	}
 }
