@@ -203,9 +203,6 @@ func For(agentURL string) *Guard {
 // OAuth setup kit's, resolves and dials through it too).
 func (g *Guard) Net() Network { return g.net }
 
-// TLS is the guard's client TLS configuration (nil: the system's).
-func (g *Guard) TLS() *tls.Config { return g.tls }
-
 // Local reports whether the run may reach loopback and private addresses
 // (see Guard). The agents' names are resolved once, at the first call (at
 // the latest, the run's first connection).
