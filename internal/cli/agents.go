@@ -114,3 +114,13 @@ func agentSecrets(agents []live.Agent) []string {
 	}
 	return out
 }
+
+// agentURLs are the agents' URLs, for the run's guard: each is an agent
+// the user named.
+func agentURLs(agents []live.Agent) []string {
+	var out []string
+	for _, a := range agents {
+		out = append(out, a.URL())
+	}
+	return out
+}

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // The bounds every attack run is held to: no credential anywhere, the run
@@ -46,13 +48,16 @@ var attacks = []attack{
 	{b: hostile.WebhookFlood, deadline: 20 * time.Second, heavy: true, args: []string{"--webhook-wait", "8s"}, check: flooded},
 	{b: hostile.HugeHeaders, deadline: 10 * time.Second, check: evidenceUnder(1 << 20)},
 	{b: hostile.NearMaxBody, deadline: 20 * time.Second, heavy: true, args: []string{"--max-body", "2MiB"}, check: evidenceUnder(4 * wire.DefaultMaxTotalBytes)},
+	{b: hostile.MetadataRedirect, deadline: 15 * time.Second, setup: withA2AFace, check: metadataNeverReached},
 }
 
 // TestHostileAttacks runs the real run command, with a bearer token and an
 // X-Api-Key header, against each attack seller (hostile.Attacks): no
 // credential value, in any letter case, reaches a file under --out, the
 // terminal or the step summary; the run ends within --deadline + 5 s; the
-// live heap grows less than 512 MB; results.json is written and parses.
+// live heap grows less than 512 MB; results.json is written and parses;
+// every connection the run attempts goes through its guard, to loopback
+// only — never to the cloud metadata service (see dialLog).
 // The figures are logged (the README's hostile table quotes them);
 // ADCP_CONFORM_ATTACK_KEEP=<folder> keeps each run's reports there.
 func TestHostileAttacks(t *testing.T) {
@@ -80,7 +85,8 @@ func TestHostileAttacks(t *testing.T) {
 				args = append(a.setup(t, m), args...)
 			}
 			mem := startMemWatch()
-			code, out, errOut, took := attackRun(t, m.URL, dir, summary, a.deadline, args...)
+			dials := &dialLog{}
+			code, out, errOut, took := attackRun(t, dials.network(), m.URL, dir, summary, a.deadline, args...)
 			allocated, peak := mem.stop()
 			sum, _ := os.ReadFile(summary)
 			var evSize int64
@@ -101,6 +107,7 @@ func TestHostileAttacks(t *testing.T) {
 			if code != ExitOK && code != ExitNonConformant && code != ExitHarness {
 				t.Errorf("exit %d\n%s\n%s", code, out, tail(errOut))
 			}
+			dials.check(t, m)
 			if a.check != nil {
 				a.check(t, m, dir)
 			}
@@ -109,9 +116,10 @@ func TestHostileAttacks(t *testing.T) {
 }
 
 // attackRun runs `adcp-conform run` against url with a bearer token and
-// an X-Api-Key header, the step summary written to summary; it fails the
-// test if the run panics or does not return well past its deadline.
-func attackRun(t *testing.T, url, dir, summary string, deadline time.Duration, extra ...string) (code ExitCode, out, errOut string, took time.Duration) {
+// an X-Api-Key header, its guard on network n, the step summary written to
+// summary; it fails the test if the run panics or does not return well
+// past its deadline.
+func attackRun(t *testing.T, n fetch.Network, url, dir, summary string, deadline time.Duration, extra ...string) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
 	args := append([]string{"run", "--mcp", url, "--out", dir, "--timeout", "2s", "--deadline", deadline.String(),
 		"--bearer-env", "HOSTILE_TOKEN", "--header", "X-Api-Key: " + attackAPIKey, "--schemas", "off", "-v"}, extra...)
@@ -119,7 +127,7 @@ func attackRun(t *testing.T, url, dir, summary string, deadline time.Duration, e
 	if raceEnabled {
 		hang = 3 * time.Minute
 	}
-	return guardedRun(t, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, hang)
+	return guardedRunOn(t, n, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, hang)
 }
 
 // redactedIn checks that evidence.json holds want: the seller's echo
@@ -189,5 +197,60 @@ func flooded(t *testing.T, m *hostile.MCP, dir string) {
 	t.Logf("the receiver answered %d of %d deliveries", m.Delivered.Load(), hostile.FloodDeliveries)
 	if m.Delivered.Load() == 0 {
 		t.Error("no delivery reached the receiver")
+	}
+}
+
+// withA2AFace gives the run the seller's origin as its A2A face too, so
+// the harness asks for its agent card.
+func withA2AFace(t *testing.T, m *hostile.MCP) []string { return []string{"--a2a", m.Origin()} }
+
+// metadataNeverReached: against the MetadataRedirect seller no redirect
+// is taken as the seller passing — the rules that read a redirected
+// document or credential-less call do not pass — and a storyboard run
+// (--sandbox --allow-mutations: the security and webhook storyboards'
+// credential-less probe and well-known fetches) attempts no connection
+// but to loopback either. Between the runs the seller sent every redirect
+// status to both targets.
+func metadataNeverReached(t *testing.T, m *hostile.MCP, dir string) {
+	t.Helper()
+	r := readResults(t, dir)
+	for _, rule := range r.Rules {
+		switch rule.ID {
+		case "AUTH-01", "AUTH-02", "CAP-05", "A2A-09":
+			if rule.Outcome == report.Passed {
+				t.Errorf("%s passed on a redirect to the metadata service", rule.ID)
+			}
+			t.Logf("%s %s: %s", rule.ID, rule.Outcome, cutText(rule.Message, 200))
+		}
+	}
+	storyboards := false
+	t.Run("storyboards", func(t *testing.T) {
+		compliance, schemas := specDirs(t)
+		storyboards = true
+		out := t.TempDir()
+		if keep := os.Getenv("ADCP_CONFORM_ATTACK_KEEP"); keep != "" {
+			out = filepath.Join(keep, string(hostile.MetadataRedirect)+"-storyboards")
+		}
+		dials := &dialLog{since: m.Accepted()}
+		code, so, se, took := attackRun(t, dials.network(), m.URL, out, filepath.Join(t.TempDir(), "summary.md"), 60*time.Second,
+			"--sandbox", "--allow-mutations", "--storyboards", compliance, "--schemas", schemas,
+			"--storyboard", "security_baseline", "--storyboard", "webhook_emission")
+		sb := readResults(t, out)
+		t.Logf("storyboard run: exit %d in %v, %d storyboards, harness error %q", code, took.Round(time.Millisecond), len(sb.Storyboards), cutText(sb.HarnessError, 160))
+		if len(sb.Storyboards) == 0 {
+			t.Errorf("no storyboard ran (exit %d)\n%s%s", code, so, tail(se))
+		}
+		dials.check(t, m)
+		assertNoSecret(t, out, []string{hostileToken, attackAPIKey}, so, se)
+	})
+	sent := map[hostile.Redirect]bool{}
+	for _, x := range m.Redirected() {
+		t.Logf("redirected %s %s with %d to %s", x.Method, x.Path, x.Status, x.Location)
+		sent[hostile.Redirect{Status: x.Status, Location: x.Location}] = true
+	}
+	for _, want := range hostile.MetadataRedirects {
+		if !sent[want] && storyboards {
+			t.Errorf("the seller never sent a %d to %s: the run did not meet every redirect", want.Status, want.Location)
+		}
 	}
 }

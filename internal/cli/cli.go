@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 )
@@ -37,6 +38,9 @@ type Stdio struct {
 	// of runReference tests: the run is labelled the reference's, and its
 	// report is handed back in face.run rather than summarized.
 	face *report.Face
+	// network, when set, is the network of the runs' guard: tests resolve
+	// names and record every connection the harness attempts through it.
+	network fetch.Network
 }
 
 func (s Stdio) getenv(name string) string {

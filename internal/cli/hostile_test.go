@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
@@ -106,6 +107,12 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 // goroutine's stack: a hostile seller must never hang or crash the run.
 func guardedRun(t *testing.T, args []string, env map[string]string, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
+	return guardedRunOn(t, fetch.Network{}, args, env, hang)
+}
+
+// guardedRunOn is guardedRun with the run's guard on network n.
+func guardedRunOn(t *testing.T, n fetch.Network, args []string, env map[string]string, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
+	t.Helper()
 	var ob, eb bytes.Buffer
 	done := make(chan any, 1)
 	start := time.Now()
@@ -115,7 +122,7 @@ func guardedRun(t *testing.T, args []string, env map[string]string, hang time.Du
 				done <- fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
-		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb, Getenv: func(k string) string { return env[k] }})
+		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb, Getenv: func(k string) string { return env[k] }, network: n})
 	}()
 	select {
 	case r := <-done:

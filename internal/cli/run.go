@@ -99,7 +99,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens, each family's progress and the full table of rules")
 	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
 	fs.StringVar(&c.brandJSON, "brand-json", "", "URL of the seller's brand.json when its capabilities advertise no identity.brand_json_url (operator configuration), for the storyboards' signing-keys precheck")
-	fs.BoolVar(&c.localFetch, "allow-local-fetch", false, "local development only: URLs the seller names in its OAuth discovery graph may be http and resolve to loopback or private addresses (production conformance never allows it; not with --certify)")
+	fs.BoolVar(&c.localFetch, "allow-local-fetch", false, "local development only: every connection of the run may reach loopback and private addresses (never link-local), and the URLs of the seller's OAuth discovery graph may be http (production conformance never allows it; not with --certify)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
@@ -150,6 +150,9 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	// One guard for every connection of the run, its further agents' too.
+	cfg.Net = stdio.network
+	cfg = cfg.WithGuard(agentURLs(agents)...)
 	if err := writableOut(c.out); err != nil { // before a single probe
 		return err
 	}

@@ -214,9 +214,9 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	if p.release == nil {
 		return nil
 	}
-	// The storyboards' sessions, the further agents' too, trust the
-	// run's --ca-cert like the probes' (an https agent with a private CA).
-	cfg = cfg.WithTLS()
+	// The storyboards' sessions, the further agents' too, connect through
+	// the run's guard like the probes' (its --ca-cert, its agents).
+	cfg = cfg.WithGuard(agentURLs(p.agents)...)
 	secrets := append(cfg.Secrets(), agentSecrets(p.agents)...)
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)

@@ -17,6 +17,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 )
@@ -207,7 +208,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			codes[i] = runOneTarget(t, filepath.Join(c.out, t.Out), common, getenv, sb)
+			codes[i] = runOneTarget(t, filepath.Join(c.out, t.Out), common, getenv, sb, stdio.network)
 			mu.Lock()
 			done++
 			fmt.Fprintf(stdio.Err, "adcp-conform: [%d/%d] %s: exit %d\n", done, len(targets), wire.Sanitize(t.Name, 80), codes[i])
@@ -234,8 +235,9 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 
 // runOneTarget runs one target in process; its console output goes to
 // run.log in its folder. A panic is caught and becomes a harness error.
-// sb, when set, are the storyboards fetched for every target.
-func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *storyboardPlan) (code ExitCode) {
+// sb, when set, are the storyboards fetched for every target; n is the
+// network of its guard.
+func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *storyboardPlan, n fetch.Network) (code ExitCode) {
 	args := []string{"--out", dir}
 	if t.MCP != "" {
 		args = append(args, "--mcp", t.MCP)
@@ -256,7 +258,7 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), log.Bytes(), 0o644)
 	}()
-	stdio := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv}
+	stdio := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv, network: n}
 	if sb != nil {
 		stdio.storyboards = sb.shared(true)
 	}

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -61,12 +60,17 @@ type Config struct {
 	Timeout     time.Duration
 	Limits      wire.Limits
 	Recorder    *wire.Recorder
-	// Base performs the HTTP requests under the capture; nil means the
-	// wire package's default (see wire.Transport.Base).
-	Base http.RoundTripper
-	// Resolve replaces DNS for calls to an interface the card names on
-	// another origin (tests); nil is the system resolver.
-	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Guard is the run's connection policy: every request, first or a
+	// redirect's hop, connects through it. nil is fetch.For(BaseURL): the
+	// BaseURL's host is the run's only agent.
+	Guard *fetch.Guard
+}
+
+func (c Config) guard() *fetch.Guard {
+	if c.Guard != nil {
+		return c.Guard
+	}
+	return fetch.For(c.BaseURL)
 }
 
 func (c Config) timeout() time.Duration {
@@ -82,7 +86,7 @@ func (c Config) redact(b []byte) []byte {
 }
 
 func (c Config) transport() *wire.Transport {
-	return &wire.Transport{Base: c.Base, BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
+	return &wire.Transport{Base: c.guard().Transport(), BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
 }
 
 // Card is what the harness reads from an agent card to drive the seller.
@@ -124,7 +128,9 @@ func Discover(ctx context.Context, cfg Config, probeID string) (Card, evidence.C
 	req.Header.Set("Accept", "application/json")
 	tr := cfg.transport()
 	tr.BearerToken = "" // the card is public
-	resp, err := tr.Client().Do(req)
+	// The card is served at its well-known path (A2A-09): a redirect is
+	// not followed, its 3xx is the reply (see fetch.NoRedirects).
+	resp, err := fetch.Client(tr, fetch.NoRedirects).Do(req)
 	if err != nil {
 		call.HarnessError, call.Exchanges = err.Error(), capture.Exchanges()
 		return Card{}, call, err
@@ -342,7 +348,6 @@ func NewClient(cfg Config, card Card) *Client {
 				c.refusal = "refused to call the interface the card names on another origin: " + why
 			}
 		}
-		c.cfg.Base, _ = fetch.CrossOriginBase(cfg.Base, cfg.BaseURL, card.Endpoint, cfg.Resolve)
 	}
 	return c
 }
@@ -449,7 +454,10 @@ func (c *Client) call(ctx context.Context, probeID, method, skill string, input 
 	} else if c.card.Extension {
 		req.Header.Set("X-A2A-Extensions", ExtensionURI)
 	}
-	resp, err := c.cfg.transport().Client().Do(req)
+	// JSON-RPC over HTTP gives a redirect no meaning: only a 307 or 308
+	// within the interface's origin, which keeps the request, is followed
+	// (see fetch.SameOriginRedirects); anything else is the reply.
+	resp, err := fetch.Client(c.cfg.transport(), fetch.SameOriginRedirects).Do(req)
 	if err != nil {
 		call.Exchanges = capture.Exchanges()
 		switch {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
 // TestACardCannotSteerTheTokenOffOrigin: a card naming an interface on
@@ -57,7 +59,10 @@ func TestACardCannotSteerTheHarnessIntoTheUsersNetwork(t *testing.T) {
 	}))
 	defer inside.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(inside.URL, "http://"))
-	toLoopback := func(context.Context, string) ([]netip.Addr, error) {
+	toLoopback := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if host == "seller.example.com" {
+			return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil // the agent is public
+		}
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	ctx := context.Background()
@@ -69,7 +74,8 @@ func TestACardCannotSteerTheHarnessIntoTheUsersNetwork(t *testing.T) {
 		{"a name resolving to loopback", "https://seller.example.com/a2a", "http://rpc.example.net:" + port + "/rpc", "resolves to 127.0.0.1, not globally routable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{BaseURL: tc.base, Timeout: 2 * time.Second, Resolve: toLoopback}
+			cfg := Config{BaseURL: tc.base, Timeout: 2 * time.Second,
+				Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{tc.base}, Net: fetch.Network{Resolve: toLoopback}})}
 			c := NewClient(cfg, Card{Endpoint: tc.endpoint, Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{})
 			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
 				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)
@@ -98,6 +104,40 @@ func TestSameOrigin(t *testing.T) {
 	} {
 		if got := sameOrigin(c.a, c.b); got != c.want {
 			t.Errorf("sameOrigin(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestRedirectsFollowTheCallSite: the card follows no redirect (it is
+// served at its well-known path, A2A-09), a call follows a 307 or 308 on
+// its interface's origin and takes a 302 as the reply.
+func TestRedirectsFollowTheCallSite(t *testing.T) {
+	var elsewhere atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case CardPath:
+			http.Redirect(w, r, "/card.json", http.StatusTemporaryRedirect)
+		case "/card.json":
+			elsewhere.Store(true)
+		case "/rpc307":
+			http.Redirect(w, r, "/rpc", http.StatusTemporaryRedirect)
+		case "/rpc302":
+			http.Redirect(w, r, "/rpc", http.StatusFound)
+		case "/rpc":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"task":{"status":{"state":"TASK_STATE_COMPLETED"}}}}`))
+		}
+	}))
+	defer srv.Close()
+	cfg := Config{BaseURL: srv.URL, Timeout: 2 * time.Second}
+	ctx := context.Background()
+	if _, call, err := Discover(ctx, cfg, "a2a/card"); err == nil || call.HTTPStatus != http.StatusTemporaryRedirect || elsewhere.Load() {
+		t.Errorf("the card's redirect: err %v, HTTP %d, followed %v; want the 307 as the reply", err, call.HTTPStatus, elsewhere.Load())
+	}
+	for path, want := range map[string]int{"/rpc307": 200, "/rpc302": http.StatusFound} {
+		c := NewClient(cfg, Card{Endpoint: srv.URL + path, Version: V10}).Send(ctx, "a2a/get_products/valid", "get_products", map[string]any{})
+		if c.HTTPStatus != want {
+			t.Errorf("%s: HTTP %d, want %d", path, c.HTTPStatus, want)
 		}
 	}
 }

@@ -1,4 +1,14 @@
-// Package fetch GETs public documents an agent names — its OAuth
+// Package fetch is where the harness meets the network. Its Guard is the
+// one connection policy of every request the harness makes — the probes',
+// the storyboards', the fetches', first request or redirect hop — and
+// Client the one http.Client constructor, over a guard's transport, with
+// the call site's redirect policy (a test holds every other package to
+// them):
+//
+//	g := fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}})
+//	hc := fetch.Client(&wire.Transport{Base: g.Transport()}, fetch.NoRedirects)
+//
+// Get GETs public documents an agent names — its OAuth
 // discovery graph — under the fetch policy of the spec's OAuth setup
 // runner (compliance/3.2.0-beta.5/test-kits/oauth-setup-runner.yaml,
 // fetch_policy and dns_policy): no credentials, cookies or proxies, https
@@ -75,6 +85,9 @@ type BlockedError struct{ Reason string }
 func (e *BlockedError) Error() string { return "blocked by the fetch policy: " + e.Reason }
 
 func (p Policy) allowed(a netip.Addr) bool {
+	if Never(a) {
+		return false
+	}
 	if p.Allowed != nil {
 		return p.Allowed(a)
 	}
@@ -117,95 +130,10 @@ func (p Policy) Refusal(raw string) string {
 	return ""
 }
 
-// dial resolves host once, refuses it when any answer is blocked
-// (reject_if_any_answer_is_blocked), connects only to a checked address
-// and checks the connected peer (verify_connected_peer_address).
+// dial connects under the policy, through its Resolve and Dial (see
+// dialChecked).
 func (p Policy) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, err
-	}
-	var addrs []netip.Addr
-	if ip, ok := IPLiteral(host); ok {
-		addrs = []netip.Addr{ip}
-	} else {
-		resolve := p.Resolve
-		if resolve == nil {
-			resolve = func(ctx context.Context, h string) ([]netip.Addr, error) {
-				return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
-			}
-		}
-		if addrs, err = resolve(ctx, host); err != nil {
-			return nil, err
-		}
-		if len(addrs) == 0 {
-			return nil, fmt.Errorf("%s has no address", wire.Sanitize(host, 100))
-		}
-	}
-	for _, a := range addrs {
-		if !p.allowed(a.Unmap()) {
-			return nil, &BlockedError{Reason: fmt.Sprintf("%s resolves to %s, not globally routable", wire.Sanitize(host, 100), a.Unmap())}
-		}
-	}
-	dial := p.Dial
-	if dial == nil {
-		d := &net.Dialer{Timeout: ConnectTimeout}
-		dial = d.DialContext
-	}
-	var last error
-	for _, a := range addrs {
-		conn, err := dial(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
-		if err != nil {
-			last = err
-			continue
-		}
-		peer, perr := netip.ParseAddrPort(conn.RemoteAddr().String())
-		if perr != nil || !p.allowed(peer.Addr().Unmap()) {
-			_ = conn.Close()
-			return nil, &BlockedError{Reason: fmt.Sprintf("the connected peer %s is not globally routable", conn.RemoteAddr())}
-		}
-		return conn, nil
-	}
-	return nil, last
-}
-
-// CrossOriginBase is the base transport of a request to target, a URL the
-// seller named on another origin than agent's (a jwks_uri, a card's
-// interface URL): base's copy (nil: the wire package's default),
-// connecting only where the policy allows — every address the name
-// resolves to checked before connecting, the connection made to a checked
-// address and its peer checked again — so a seller cannot aim the harness
-// at the user's network through a public name that resolves to a private
-// address. Loopback and private addresses stay reachable when the agent
-// itself is on one (Local); link-local never. A request the base sends
-// through a proxy is not re-checked here, since the proxy resolves the
-// name (callers check the URL's host: wire.AddressRefusal); a
-// RoundTripper that is not an *http.Transport is used as it is. resolve
-// replaces DNS (tests; nil: the system resolver). done closes the copy's
-// idle connections.
-func CrossOriginBase(base http.RoundTripper, agent, target string, resolve func(ctx context.Context, host string) ([]netip.Addr, error)) (http.RoundTripper, func()) {
-	var t *http.Transport
-	switch b := base.(type) {
-	case nil:
-		t = wire.DefaultBase()
-	case *http.Transport:
-		t = b.Clone()
-	default:
-		return base, func() {}
-	}
-	if t.Proxy != nil {
-		if req, err := http.NewRequest(http.MethodGet, target, nil); err == nil {
-			if p, err := t.Proxy(req); err == nil && p != nil {
-				return t, t.CloseIdleConnections
-			}
-		}
-	}
-	p := Policy{Resolve: resolve}
-	if a, err := url.Parse(agent); err == nil {
-		p.Local = wire.Internal(a.Hostname())
-	}
-	t.DialContext = p.dial
-	return t, t.CloseIdleConnections
+	return dialChecked(ctx, Network{Resolve: p.Resolve, Dial: p.Dial}, ConnectTimeout, network, address, p.allowed)
 }
 
 // transport is one walk's stateless client transport: no proxy
@@ -268,7 +196,7 @@ func get(ctx context.Context, p Policy, probeID, raw string, out *Response) evid
 	base := p.transport()
 	defer base.CloseIdleConnections()
 	tr := &wire.Transport{Base: base, Limits: lim, Recorder: p.Recorder}
-	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := Client(tr, NoRedirects) // the kit's redirect_policy: returned, the walker validates and follows
 	tctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	cctx, capture := wire.WithCapture(tctx, probeID)

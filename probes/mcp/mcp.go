@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -48,12 +47,17 @@ type Config struct {
 	Timeout  time.Duration
 	Limits   wire.Limits
 	Recorder *wire.Recorder
-	// Base performs the HTTP requests under the capture; nil means the
-	// wire package's default (see wire.Transport.Base).
-	Base http.RoundTripper
-	// Resolve replaces DNS for Get's fetches on another origin (tests);
-	// nil is the system resolver.
-	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Guard is the run's connection policy: every request of the session
+	// and of Get, first or a redirect's hop, connects through it. nil is
+	// fetch.For(Endpoint): the Endpoint's host is the run's only agent.
+	Guard *fetch.Guard
+}
+
+func (c Config) guard() *fetch.Guard {
+	if c.Guard != nil {
+		return c.Guard
+	}
+	return fetch.For(c.Endpoint)
 }
 
 func (c Config) timeout() time.Duration {
@@ -91,13 +95,19 @@ type Session struct {
 // initialize call comes back either way (a refusal such as HTTP 401 is
 // evidence too).
 func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.Call, error) {
-	tr := &wire.Transport{Base: cfg.Base, BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tr := &wire.Transport{Base: cfg.guard().Transport(), BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	client := sdk.NewClient(&sdk.Implementation{Name: "adcp-conform", Version: "0.1.0"}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
 		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
 	})
 	registerTaskMethods(client) // MCP Tasks: see tasks.go
-	hc := tr.Client()
+	// Streamable HTTP gives a redirect no meaning; a 307 or 308 within the
+	// endpoint's origin (/mcp to /mcp/) still reaches the endpoint the
+	// user named with the same request, and is followed. Anything else
+	// is the reply (see fetch.SameOriginRedirects), so a seller cannot
+	// send a probe — one without credentials above all, which no
+	// cross-origin check would hold back — to another host.
+	hc := fetch.Client(tr, fetch.SameOriginRedirects)
 	hc.Transport = taskPatcher{next: hc.Transport}
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
@@ -246,23 +256,22 @@ const MaxCardBytes = 1 << 20
 
 // Get fetches url with a plain HTTP GET over the capturing transport,
 // without the bearer token (a server card is public), and records it:
-// the status and, when it is JSON, the body (at most MaxCardBytes).
+// the status and, when it is JSON, the body (at most MaxCardBytes). A
+// redirect is not followed: its 3xx is the reply (see fetch.NoRedirects).
+// An address the run's guard refuses is a harness error saying so: the
+// rule that needed the document is in error, never passed.
 func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evidence.Purpose) evidence.Call {
 	call := evidence.Call{ProbeID: probeID, Transport: evidence.MCP, Kind: evidence.KindHTTPGet, Method: "GET", URL: url, Purposes: purposes}
-	tr := &wire.Transport{Base: cfg.Base, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tr := &wire.Transport{Base: cfg.guard().Transport(), Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	if !wire.SameOrigin(url, cfg.Endpoint) {
 		// A URL the seller named (a jwks_uri on a key host): the user's
 		// headers, which may carry credentials, go to the target's own
-		// origin only, and the seller cannot aim the harness at a private
-		// address it could not reach itself.
+		// origin only, and it must be https.
 		tr.Header = nil
 		if why := wire.CrossOriginRefusal(url, cfg.Endpoint); why != "" {
 			call.HarnessError, call.Started = why, time.Now()
 			return call
 		}
-		base, done := fetch.CrossOriginBase(cfg.Base, cfg.Endpoint, url, cfg.Resolve)
-		defer done()
-		tr.Base = base
 	}
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
@@ -275,7 +284,7 @@ func Get(ctx context.Context, cfg Config, probeID, url string, purposes ...evide
 		return call
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := tr.Client().Do(req)
+	resp, err := fetch.Client(tr, fetch.NoRedirects).Do(req)
 	if err != nil {
 		call.HarnessError = err.Error()
 		call.Exchanges = capture.Exchanges()

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 )
 
@@ -181,8 +184,9 @@ func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
 		_, _ = w.Write([]byte(`{"keys":[]}`))
 	}))
 	defer keys.Close()
-	cfg := mcp.Config{Endpoint: "https://127.0.0.1:1/mcp", Header: http.Header{"X-Api-Key": {"user-api-key-0123456789"}},
-		Base: keys.Client().Transport, Timeout: 2 * time.Second}
+	endpoint := "https://127.0.0.1:1/mcp"
+	cfg := mcp.Config{Endpoint: endpoint, Header: http.Header{"X-Api-Key": {"user-api-key-0123456789"}}, Timeout: 2 * time.Second,
+		Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}, TLS: keys.Client().Transport.(*http.Transport).TLSClientConfig})}
 	c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", keys.URL+"/jwks.json", evidence.PurposeHookKeys)
 	if c.HTTPStatus != 200 || got == nil {
 		t.Fatalf("the cross-origin fetch did not go: %+v", c)
@@ -191,7 +195,7 @@ func TestGetSendsTheUsersHeadersToTheTargetsOriginOnly(t *testing.T) {
 		t.Errorf("the user's X-Api-Key went to another origin: %q", v)
 	}
 	public := cfg
-	public.Endpoint = "https://seller.example.com/mcp"
+	public.Endpoint, public.Guard = "https://seller.example.com/mcp", nil
 	if c := mcp.Get(context.Background(), public, "mcp/hook/jwks", "https://10.1.2.3/jwks.json"); !strings.Contains(c.HarnessError, "not a public address") {
 		t.Errorf("a private address named by a public seller was fetched: %+v", c)
 	}
@@ -221,14 +225,20 @@ func TestGetRefusesANameThatResolvesToAPrivateAddress(t *testing.T) {
 		{"IPv4-mapped loopback", []string{"::ffff:127.0.0.1"}, "resolves to 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := mcp.Config{Endpoint: "https://seller.example.com/mcp", Base: keys.Client().Transport, Timeout: 2 * time.Second,
-				Resolve: func(context.Context, string) ([]netip.Addr, error) {
-					var out []netip.Addr
-					for _, a := range tc.answers {
-						out = append(out, netip.MustParseAddr(a))
-					}
-					return out, nil
-				}}
+			endpoint := "https://seller.example.com/mcp"
+			resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+				if host == "seller.example.com" {
+					return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil // the agent is public
+				}
+				var out []netip.Addr
+				for _, a := range tc.answers {
+					out = append(out, netip.MustParseAddr(a))
+				}
+				return out, nil
+			}
+			cfg := mcp.Config{Endpoint: endpoint, Timeout: 2 * time.Second,
+				Guard: fetch.NewGuard(fetch.GuardConfig{Agents: []string{endpoint}, Net: fetch.Network{Resolve: resolve},
+					TLS: keys.Client().Transport.(*http.Transport).TLSClientConfig})}
 			c := mcp.Get(context.Background(), cfg, "mcp/hook/jwks", "https://keys.example.net:"+port+"/jwks.json", evidence.PurposeHookKeys)
 			if !strings.Contains(c.HarnessError, tc.want) || c.HTTPStatus != 0 {
 				t.Errorf("got status %d, harness error %q; want a refusal saying %q", c.HTTPStatus, c.HarnessError, tc.want)
@@ -237,5 +247,48 @@ func TestGetRefusesANameThatResolvesToAPrivateAddress(t *testing.T) {
 	}
 	if reached {
 		t.Error("the key server on loopback was reached through a public name")
+	}
+}
+
+// TestRedirectsFollowTheCallSite: a session follows a 307 or 308 on its
+// own origin (an endpoint moved from /old to /mcp) and takes any other
+// redirect as the reply; Get follows none.
+func TestRedirectsFollowTheCallSite(t *testing.T) {
+	sound := seller.New(seller.Options{})
+	var cardAsked atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var code int
+		switch {
+		case r.URL.Path == "/card.json":
+			cardAsked.Store(true)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{}`))
+		case strings.HasPrefix(r.URL.Path, "/old/"):
+			_, _ = fmt.Sscanf(r.URL.Path, "/old/%d", &code)
+			http.Redirect(w, r, "/mcp", code)
+		case r.URL.Path == "/.well-known/mcp.json":
+			http.Redirect(w, r, "/card.json", http.StatusTemporaryRedirect)
+		default:
+			sound.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		s, init, err := mcp.Dial(ctx, mcp.Config{Endpoint: fmt.Sprintf("%s/old/%d", srv.URL, code), Timeout: 5 * time.Second}, "mcp/initialize")
+		moved := code == 307 || code == 308
+		switch {
+		case moved && err != nil:
+			t.Errorf("%d to the same origin: %v", code, err)
+		case !moved && (err == nil || init.HTTPStatus != code):
+			t.Errorf("%d to the same origin: err %v, HTTP %d; want the %d as the reply", code, err, init.HTTPStatus, code)
+		}
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+	c := mcp.Get(ctx, mcp.Config{Endpoint: srv.URL + "/mcp"}, "mcp/server_card/1", srv.URL+"/.well-known/mcp.json")
+	if c.HTTPStatus != http.StatusTemporaryRedirect || c.Body != nil || cardAsked.Load() {
+		t.Errorf("the server card's redirect: HTTP %d, body %s, followed %v; want the 307 as the reply", c.HTTPStatus, c.Body, cardAsked.Load())
 	}
 }

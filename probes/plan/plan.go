@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -72,6 +72,12 @@ type Config struct {
 	// TLS is the client TLS configuration of every HTTPS connection (trusted
 	// roots, for a staging seller's private CA); nil means the system's.
 	TLS *tls.Config
+	// Guard is the run's connection policy (probes/fetch): every request
+	// and connection of the run goes through it. nil: WithGuard makes one.
+	Guard *fetch.Guard
+	// Net is the network of the guard WithGuard makes; the zero value is
+	// the system's (tests replace it).
+	Net fetch.Network
 	// Webhook is the harness's webhook receiver; nil when the seller cannot
 	// reach one (the webhook probes are then recorded as not run).
 	Webhook *webhook.Receiver
@@ -274,19 +280,19 @@ func with(args map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// WithTLS returns cfg with its clients' base transport trusting cfg.TLS
-// (--ca-cert), where it has none of its own.
-func (cfg Config) WithTLS() Config {
-	if cfg.TLS != nil {
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		base.DisableCompression, base.TLSClientConfig = true, cfg.TLS.Clone()
-		base.IdleConnTimeout = wire.IdleConnTimeout
-		if cfg.MCP.Base == nil {
-			cfg.MCP.Base = base
-		}
-		if cfg.A2A.Base == nil {
-			cfg.A2A.Base = base
-		}
+// WithGuard returns cfg with its guard, and its clients' (where they have
+// none of their own): one for the run's agents — its MCP endpoint, its A2A
+// face and the further agents named — with its LocalFetch, TLS and Net.
+func (cfg Config) WithGuard(agents ...string) Config {
+	if cfg.Guard == nil {
+		cfg.Guard = fetch.NewGuard(fetch.GuardConfig{Agents: append([]string{cfg.MCP.Endpoint, cfg.A2A.BaseURL}, agents...),
+			LocalFetch: cfg.LocalFetch, TLS: cfg.TLS, Net: cfg.Net})
+	}
+	if cfg.MCP.Guard == nil {
+		cfg.MCP.Guard = cfg.Guard
+	}
+	if cfg.A2A.Guard == nil {
+		cfg.A2A.Guard = cfg.Guard
 	}
 	return cfg
 }
@@ -302,7 +308,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	secrets := cfg.Secrets()
 	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
 	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
-	cfg = cfg.WithTLS()
+	cfg = cfg.WithGuard()
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != "", BrandJSON: cfg.BrandJSON})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -38,7 +39,8 @@ func tlsHandshake(ctx context.Context, cfg Config, t evidence.Transport, endpoin
 	}
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	conn, err := (&tls.Dialer{Config: conf}).DialContext(dctx, "tcp", host)
+	// The handshake connects through the run's guard like every request.
+	conn, err := handshake(dctx, cfg.WithGuard(endpoint).Guard, host, conf)
 	call.DurationMS = float64(time.Since(call.Started).Microseconds()) / 1000
 	x := wire.Exchange{Method: "TLS", URL: endpoint, Started: call.Started, DurationMS: call.DurationMS}
 	if err != nil {
@@ -48,9 +50,23 @@ func tlsHandshake(ctx context.Context, cfg Config, t evidence.Transport, endpoin
 		return call
 	}
 	defer conn.Close()
-	st := conn.(*tls.Conn).ConnectionState()
+	st := conn.ConnectionState()
 	x.TLSVersion, x.TLSCipher = tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite)
 	x.Finished, x.Complete = true, true
 	call.Exchanges = []wire.Exchange{x}
 	return call
+}
+
+// handshake connects to host through g and completes a TLS handshake.
+func handshake(ctx context.Context, g *fetch.Guard, host string, conf *tls.Config) (*tls.Conn, error) {
+	raw, err := g.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return nil, err
+	}
+	conn := tls.Client(raw, conf)
+	if err := conn.HandshakeContext(ctx); err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	return conn, nil
 }

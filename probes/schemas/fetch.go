@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/internal/relcache"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
 // DefaultRelease is the release fetched when a run names no schemas: the
@@ -81,7 +82,10 @@ func Fetch(ctx context.Context, client *http.Client, folderURL, cacheRoot string
 		return dir, false, nil
 	}
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		// The release's host may move it (redirects followed), every hop
+		// connecting through a guard like the probes'.
+		client = fetch.For(folderURL).Client(fetch.AnyRedirects)
+		client.Timeout = 30 * time.Second
 	}
 	dir, err = relcache.Fill(cacheRoot, release, []byte(folderURL+"\n"), func(tmp string) error {
 		f := &fetcher{ctx: ctx, client: client, base: strings.TrimRight(folderURL, "/") + "/", release: release, into: tmp, seen: map[string]bool{}}

@@ -52,6 +52,6 @@ func BenchmarkRoundTrip(b *testing.B) {
 	})
 	b.Run("wire", func(b *testing.B) {
 		tr := &Transport{Base: base, BearerToken: testToken, Recorder: &Recorder{Max: 1}}
-		run(b, tr.Client(), true)
+		run(b, tr.client(), true)
 	})
 }

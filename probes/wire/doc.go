@@ -4,8 +4,8 @@
 // capture happens underneath every client, at the http.RoundTripper seam:
 //
 //	rec := &wire.Recorder{}
-//	t := &wire.Transport{Recorder: rec, BearerToken: token}
-//	hc := t.Client() // refuses credentialed cross-origin redirects
+//	t := &wire.Transport{Base: guard.Transport(), Recorder: rec, BearerToken: token}
+//	hc := fetch.Client(t, fetch.SameOriginRedirects) // probes/fetch: every connection checked
 //	ctx, capt := wire.WithCapture(ctx, "get_products/basic")
 //	// ... any call made with ctx over hc (go-sdk MCP client, plain JSON-RPC) ...
 //	msg, ex, err := capt.Response(ctx) // exact JSON-RPC response bytes (redacted copy)

@@ -47,7 +47,7 @@ func TestMCPCallToolCapture(t *testing.T) {
 				Capabilities:   &mcp.ClientCapabilities{},
 			})
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-				Endpoint: srv.URL, HTTPClient: tr.Client(), DisableStandaloneSSE: true, MaxRetries: -1,
+				Endpoint: srv.URL, HTTPClient: tr.client(), DisableStandaloneSSE: true, MaxRetries: -1,
 			}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
@@ -130,7 +130,7 @@ func TestMCPStandaloneStreamIsRecorded(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "adcp-conform", Version: "0.0.1"}, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: tr.Client(), MaxRetries: -1},
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: tr.client(), MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)

@@ -49,8 +49,11 @@ const IdleConnTimeout = 4 * time.Second
 // limit (Exchange.ContentEncoding says so; ResponseHeaders keep the header as
 // received); other codings are passed through undecoded.
 type Transport struct {
-	// Base performs the requests; nil means a shared clone of
-	// http.DefaultTransport with compression disabled.
+	// Base performs the requests: a probes/fetch.Guard's transport, which
+	// checks every address it connects to. nil means a shared clone of
+	// http.DefaultTransport with compression disabled, for this package's
+	// own tests: no harness code leaves it nil (a test of the project
+	// holds every wire.Transport literal to naming its Base).
 	Base http.RoundTripper
 	// Recorder, when set, keeps every exchange of the run, also those made
 	// without a Capture.
@@ -91,22 +94,11 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
-// DefaultBase returns a new copy of the default base transport, for a
-// caller that must change how it connects (a fetch on another origin).
-func DefaultBase() *http.Transport { return defaultBase().Clone() }
-
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base
 	}
 	return defaultBase()
-}
-
-// Client returns an http.Client over t that uses t.CheckRedirect and no
-// client-wide timeout (bound each call with its context instead: a timeout
-// would cut long SSE streams).
-func (t *Transport) Client() *http.Client {
-	return &http.Client{Transport: t, CheckRedirect: t.CheckRedirect}
 }
 
 // RedirectError is returned by CheckRedirect when it refuses a redirect.
@@ -155,6 +147,10 @@ func carriesCredentials(h http.Header) bool {
 	}
 	return false
 }
+
+// Origin is u's origin, "scheme://host:port" in lower case with the
+// scheme's default port made explicit ("" for nil).
+func Origin(u *url.URL) string { return origin(u) }
 
 func origin(u *url.URL) string {
 	if u == nil {

@@ -16,6 +16,14 @@ import (
 	"time"
 )
 
+// client returns an http.Client over t that uses t.CheckRedirect, for the
+// package's own tests: the harness's clients are probes/fetch.Client's,
+// whose base transport is a fetch.Guard's and whose redirect policy is the
+// call site's.
+func (t *Transport) client() *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: t.CheckRedirect}
+}
+
 func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
@@ -33,7 +41,7 @@ func TestPlainJSONRPC(t *testing.T) {
 	})
 	tr := &Transport{BearerToken: testToken, Header: http.Header{"X-Adcp-Client": {"conform"}}}
 	cctx, capt := WithCapture(ctx, "rpc")
-	got, _, err := post(cctx, t, tr.Client(), srv.URL+"/a2a", `{"jsonrpc":"2.0","id":7,"method":"message/send","params":{}}`)
+	got, _, err := post(cctx, t, tr.client(), srv.URL+"/a2a", `{"jsonrpc":"2.0","id":7,"method":"message/send","params":{}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +142,7 @@ func TestBodyOverLimitIsCutAndBounded(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	cctx, capt := WithCapture(ctx, "big")
-	got, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	got, _, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != limit || le.What != "response body" {
 		t.Fatalf("read error = %v, want *LimitError at %d", err, limit)
@@ -165,7 +173,7 @@ func TestSSEEventOverLimit(t *testing.T) {
 	})
 	tr := &Transport{Limits: Limits{MaxEventBytes: 64 << 10}}
 	cctx, capt := WithCapture(ctx, "sse-big")
-	_, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	_, _, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	var le *LimitError
 	if !errors.As(err, &le) || le.What != "sse event" || le.Limit != 64<<10 {
 		t.Fatalf("read error = %v, want an sse event *LimitError", err)
@@ -198,7 +206,7 @@ func TestSSEResponseAfterNotificationAndRequest(t *testing.T) {
 			})
 			tr := &Transport{}
 			cctx, capt := WithCapture(ctx, "sse")
-			got, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+			got, _, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
 			if err != nil || string(got) != stream {
 				t.Fatalf("consumer read %q, %v", got, err)
 			}
@@ -243,7 +251,7 @@ func TestGzipBomb(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	cctx, capt := WithCapture(ctx, "bomb")
-	got, resp, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	got, resp, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	var le *LimitError
 	if !errors.As(err, &le) || len(got) != limit {
 		t.Fatalf("read %d bytes, err %v; want the limit and a *LimitError", len(got), err)
@@ -276,7 +284,7 @@ func TestGzipBodyDecodedAndRecorded(t *testing.T) {
 		w.Write(z.Bytes())
 	})
 	cctx, capt := WithCapture(ctx, "gz")
-	got, _, err := post(cctx, t, (&Transport{}).Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	got, _, err := post(cctx, t, (&Transport{}).client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	if err != nil || string(got) != reply {
 		t.Fatalf("consumer read %q, %v", got, err)
 	}
@@ -304,7 +312,7 @@ func TestSecretEchoed(t *testing.T) {
 				io.WriteString(w, tc.body)
 			})
 			cctx, capt := WithCapture(ctx, "echo")
-			got, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+			got, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 			if err != nil || string(got) != tc.body {
 				t.Fatalf("the consumer must get the real bytes: %q, %v", got, err)
 			}
@@ -330,7 +338,7 @@ func TestSecretInSSEEventAndHeaders(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"echo\":\""+testToken+"\"}}\n\n")
 	})
 	cctx, capt := WithCapture(ctx, "sse-echo")
-	if _, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+	if _, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 		t.Fatal(err)
 	}
 	msg, x, err := capt.Response(ctx)
@@ -352,7 +360,7 @@ func TestTruncatedBodyLosesSecretPrefix(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })
 	tr := &Transport{BearerToken: testToken, Limits: Limits{MaxBodyBytes: 110}}
 	cctx, capt := WithCapture(ctx, "cut")
-	post(cctx, t, tr.Client(), srv.URL, "{}")
+	post(cctx, t, tr.client(), srv.URL, "{}")
 	x := onlyExchange(ctx, t, capt)
 	if want := strings.Repeat("y", 100) + Redacted; string(x.ResponseBody) != want {
 		t.Errorf("stored %q, want %q", x.ResponseBody, want)
@@ -387,7 +395,7 @@ func TestRedirects(t *testing.T) {
 	tr := &Transport{BearerToken: testToken}
 
 	cctx, capt := WithCapture(ctx, "cross")
-	_, _, err := post(cctx, t, tr.Client(), self.URL+"/cross", "{}")
+	_, _, err := post(cctx, t, tr.client(), self.URL+"/cross", "{}")
 	var re *RedirectError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "cross-origin") {
 		t.Fatalf("cross-origin redirect: err = %v, want *RedirectError", err)
@@ -412,7 +420,7 @@ func TestRedirects(t *testing.T) {
 	}
 
 	// Same origin: followed, with credentials.
-	if _, _, err := post(ctx, t, tr.Client(), self.URL+"/same", "{}"); err != nil {
+	if _, _, err := post(ctx, t, tr.client(), self.URL+"/same", "{}"); err != nil {
 		t.Fatal(err)
 	}
 	if sameAuth.Load() != "Bearer "+testToken {
@@ -420,7 +428,7 @@ func TestRedirects(t *testing.T) {
 	}
 
 	// Loops are capped.
-	_, _, err = post(ctx, t, tr.Client(), self.URL+"/loop", "{}")
+	_, _, err = post(ctx, t, tr.client(), self.URL+"/loop", "{}")
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "more than 5 redirects") {
 		t.Errorf("loop: err = %v", err)
 	}
@@ -435,7 +443,7 @@ func TestAbandonedBodyIsDrained(t *testing.T) {
 	})
 	cctx, capt := WithCapture(ctx, "abandon")
 	req, _ := http.NewRequestWithContext(cctx, http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
-	resp, err := (&Transport{}).Client().Do(req)
+	resp, err := (&Transport{}).client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +464,7 @@ func TestAbandonedSlowBodyIsBounded(t *testing.T) {
 	tr := &Transport{Limits: Limits{DrainTimeout: 100 * time.Millisecond}}
 	cctx, capt := WithCapture(ctx, "stall")
 	req, _ := http.NewRequestWithContext(cctx, http.MethodGet, srv.URL, nil)
-	resp, err := tr.Client().Do(req)
+	resp, err := tr.client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +486,7 @@ func TestTransportErrorRecorded(t *testing.T) {
 	srv.Close()
 	rec := &Recorder{}
 	tr := &Transport{Recorder: rec}
-	if _, _, err := post(ctx, t, tr.Client(), url, "{}"); err == nil {
+	if _, _, err := post(ctx, t, tr.client(), url, "{}"); err == nil {
 		t.Fatal("no error from a closed server")
 	}
 	xs := rec.Exchanges()
@@ -499,7 +507,7 @@ func TestLimitsOnExchangesAndResponseForUnknownID(t *testing.T) {
 	tr := &Transport{Recorder: rec, Limits: Limits{MaxExchanges: 1}}
 	cctx, capt := WithCapture(ctx, "many")
 	for i := 0; i < 3; i++ {
-		post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+		post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	}
 	if len(capt.Exchanges()) != 1 || capt.Dropped() != 2 || len(rec.Exchanges()) != 2 || rec.Dropped() != 1 {
 		t.Errorf("capture %d/%d dropped, recorder %d/%d dropped", len(capt.Exchanges()), capt.Dropped(), len(rec.Exchanges()), rec.Dropped())
@@ -544,7 +552,7 @@ func TestProbeHeadersWin(t *testing.T) {
 	cctx, capt := WithCapture(ctx, "bogus-auth")
 	req, _ := http.NewRequestWithContext(cctx, http.MethodGet, srv.URL+"/?access_token=bogus-probe-token", nil)
 	req.Header.Set("Authorization", "Bearer bogus-probe-token")
-	resp, err := tr.Client().Do(req)
+	resp, err := tr.client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,12 +578,12 @@ func TestMaxEvidenceBytesBoundsTheKeptHeadOfACutBodyOnly(t *testing.T) {
 	})
 	tr := &Transport{Limits: Limits{MaxBodyBytes: 5000, MaxEvidenceBytes: 1000}}
 	cctx, capt := WithCapture(ctx, "cut")
-	_, _, _ = post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	_, _, _ = post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	if x := onlyExchange(ctx, t, capt); !x.Truncated || len(x.ResponseBody) != 1000 || x.ResponseBodySize != 5000 {
 		t.Errorf("cut body: truncated %v, kept %d, read %d; want true, 1000, 5000", x.Truncated, len(x.ResponseBody), x.ResponseBodySize)
 	}
 	cctx, capt = WithCapture(ctx, "whole")
-	_, _, _ = post(cctx, t, tr.Client(), srv.URL+"/small", `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+	_, _, _ = post(cctx, t, tr.client(), srv.URL+"/small", `{"jsonrpc":"2.0","id":1,"method":"m"}`)
 	if x := onlyExchange(ctx, t, capt); x.Truncated || len(x.ResponseBody) != 3000 {
 		t.Errorf("whole body: truncated %v, kept %d; want false, 3000", x.Truncated, len(x.ResponseBody))
 	}
@@ -598,7 +606,7 @@ func TestSecretInSSEIDEventAndHeaderName(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	})
 	cctx, capt := WithCapture(ctx, "sse-fields")
-	if _, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+	if _, _, err := post(cctx, t, (&Transport{BearerToken: testToken}).client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 		t.Fatal(err)
 	}
 	_, x, err := capt.Response(ctx)
@@ -641,7 +649,7 @@ func TestTheRunsBudgetBoundsWhatIsKept(t *testing.T) {
 	})
 	tr := &Transport{Limits: Limits{Budget: NewBudget(6000)}}
 	first, cap1 := WithCapture(ctx, "first")
-	if _, _, err := post(first, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+	if _, _, err := post(first, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 		t.Fatal(err)
 	}
 	if msg, x, err := cap1.Response(ctx); err != nil || x.Dropped != nil || len(msg) == 0 {
@@ -649,7 +657,7 @@ func TestTheRunsBudgetBoundsWhatIsKept(t *testing.T) {
 	}
 	for _, path := range []string{"/", "/sse"} {
 		cctx, capt := WithCapture(ctx, "over"+path)
-		if _, _, err := post(cctx, t, tr.Client(), srv.URL+path, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+		if _, _, err := post(cctx, t, tr.client(), srv.URL+path, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 			t.Fatal(err)
 		}
 		_ = capt.Wait(ctx)
@@ -686,7 +694,7 @@ func TestRunSecretsRedactedByATransportSendingNone(t *testing.T) {
 	})
 	cctx, capt := WithCapture(ctx, "anon-echo")
 	tr := &Transport{Limits: Limits{Secrets: []string{testToken}}}
-	if _, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+	if _, _, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 		t.Fatal(err)
 	}
 	_, x, err := capt.Response(ctx)
@@ -713,7 +721,7 @@ func TestTinyEventsWithALongIDAreBounded(t *testing.T) {
 	budget := NewBudget(100 << 10)
 	tr := &Transport{Limits: Limits{Budget: budget}}
 	cctx, capt := WithCapture(ctx, "tiny")
-	if _, _, err := post(cctx, t, tr.Client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
+	if _, _, err := post(cctx, t, tr.client(), srv.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`); err != nil {
 		t.Fatal(err)
 	}
 	_ = capt.Wait(ctx)

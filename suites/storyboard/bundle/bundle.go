@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/internal/relcache"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
 
@@ -96,7 +97,10 @@ func Fetch(ctx context.Context, client *http.Client, bundleURL, root string) (di
 		return dir, false, nil
 	}
 	if client == nil {
-		client = &http.Client{Timeout: 60 * time.Second}
+		// The release's host may move it (redirects followed), every hop
+		// connecting through a guard like the probes'.
+		client = fetch.For(bundleURL).Client(fetch.AnyRedirects)
+		client.Timeout = 60 * time.Second
 	}
 	fail := func(err error) (string, bool, error) {
 		return "", false, fmt.Errorf("fetching the %s storyboards from %s: %w", release, bundleURL, err)

@@ -577,7 +577,7 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 		// same-origin fetches (the run's headers go there, nowhere else).
 		base = d.cfg.A2A.BaseURL
 		cfg = mcp.Config{Endpoint: base, Header: d.cfg.A2A.Header, Timeout: d.cfg.A2A.Timeout, Limits: d.cfg.A2A.Limits,
-			Base: d.cfg.A2A.Base, Recorder: d.cfg.A2A.Recorder}
+			Guard: d.cfg.A2A.Guard, Recorder: d.cfg.A2A.Recorder}
 	}
 	url := path
 	if strings.HasPrefix(path, "/") {
@@ -596,8 +596,15 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt storyboard.FetchOptions) *storyboard.OAuthResponse {
 	p := fetch.Policy{Local: d.cfg.Env.LocalFetch, NoIPLiterals: opt.NoIPLiterals, DenyHosts: opt.DenyHosts,
 		TLS: d.cfg.TLS, Limits: d.cfg.MCP.Limits, Recorder: d.cfg.MCP.Recorder, Transport: evidence.MCP}
+	g := d.cfg.MCP.Guard
 	if d.cfg.MCP.Endpoint == "" {
-		p.Limits, p.Recorder, p.Transport = d.cfg.A2A.Limits, d.cfg.A2A.Recorder, evidence.A2A
+		p.Limits, p.Recorder, p.Transport, g = d.cfg.A2A.Limits, d.cfg.A2A.Recorder, evidence.A2A, d.cfg.A2A.Guard
+	}
+	if g != nil {
+		// The kit's policy is stricter than the run's guard; it resolves
+		// and dials over the same network.
+		n := g.Net()
+		p.Resolve, p.Dial = n.Resolve, n.Dial
 	}
 	c, r := fetch.Get(ctx, p, probeID, url)
 	d.record(c)
