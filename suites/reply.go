@@ -348,6 +348,21 @@ func str(o *extract.Object, key string) (string, bool) {
 	return s, true
 }
 
+// values returns every value of key in o, in source order: one for a key
+// given once, each occurrence for a repeated key. A rule on a member's value
+// judges each, since a parser keeping the first occurrence and one keeping
+// the last (JSON.parse) read different values, and RFC 8259 §4 leaves which
+// to the receiver.
+func values(o *extract.Object, key string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, m := range o.Members() {
+		if m.Key == key {
+			out = append(out, m.Value)
+		}
+	}
+	return out
+}
+
 // child returns o[key] when it is an object.
 func child(o *extract.Object, key string) *extract.Object {
 	if o == nil {
