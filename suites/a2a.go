@@ -270,6 +270,12 @@ func stateFinding(ev *a2aReply, known []string, version string) (finding, bool) 
 	case !slices.Contains(known, ev.state):
 		return finding{sp + "/state", quote(ev.state) + " is not an A2A " + version + " task state"}, true
 	}
+	// Each occurrence of a repeated state is a token of the version.
+	for _, v := range values(child(ev.task, "status"), "state") {
+		if st, ok := extract.StringValue(v); !ok || !slices.Contains(known, st) {
+			return finding{sp + "/state", wireText(v) + " (a repeated state) is not an A2A " + version + " task state"}, true
+		}
+	}
 	return finding{}, false
 }
 
@@ -342,8 +348,14 @@ func submittedMapping(t *a2aBuild) (seen bool, fs []finding) {
 		if t.norm != "completed" {
 			fs = append(fs, finding{t.statusPtr + "/state", quote(t.state) + " carries AdCP submitted work; the A2A task must be completed"})
 		}
-		if id, ok := str(body, "task_id"); !ok || id == "" {
+		ids := values(body, "task_id")
+		if len(ids) == 0 {
 			fs = append(fs, finding{p + "/data/task_id", "is absent from a submitted result"})
+		}
+		for _, v := range ids {
+			if id, ok := extract.StringValue(v); !ok || id == "" {
+				fs = append(fs, finding{p + "/data/task_id", "is " + kindName(v) + ", not a task id, in a submitted result"})
+			}
 		}
 	})
 	if !seen {

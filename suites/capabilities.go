@@ -140,11 +140,20 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 		return t.verdict("")
 	}
 	var fs []finding
-	if v, ok := r.data.Get("adcp"); !ok || kindOf(v) != extract.KindObject {
-		fs = append(fs, finding{ptr(r.dataPtr, "adcp"), "is absent or not an object"})
-	}
-	if v, ok := r.data.Get("supported_protocols"); !ok || kindOf(v) != extract.KindArray {
-		fs = append(fs, finding{ptr(r.dataPtr, "supported_protocols"), "is absent or not an array"})
+	for _, m := range []struct {
+		key  string
+		kind extract.Kind
+		what string
+	}{{"adcp", extract.KindObject, "an object"}, {"supported_protocols", extract.KindArray, "an array"}} {
+		vs := values(r.data, m.key)
+		if len(vs) == 0 {
+			fs = append(fs, finding{ptr(r.dataPtr, m.key), "is absent"})
+		}
+		for _, v := range vs { // each occurrence of a repeated key
+			if kindOf(v) != m.kind {
+				fs = append(fs, finding{ptr(r.dataPtr, m.key), "is " + kindName(v) + ", not " + m.what})
+			}
+		}
 	}
 	t.judged(call, fs)
 	return t.verdict("")
@@ -215,12 +224,19 @@ func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 			if !inTable {
 				continue
 			}
-			got, _ := str(child(lt.obj, "execution"), "taskSupport")
-			switch {
-			case want == "optional" && got != "optional":
-				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"optional\""})
-			case want == "forbidden" && got != "" && got != "forbidden":
-				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"forbidden\""})
+			p := lt.ptr + "/execution/taskSupport"
+			vs := values(child(lt.obj, "execution"), "taskSupport")
+			if len(vs) == 0 && want == "optional" {
+				fs = append(fs, finding{p, lt.name + " declares no taskSupport, not \"optional\""})
+			}
+			for _, v := range vs { // each occurrence of a repeated key
+				got, isStr := extract.StringValue(v)
+				switch {
+				case !isStr:
+					fs = append(fs, finding{p, lt.name + " declares " + kindName(v) + ", not \"" + want + "\""})
+				case got != want:
+					fs = append(fs, finding{p, lt.name + " declares " + quote(got) + ", not \"" + want + "\""})
+				}
 			}
 		}
 		return fs

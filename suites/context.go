@@ -36,13 +36,16 @@ func ctxChecks() []Check {
 }
 
 // echoed compares the context at the root of body with the one sent.
+// Each occurrence of a repeated context must be the echo.
 func echoed(call evidence.Call, rt root) []finding {
-	v, ok := rt.obj.Get("context")
-	switch {
-	case !ok:
+	vs := values(rt.obj, "context")
+	if len(vs) == 0 {
 		return []finding{{ptr(rt.ptr, "context"), "is absent; the request's context is not echoed"}}
-	case !jsonEqual(v, call.Context):
-		return []finding{{ptr(rt.ptr, "context"), "differs from the request's context"}}
+	}
+	for _, v := range vs {
+		if !jsonEqual(v, call.Context) {
+			return []finding{{ptr(rt.ptr, "context"), "differs from the request's context"}}
+		}
 	}
 	return nil
 }

@@ -61,7 +61,10 @@ func envChecks() []Check {
 		// Rule: ENV-06 · Spec: core/protocol-envelope.json; §4.7 · Since: 0.1.0 ·
 		// Description: timestamp, when present, MUST be an RFC 3339 date-time; replayed, when
 		// present, MUST be a boolean.
-		// Policy: judged on the body a client reads (clientRoots), as ENV-04.
+		// Policy: judged on the body a client reads (clientRoots), as ENV-04, on the bodies
+		// that carry either member (each occurrence of a repeated key); a run whose bodies
+		// carry neither shows nothing of their types and skips. null is no date-time and no
+		// boolean (core/protocol-envelope.json types them string and boolean).
 		{ID: "ENV-06", Transport: catalogue.MCP, Text: "types timestamp as an RFC 3339 date-time and replayed as a boolean", Judge: judgeENV06},
 		// Rule: ENV-07 · Spec: verification/conformance (fixture-merged responses); §4.8 · Since: 0.1.0 ·
 		// Description: reserved _-prefixed marker keys such as _bridge MUST NOT appear at the root.
@@ -131,21 +134,21 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 func judgeENV03(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-03", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			v, ok := rt.obj.Get("status")
-			if !ok {
-				if required {
-					return []finding{{ptr(rt.ptr, "status"), "is absent"}}
+			vs := values(rt.obj, "status")
+			if len(vs) == 0 && required {
+				return []finding{{ptr(rt.ptr, "status"), "is absent"}}
+			}
+			var fs []finding
+			for _, v := range vs {
+				st, isStr := extract.StringValue(v)
+				switch {
+				case !isStr:
+					fs = append(fs, finding{ptr(rt.ptr, "status"), "is " + kindName(v) + ", not a string"})
+				case !taskStatuses[st]:
+					fs = append(fs, finding{ptr(rt.ptr, "status"), quote(st) + " is not a task status"})
 				}
-				return nil
 			}
-			st, isStr := str(rt.obj, "status")
-			switch {
-			case !isStr:
-				return []finding{{ptr(rt.ptr, "status"), "is " + kindName(v) + ", not a string"}}
-			case !taskStatuses[st]:
-				return []finding{{ptr(rt.ptr, "status"), quote(st) + " is not a task status"}}
-			}
-			return nil
+			return fs
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
@@ -228,22 +231,26 @@ func judgeENV05(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeENV06(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ENV-06", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
-		rts := clientRoots(r)
+	return eachReply("ENV-06", toolCalls(s), nil, "no timestamp or replayed observed", func(r *reply) (bool, []finding) {
+		seen := false
 		var fs []finding
-		for _, rt := range rts {
-			if v, ok := rt.obj.Get("timestamp"); ok {
-				if ts, isStr := str(rt.obj, "timestamp"); !isStr {
+		for _, rt := range clientRoots(r) {
+			for _, v := range values(rt.obj, "timestamp") {
+				seen = true
+				if ts, isStr := extract.StringValue(v); !isStr {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), "is " + kindName(v) + ", not a string"})
 				} else if !isRFC3339(ts) {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), quote(ts) + " is not an RFC 3339 date-time"})
 				}
 			}
-			if v, ok := rt.obj.Get("replayed"); ok && kindOf(v) != extract.KindBool {
-				fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
+			for _, v := range values(rt.obj, "replayed") {
+				seen = true
+				if kindOf(v) != extract.KindBool {
+					fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
+				}
 			}
 		}
-		return len(rts) > 0, fs
+		return seen, fs
 	})
 }
 
@@ -267,21 +274,21 @@ func judgeENV07(s *evidence.Store, _ Options) Verdict {
 func judgeENV08(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-08", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			v, ok := rt.obj.Get("adcp_version")
-			if !ok {
-				if required {
-					return []finding{{ptr(rt.ptr, "adcp_version"), "is absent"}}
+			vs := values(rt.obj, "adcp_version")
+			if len(vs) == 0 && required {
+				return []finding{{ptr(rt.ptr, "adcp_version"), "is absent"}}
+			}
+			var fs []finding
+			for _, v := range vs {
+				ver, isStr := extract.StringValue(v)
+				switch {
+				case !isStr:
+					fs = append(fs, finding{ptr(rt.ptr, "adcp_version"), "is " + kindName(v) + ", not a string"})
+				case !releasePattern.MatchString(ver):
+					fs = append(fs, finding{ptr(rt.ptr, "adcp_version"), quote(ver) + " is not release precision"})
 				}
-				return nil
 			}
-			ver, isStr := str(rt.obj, "adcp_version")
-			switch {
-			case !isStr:
-				return []finding{{ptr(rt.ptr, "adcp_version"), "is " + kindName(v) + ", not a string"}}
-			case !releasePattern.MatchString(ver):
-				return []finding{{ptr(rt.ptr, "adcp_version"), quote(ver) + " is not release precision"}}
-			}
-			return nil
+			return fs
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
@@ -316,41 +323,66 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 			return true, []finding{{"/result", "is " + kindName(r.call.Result) + ", not an object"}}
 		}
 		var fs []finding
-		if v, ok := r.result.Get("isError"); ok && kindOf(v) != extract.KindBool {
-			fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
-		}
-		if r.scRaw != nil && kindOf(r.scRaw) != extract.KindObject {
-			fs = append(fs, finding{"/result/structuredContent", "is " + kindName(r.scRaw) + ", not an object"})
-		}
-		v, ok := r.result.Get("content")
-		var items [][]byte
-		switch {
-		case !ok:
-			fs = append(fs, finding{"/result/content", "is absent"})
-		case !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }):
-			fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
-		}
-		for i, it := range items {
-			p := "/result/content/" + strconv.Itoa(i)
-			o, err := extract.ParseObject(it)
-			if err != nil {
-				fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
-				continue
+		for _, v := range values(r.result, "isError") {
+			if kindOf(v) != extract.KindBool {
+				fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
 			}
-			t, isStr := str(o, "type")
+		}
+		for _, v := range values(r.result, "structuredContent") {
+			if kindOf(v) != extract.KindObject {
+				fs = append(fs, finding{"/result/structuredContent", "is " + kindName(v) + ", not an object"})
+			}
+		}
+		contents := values(r.result, "content")
+		if len(contents) == 0 {
+			fs = append(fs, finding{"/result/content", "is absent"})
+		}
+		for _, v := range contents {
+			var items [][]byte
+			if !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }) {
+				fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
+			}
+			fs = append(fs, contentItems(items)...)
+		}
+		return true, fs
+	})
+}
+
+// contentItems is ENV-09 on the items of one content array: objects of a
+// known type, a text item's text a string.
+func contentItems(items [][]byte) []finding {
+	var fs []finding
+	for i, it := range items {
+		p := "/result/content/" + strconv.Itoa(i)
+		o, err := extract.ParseObject(it)
+		if err != nil {
+			fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
+			continue
+		}
+		for _, tv := range values(o, "type") {
+			t, isStr := extract.StringValue(tv)
 			switch {
 			case !isStr:
 				fs = append(fs, finding{p + "/type", "is not a string"})
 			case !contentTypes[t]:
 				fs = append(fs, finding{p + "/type", quote(t) + " is not a known content type"})
 			case t == "text":
-				if tv, ok := o.Get("text"); !ok || kindOf(tv) != extract.KindString {
+				texts := values(o, "text")
+				if len(texts) == 0 {
 					fs = append(fs, finding{p + "/text", "is not a string"})
+				}
+				for _, v := range texts {
+					if kindOf(v) != extract.KindString {
+						fs = append(fs, finding{p + "/text", "is not a string"})
+					}
 				}
 			}
 		}
-		return true, fs
-	})
+		if len(values(o, "type")) == 0 {
+			fs = append(fs, finding{p + "/type", "is not a string"})
+		}
+	}
+	return fs
 }
 
 var rfc3339 = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$`)

@@ -211,11 +211,15 @@ func TestENV05Table(t *testing.T) {
 }
 
 func TestENV06Table(t *testing.T) {
-	const none = "no AdCP body observed"
+	const none = "no timestamp or replayed observed"
 	with := func(ts string) string { return `{"status":"completed","timestamp":` + ts + `}` }
 	runJudgeTable(t, "ENV-06", catalogue.MCP, []judgeCase{
 		{name: "timestamp and replayed", calls: []evidence.Call{mcpBody("mcp/p", "get_products", envOK, false)}, want: Pass},
-		{name: "neither present", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false)}, want: Pass},
+		// core/protocol-envelope.json: both optional; a body without them shows
+		// nothing of their types.
+		{name: "neither present skips", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false)}, want: Skip, msg: none},
+		{name: "neither present beside a timestamp passes", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false),
+			mcpBody("mcp/q", "get_products", with(`"2025-10-14T14:25:30Z"`), false)}, want: Pass},
 		{name: "RFC 3339 variants: offset, fraction, lower-case t and z, leap second", calls: []evidence.Call{
 			mcpBody("mcp/a", "get_products", with(`"2025-10-14T14:25:30+02:00"`), false),
 			mcpBody("mcp/b", "get_products", with(`"2025-10-14T14:25:30.123456Z"`), false),
@@ -234,7 +238,7 @@ func TestENV06Table(t *testing.T) {
 		{name: "in the text fallback a client extracts", calls: []evidence.Call{mcpResult("mcp/p", "get_products", textOnly(with(`"yesterday"`)))}, want: Fail, ptr: mcpText0 + "/timestamp"},
 		{name: "in an error result", calls: []evidence.Call{mcpBody("mcp/e", "get_products", `{"timestamp":"now","adcp_error":{"code":"X","message":"m"}}`, true)}, want: Fail, ptr: mcpSC + "/timestamp"},
 		{name: "a timestamp nested in the body is not the envelope's", calls: []evidence.Call{mcpBody("mcp/p", "get_products",
-			`{"status":"completed","products":[{"timestamp":"soon"}]}`, false)}, want: Pass},
+			`{"status":"completed","products":[{"timestamp":"soon"}]}`, false)}, want: Skip, msg: none},
 		{name: "no body", calls: []evidence.Call{mcpRPCError("mcp/e", "get_products", `{"code":-32602,"message":"bad"}`)}, want: Skip, msg: none},
 		{name: "no evidence", want: Skip, msg: none},
 		{name: "harness error", calls: []evidence.Call{harnessFailed("mcp/p", evidence.MCP, evidence.KindToolCall, "timeout")}, want: HarnessError},

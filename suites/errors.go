@@ -118,8 +118,12 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 			return false, nil
 		}
 		if r.isErrorRaw != nil && r.isError {
-			if string(trim(r.isErrorRaw)) != "true" {
-				return true, []finding{{"/result/isError", "is " + kindName(r.isErrorRaw) + ", not true"}}
+			// Each occurrence of a repeated isError is true: a parser
+			// keeping the first reads that one.
+			for _, v := range values(r.result, "isError") {
+				if string(trim(v)) != "true" {
+					return true, []finding{{"/result/isError", "is " + wireText(v) + " (" + kindName(v) + "), not true"}}
+				}
 			}
 			return true, nil
 		}

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -70,23 +71,32 @@ func judgeIDEM01(s *evidence.Store, _ Options) Verdict {
 	case idem == nil:
 		fs = append(fs, finding{base, "is absent or not an object"})
 	default:
-		sup, ok := idem.Get("supported")
-		if !ok || kindOf(sup) != extract.KindBool {
+		sups := values(idem, "supported")
+		if len(sups) == 0 {
 			fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
+		}
+		supported := false
+		for _, sup := range sups {
+			if kindOf(sup) != extract.KindBool {
+				fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
+			}
+			supported = supported || string(trim(sup)) == "true"
+		}
+		if len(fs) > 0 || !supported {
 			break
 		}
-		if string(trim(sup)) != "true" {
-			break
-		}
-		v, ok := idem.Get("replay_ttl_seconds")
-		n, isNum := number(v)
-		switch {
-		case !ok:
+		ttls := values(idem, "replay_ttl_seconds")
+		if len(ttls) == 0 {
 			fs = append(fs, finding{base + "/replay_ttl_seconds", "is absent while supported is true"})
-		case !isNum || n != float64(int64(n)):
-			fs = append(fs, finding{base + "/replay_ttl_seconds", "is " + kindName(v) + ", not an integer"})
-		case n < minReplayTTL || n > maxReplayTTL:
-			fs = append(fs, finding{base + "/replay_ttl_seconds", wireText(v) + " is outside " + strconv.Itoa(minReplayTTL) + ".." + strconv.Itoa(maxReplayTTL)})
+		}
+		for _, v := range ttls {
+			n, isNum := number(v)
+			switch {
+			case !isNum || math.IsInf(n, 0) || n != math.Trunc(n):
+				fs = append(fs, finding{base + "/replay_ttl_seconds", "is " + wireText(v) + " (" + kindName(v) + "), not an integer"})
+			case n < minReplayTTL || n > maxReplayTTL:
+				fs = append(fs, finding{base + "/replay_ttl_seconds", wireText(v) + " is outside " + strconv.Itoa(minReplayTTL) + ".." + strconv.Itoa(maxReplayTTL)})
+			}
 		}
 	}
 	t.judged(call, fs)

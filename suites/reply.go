@@ -267,7 +267,9 @@ func (r *reply) findCandidates() []candidate {
 	return out
 }
 
-// rpcCode returns the JSON-RPC error code, when it is an integer.
+// rpcCode returns the JSON-RPC error code, when it is an integer: a JSON
+// number whose value is whole (-32029.0 and -3.2029e4 are -32029, as
+// JavaScript and JSON Schema read them).
 func (r *reply) rpcCode() (int64, bool) {
 	if r.rpcErr == nil {
 		return 0, false
@@ -276,8 +278,14 @@ func (r *reply) rpcCode() (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
-	return n, err == nil
+	if n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64); err == nil {
+		return n, true
+	}
+	f, isNum := number(v)
+	if !isNum || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // kindOf returns the JSON kind of a raw value from its first byte.

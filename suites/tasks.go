@@ -76,7 +76,9 @@ func taskChecks() []Check {
 		// Rule: TASK-05 · Spec: seeds 001 (clamp client-provided TTL) · Since: 0.1.0 ·
 		// Description: a client-provided TTL above the server's maximum SHOULD be clamped: a
 		// task-augmented call asking for ten years gets a handle whose ttl is a number below
-		// it (null, unlimited, honours it too). Refusing the call is not honouring it.
+		// it (null, unlimited, honours it too). Refusing the call is not honouring it. A
+		// handle without a ttl that is a number or null (TASK-01's defect) skips: it shows
+		// nothing of the clamp.
 		{ID: "TASK-05", Transport: catalogue.MCP, Text: "clamps a client-provided task TTL above its maximum", Judge: judgeTASK05},
 	}
 }
@@ -122,31 +124,65 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	}
 	base := "/result/task"
 	var fs []finding
-	if id, ok := str(task, "taskId"); !ok || id == "" {
-		fs = append(fs, finding{base + "/taskId", "is absent, empty or not a string"})
-	}
-	if st, ok := str(task, "status"); !ok {
-		fs = append(fs, finding{base + "/status", "is absent or not a string"})
-	} else if !mcpTaskStatuses[st] {
-		fs = append(fs, finding{base + "/status", quote(st) + " is not an MCP task status"})
-	}
-	if at, ok := str(task, "createdAt"); !ok {
-		fs = append(fs, finding{base + "/createdAt", "is absent or not a string"})
-	} else if !isRFC3339(at) {
-		fs = append(fs, finding{base + "/createdAt", quote(at) + " is not an RFC 3339 date-time"})
-	}
-	if v, ok := task.Get("ttl"); !ok {
-		fs = append(fs, finding{base + "/ttl", "is absent"})
-	} else if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
-		fs = append(fs, finding{base + "/ttl", "is " + kindName(v) + ", not a number or null"})
-	}
-	if v, ok := task.Get("pollInterval"); !ok {
-		fs = append(fs, finding{base + "/pollInterval", "is absent"})
-	} else if n, isNum := number(v); !isNum || n < 0 {
-		fs = append(fs, finding{base + "/pollInterval", "is " + kindName(v) + ", not a non-negative number"})
+	for _, m := range handleMembers {
+		vs := values(task, m.key)
+		if len(vs) == 0 {
+			fs = append(fs, finding{base + "/" + m.key, "is absent"})
+		}
+		for _, v := range vs { // each occurrence of a repeated key
+			if what := m.check(v); what != "" {
+				fs = append(fs, finding{base + "/" + m.key, what})
+			}
+		}
 	}
 	t.judged(c, fs)
 	return t.verdict("")
+}
+
+// handleMembers are the members of a task handle TASK-01 requires, each
+// with what is wrong with a value ("" when nothing).
+var handleMembers = []struct {
+	key   string
+	check func(v []byte) string
+}{
+	{"taskId", func(v []byte) string {
+		if id, ok := extract.StringValue(v); !ok || id == "" {
+			return "is " + kindName(v) + ", not a non-empty string"
+		}
+		return ""
+	}},
+	{"status", func(v []byte) string {
+		st, ok := extract.StringValue(v)
+		switch {
+		case !ok:
+			return "is " + kindName(v) + ", not a string"
+		case !mcpTaskStatuses[st]:
+			return quote(st) + " is not an MCP task status"
+		}
+		return ""
+	}},
+	{"createdAt", func(v []byte) string {
+		at, ok := extract.StringValue(v)
+		switch {
+		case !ok:
+			return "is " + kindName(v) + ", not a string"
+		case !isRFC3339(at):
+			return quote(at) + " is not an RFC 3339 date-time"
+		}
+		return ""
+	}},
+	{"ttl", func(v []byte) string {
+		if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
+			return "is " + kindName(v) + ", not a number or null"
+		}
+		return ""
+	}},
+	{"pollInterval", func(v []byte) string {
+		if n, isNum := number(v); !isNum || n < 0 {
+			return "is " + kindName(v) + ", not a non-negative number"
+		}
+		return ""
+	}},
 }
 
 // taskRun is one task's calls: the create, the polls and the result.
@@ -479,19 +515,25 @@ func judgeTASK05(s *evidence.Store, _ Options) Verdict {
 	if task == nil {
 		return t.verdict("the call asking for a ten-year TTL returned no task handle (TASK-01)")
 	}
-	v, ok := task.Get("ttl")
-	n, isNum := number(v)
-	switch {
-	case !ok:
-		t.judged(c, []finding{{"/result/task/ttl", "is absent"}})
-	case kindOf(v) == extract.KindNull:
-		t.judged(c, []finding{{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"}})
-	case !isNum:
-		t.judged(c, []finding{{"/result/task/ttl", "is " + kindName(v) + ", not a number"}})
-	case n >= hugeTTL:
-		t.judged(c, []finding{{"/result/task/ttl", wireText(v) + " honours the requested ten-year TTL instead of clamping it"}})
-	default:
-		t.judged(c, nil)
+	// An absent ttl, or one neither a number nor null, tells nothing of
+	// the clamp: TASK-01's. Each occurrence of a repeated key is judged.
+	var fs []finding
+	seen := false
+	for _, v := range values(task, "ttl") {
+		n, isNum := number(v)
+		switch {
+		case kindOf(v) == extract.KindNull:
+			fs = append(fs, finding{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"})
+		case !isNum:
+			continue
+		case n >= hugeTTL:
+			fs = append(fs, finding{"/result/task/ttl", wireText(v) + " honours the requested ten-year TTL instead of clamping it"})
+		}
+		seen = true
 	}
+	if !seen {
+		return t.verdict("the handle gives no ttl that is a number or null (TASK-01)")
+	}
+	t.judged(c, fs)
 	return t.verdict("")
 }

@@ -118,7 +118,9 @@ func judgeTLS02(s *evidence.Store, _ Options) Verdict {
 			case m == nil:
 				fs = append(fs, finding{"", x.URL + " sends Strict-Transport-Security without a max-age"})
 			default:
-				if n, err := strconv.ParseInt(m[1], 10, 64); err != nil || n < minHSTSMaxAge {
+				// delta-seconds has no bound (RFC 6797 §6.1.1): a value too
+				// long for an int64 is far over a year.
+				if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n < minHSTSMaxAge {
 					fs = append(fs, finding{"", x.URL + " sends HSTS max-age " + m[1] + ", under a year"})
 				}
 			}

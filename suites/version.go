@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,15 +122,19 @@ func judgeVER01(s *evidence.Store, _ Options) Verdict {
 	}
 	base := ptr(r.dataPtr, "adcp")
 	var fs []finding
-	if v, ok := adcp.Get("major_versions"); !ok {
+	majors := values(adcp, "major_versions")
+	if len(majors) == 0 {
 		fs = append(fs, finding{base + "/major_versions", "is absent"})
-	} else if f := listOf(v, func(it json.RawMessage) bool {
-		n, ok := number(it)
-		return ok && n == float64(int64(n)) && n >= 1
-	}); f != "" {
-		fs = append(fs, finding{base + "/major_versions", f + " (want positive integers)"})
 	}
-	if v, ok := adcp.Get("supported_versions"); ok {
+	for _, v := range majors {
+		if f := listOf(v, func(it json.RawMessage) bool {
+			n, ok := number(it)
+			return ok && !math.IsInf(n, 0) && n == math.Trunc(n) && n >= 1
+		}); f != "" {
+			fs = append(fs, finding{base + "/major_versions", f + " (want positive integers)"})
+		}
+	}
+	for _, v := range values(adcp, "supported_versions") {
 		if f := listOf(v, isRelease); f != "" {
 			fs = append(fs, finding{base + "/supported_versions", f + " (want release-precision strings)"})
 		}

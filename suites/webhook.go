@@ -276,6 +276,11 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 			continue
 		}
 		first := event(xs[0].RequestBody)
+		if !first.keyed {
+			// No key to reuse: HOOK-01's defect, and nothing to compare.
+			none = "the delivery answered 503 carries no idempotency_key string (HOOK-01), so its retry's key cannot be compared"
+			continue
+		}
 		retry := -1
 		for i := 1; i < len(xs); i++ {
 			if e := event(xs[i].RequestBody); e.status == first.status && e.taskID == first.taskID {
@@ -290,7 +295,7 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 		var fs []finding
 		r := event(xs[retry].RequestBody)
 		switch {
-		case r.key != first.key:
+		case !r.keyed || r.key != first.key:
 			fs = append(fs, finding{"/idempotency_key", fmt.Sprintf("the retry (delivery %d) carries idempotency_key %s, the delivery answered 503 carried %s",
 				retry+1, quote(r.key), quote(first.key))})
 		case r.canonical != first.canonical:
@@ -303,6 +308,9 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 
 type hookEvent struct {
 	key, status, taskID, canonical string
+	// keyed is set when the body's idempotency_key is a string (each
+	// occurrence of a repeated key the same one).
+	keyed bool
 }
 
 // event reads the identity of a delivery (exact-case keys) and its
@@ -310,13 +318,18 @@ type hookEvent struct {
 // count).
 func event(body []byte) hookEvent {
 	b := bodyObject(body)
-	key, _ := str(b, "idempotency_key")
+	key, keyed := "", false
+	for i, v := range values(b, "idempotency_key") {
+		k, ok := extract.StringValue(v)
+		keyed = ok && (i == 0 || (keyed && k == key))
+		key = k
+	}
 	status, _ := str(b, "status")
 	taskID, _ := str(b, "task_id")
 	var v any
 	_ = json.Unmarshal(body, &v)
 	c, _ := json.Marshal(v)
-	return hookEvent{key, status, taskID, string(c)}
+	return hookEvent{key: key, status: status, taskID: taskID, canonical: string(c), keyed: keyed}
 }
 
 func judgeHOOK04(s *evidence.Store, _ Options) Verdict {
