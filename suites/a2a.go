@@ -299,6 +299,10 @@ func judgeA2A05(s *evidence.Store, _ Options) Verdict {
 					fs = append(fs, finding{p, "has " + strconv.Itoa(n) + " of text, raw, url, data; exactly one is allowed"})
 				}
 			})
+			ev.nonObjectParts(func(p, kind string) {
+				seen = true
+				fs = append(fs, finding{p, "is " + kind + ", not a Part with one of text, raw, url, data"})
+			})
 		}
 		return seen, fs
 	})

@@ -219,6 +219,36 @@ func (a *a2aReply) parts(fn func(ptr string, part *extract.Object)) {
 	eachPart(a.task, a.taskPtr, fn)
 }
 
+// nonObjectParts calls fn for every item of a parts array of the view that
+// is no object (parts walks objects only), with its pointer and kind.
+func (a *a2aReply) nonObjectParts(fn func(ptr, kind string)) {
+	if a.task == nil {
+		return
+	}
+	each := func(o *extract.Object, base string) {
+		v, ok := o.Get("parts")
+		if !ok {
+			return
+		}
+		extract.EachElement(v, func(i int, it []byte) bool {
+			if kindOf(it) != extract.KindObject {
+				fn(base+"/parts/"+strconv.Itoa(i), kindName(it))
+			}
+			return true
+		})
+	}
+	for _, art := range objectsAt(a.task, "artifacts", a.taskPtr+"/artifacts") {
+		each(art.obj, art.ptr)
+	}
+	if art := child(a.task, "artifact"); art != nil {
+		each(art, a.taskPtr+"/artifact")
+	}
+	if msg := child(child(a.task, "status"), "message"); msg != nil {
+		each(msg, a.taskPtr+"/status/message")
+	}
+	each(a.task, a.taskPtr)
+}
+
 // eachPart calls fn for every object in o.parts, with its pointer.
 func eachPart(o *extract.Object, base string, fn func(ptr string, part *extract.Object)) {
 	for _, p := range objectsAt(o, "parts", base+"/parts") {

@@ -182,7 +182,11 @@ func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 		names := map[string]bool{}
 		for _, lt := range tools {
 			names[lt.name] = true
-			if card && lt.name == "" {
+			switch {
+			case card && lt.name == "":
+				continue
+			case lt.notObject != "":
+				fs = append(fs, finding{lt.ptr, "is " + lt.notObject + ", not a tool"})
 				continue
 			}
 			if !isTaskOf(opts.Schemas, lt.name) {

@@ -24,6 +24,10 @@ var releasePattern = regexp.MustCompile(`^(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-[a-z
 
 const noSuccess = "no success tool result observed"
 
+// noStatus is ENV-03's skip reason: no success body, and no error body
+// carrying status (optional there).
+const noStatus = "no success body and no error body carrying status observed"
+
 func envChecks() []Check {
 	return []Check{
 		// Rule: ENV-01 · Spec: seeds 000 (Extraction Algorithm); L0/mcp-response-extraction · Since: 0.1.0 ·
@@ -47,6 +51,8 @@ func envChecks() []Check {
 		// submitted, input-required, auth-required: status.message.parts) is judged only when
 		// it carries status: L0/a2a-response-format's own interim example is
 		// {"percentage":45,"current_step":…}, and the A2A state is the task's status.state.
+		// An error body without status is no evidence; each occurrence of a repeated status
+		// is judged.
 		{ID: "ENV-03", Transport: catalogue.MCP, Text: "puts a task-status value in status at the root", Judge: judgeENV03},
 		// Rule: ENV-04 · Spec: L3/task-lifecycle; core/protocol-envelope.json (not.anyOf) · Since: 0.1.0 ·
 		// Description: task_status and response_status MUST NOT appear at the root.
@@ -132,7 +138,7 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeENV03(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ENV-03", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
+	return eachReply("ENV-03", toolCalls(s), nil, noStatus, func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
 			vs := values(rt.obj, "status")
 			if len(vs) == 0 && required {
@@ -154,7 +160,9 @@ func judgeENV03(s *evidence.Store, _ Options) Verdict {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
-			if rt, ok := r.errorRoot(); ok {
+			// An error body without status shows nothing of it (it is
+			// optional there): only one carrying status is evidence.
+			if rt, ok := r.errorRoot(); ok && len(values(rt.obj, "status")) > 0 {
 				return true, check(rt, false)
 			}
 		}

@@ -121,7 +121,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			},
 			good: []string{`"completed"`, `"completed","status":"completed"`},
 			more: map[string]Outcome{`"completed","status":7`: Fail, `"bogus","status":"completed"`: Fail, `"\ud800"`: Fail},
-			bare: func(catalogue.Transport) []evidence.Call { return nil }, none: "no tool result observed"},
+			bare: func(catalogue.Transport) []evidence.Call { return nil }, none: noStatus},
 		// core/protocol-envelope.json: timestamp a date-time string, replayed
 		// a boolean, when present; a body without either shows neither.
 		{rule: "ENV-06", on: sweepBoth, field: "timestamp", at: sweepOK("timestamp"),

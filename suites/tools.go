@@ -277,7 +277,9 @@ func identByte(b byte) bool {
 type listedTool struct {
 	name string
 	ptr  string
-	obj  *extract.Object
+	obj  *extract.Object // nil for an item that is no object
+	// notObject names the JSON kind of an item that is no object.
+	notObject string
 }
 
 // toolsList returns the recorded tool listing and its tools: the tools/list
@@ -322,12 +324,16 @@ func listOfObjects(o *extract.Object, key, base, nameKey string) ([]listedTool, 
 	}
 	var out []listedTool
 	for i, it := range items {
+		p := base + "/" + strconv.Itoa(i)
 		item, err := extract.ParseObject(it)
 		if err != nil {
+			// An item that is no object is no tool (CAP-02 fails it; over
+			// A2A a skill that is no object is A2A-09's).
+			out = append(out, listedTool{ptr: p, notObject: kindName(it)})
 			continue
 		}
 		name, _ := str(item, nameKey)
-		out = append(out, listedTool{name: name, ptr: base + "/" + strconv.Itoa(i), obj: item})
+		out = append(out, listedTool{name: name, ptr: p, obj: item})
 	}
 	return out, true
 }

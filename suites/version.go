@@ -78,7 +78,11 @@ func pinnedEcho(r *reply, pin string, supported []string) (bool, []finding) {
 	got, ok := str(r.data, "adcp_version")
 	switch {
 	case !ok:
-		return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
+		what := "is absent from a pinned reply"
+		if v, present := r.data.Get("adcp_version"); present {
+			what = "is " + kindName(v) + ", not the release string, in a pinned reply"
+		}
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), what}}
 	case want == "":
 		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
 			", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}

@@ -251,6 +251,14 @@ func judgeHOOK02(s *evidence.Store, _ Options) Verdict {
 			none = "no webhook arrived to verify: " + noDelivery(h)
 			continue
 		}
+		if n, v := len(h.deliveries.Exchanges), len(h.note.Deliveries); v < n {
+			// A delivery without the receiver's verdict was never verified:
+			// a pass would claim a signature nobody checked.
+			c := h.deliveries
+			c.HarnessError = fmt.Sprintf("the receiver recorded %d deliveries but a signature verdict for %d", n, v)
+			t.errored = append(t.errored, c)
+			continue
+		}
 		var fs []finding
 		for i, d := range h.note.Deliveries {
 			if d.SignatureError != "" {

@@ -189,6 +189,12 @@ func TestHOOK02Table(t *testing.T) {
 			{name: "a bad RFC 9421 signature fails", calls: h.productsAsync(`{"status":"submitted"}`, signed("webhook_signature_invalid: the signature does not verify")),
 				want: Fail, msg: "rfc9421"},
 			{name: "no webhook to verify skips", calls: h.buyAsync(submittedBuy), want: Skip, msg: "no webhook arrived to verify"},
+			// No verdict is no evidence: never a pass.
+			{name: "a delivery without the receiver's verdict is a harness error", calls: func() []evidence.Call {
+				cs := h.buyAsync(submittedBuy, signed(""), signed(""))
+				cs[1].Body = []byte(`{"operation_id":"op-buy","wait_ms":300,"deliveries":[{"status":200}]}`)
+				return cs
+			}(), want: HarnessError, msg: "a signature verdict for 1"},
 			{name: "a terminal first response skips", calls: h.buyAsync(completedBuy), want: Skip, msg: "at once"},
 			{name: "mutations not allowed skips", calls: []evidence.Call{h.notAllowed(evidence.PurposeHookAsync, "hook/media_buy/async/hmac-sha256")}, want: Skip, msg: "--allow-mutations"},
 			{name: "a harness error is the harness's", calls: []evidence.Call{h.harness(evidence.PurposeHookAsync, "hook/async/hmac-sha256")}, want: HarnessError},
