@@ -92,7 +92,7 @@ func judgeAUTH02(s *evidence.Store, _ Options) Verdict {
 		rf := refusalOf(c)
 		r := parseReply(c)
 		switch {
-		case c.Kind == evidence.KindToolCall && r.success() && !r.errorSignal():
+		case c.Kind == evidence.KindToolCall && r.success() && r.data != nil && !r.errorSignal():
 			t.judged(c, nil)
 		case rf.status >= 400:
 			t.judged(c, []finding{{"", callName(c) + " without credentials is refused with HTTP " + itoa(rf.status)}})

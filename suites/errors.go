@@ -331,7 +331,10 @@ func sentenceBreak(s string) int {
 
 func judgeERR05(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ERR-05", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
-		if !r.success() {
+		// A success with no body a client reads (an empty result, an A2A
+		// task without a DataPart) has nowhere to carry adcp_error: no
+		// evidence.
+		if !r.success() || (len(r.roots()) == 0 && len(r.candidates()) == 0) {
 			return false, nil
 		}
 		what := "appears on a result not flagged isError: true"

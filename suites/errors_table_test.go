@@ -319,6 +319,9 @@ func TestERR05Table(t *testing.T) {
 			want: Pass},
 		{name: "an error result is not judged", calls: []evidence.Call{eoMCPError("mcp/get_products/error_version", eoVersion, "", pVersion)},
 			want: Skip, msg: noSuccess},
+		// An empty result has nowhere to carry adcp_error: no evidence.
+		{name: "an empty success result is not judged", calls: []evidence.Call{mcpResult("mcp/get_products/valid", "get_products", `{"content":[]}`)},
+			want: Skip, msg: noSuccess},
 		// vector mcp-structured-content-no-iserror.
 		{name: "an error-only structuredContent without isError fails", calls: []evidence.Call{
 			mcpResult("mcp/get_products/valid", "get_products", `{"content":[{"type":"text","text":"Some result."}],"structuredContent":{"adcp_error":`+eoRateLimited+`}}`)},

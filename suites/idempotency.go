@@ -107,7 +107,7 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 	return eachReply("IDEM-05", toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)), nil,
 		"no read call with an idempotency_key was answered", func(r *reply) (bool, []finding) {
 			if !r.isError && r.rpcErr == nil {
-				return r.result != nil, nil
+				return r.data != nil, nil // accepted: a body a client extracts
 			}
 			if namesField(r, "idempotency_key") {
 				where, _ := rejection(r)

@@ -1,10 +1,12 @@
 package suites
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -556,4 +558,87 @@ func TestTLS02AgainstMaxAgeValues(t *testing.T) {
 		{name: "a word is no max-age", calls: hsts("max-age=forever"), want: Fail, msg: "without a max-age"},
 		{name: "no HTTPS response skips", want: Skip, msg: "no HTTPS response"},
 	})
+}
+
+// TestNoJudgePassesOnNoEvidence: every judge, given no calls, skips with a
+// reason; given calls whose every reply is unreadable (bytes that are no
+// JSON, or JSON of no shape the rule reads), none passes.
+func TestNoJudgePassesOnNoEvidence(t *testing.T) {
+	both := Options{Transports: []catalogue.Transport{catalogue.MCP, catalogue.A2A}}
+	for _, v := range Judge(evidence.NewStore(tableTarget), both) {
+		if v.Outcome != Skip || v.Message == "" {
+			t.Errorf("%s %s on no calls: %s %q, want a skip with its reason", v.Rule, v.Transport, v.Outcome, v.Message)
+		}
+	}
+	for _, reply := range []string{`not json`, `{"jsonrpc":"2.0","id":1,"result":"x"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, `[]`, `null`} {
+		s := evidence.NewStore(tableTarget)
+		for _, c := range unreadableCalls(reply) {
+			s.Add(c)
+		}
+		for _, v := range Judge(s, both) {
+			// TASK-04's policy reads a second session's tasks/get result
+			// without taskId and status as a refusal in another form: an
+			// empty result reveals nothing of the task, which is the rule.
+			if v.Outcome == Pass && !(v.Rule == "TASK-04" && reply == `{"jsonrpc":"2.0","id":1,"result":{}}`) {
+				t.Errorf("%s %s passes on replies %s: examined %v", v.Rule, v.Transport, reply, v.Examined)
+			}
+		}
+	}
+}
+
+// unreadableCalls records a call of every kind and purpose the judges read,
+// on both transports, each answered HTTP 200 with reply.
+func unreadableCalls(reply string) []evidence.Call {
+	var out []evidence.Call
+	msg := json.RawMessage(reply)
+	var result, rpcErr json.RawMessage
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) == nil {
+		result, rpcErr = m["result"], m["error"]
+	} else {
+		msg = nil
+	}
+	add := func(id string, kind evidence.Kind, ps ...evidence.Purpose) {
+		for _, tr := range []evidence.Transport{evidence.MCP, evidence.A2A} {
+			url := tableTarget.MCP
+			if tr == evidence.A2A {
+				url = tableTarget.A2A
+			}
+			out = append(out, evidence.Call{ProbeID: string(tr) + "/" + id, Transport: tr, Kind: kind, Tool: "get_products", Purposes: ps,
+				Context: json.RawMessage(`{"c":1}`), Message: msg, Result: result, RPCError: rpcErr, Body: json.RawMessage(reply), HTTPStatus: 200,
+				Credential: "configured", URL: url,
+				Exchanges: []wire.Exchange{{Method: "POST", URL: url, Status: 200, ResponseBody: []byte(reply), Complete: true}}})
+		}
+	}
+	add("initialize", evidence.KindInitialize)
+	add("tools/list", evidence.KindToolsList)
+	add("card", evidence.KindHTTPGet, evidence.PurposeDiscovery)
+	add("card/mcp.json", evidence.KindHTTPGet, evidence.PurposeDiscovery)
+	add(capabilitiesProbe, evidence.KindToolCall, evidence.PurposeValid, evidence.PurposeNoContext)
+	add("ver/capabilities", evidence.KindToolCall, evidence.PurposeDiscovery)
+	add("ver/pin/3.1", evidence.KindToolCall, evidence.PurposeVersionPin)
+	add("get_products/valid", evidence.KindToolCall, evidence.PurposeValid)
+	add("get_products/context", evidence.KindToolCall, evidence.PurposeContext)
+	add("get_products/envelope_fields", evidence.KindToolCall, evidence.PurposeEnvelopeFields)
+	add("get_products/error_version", evidence.KindToolCall, evidence.PurposeErrorVersion, evidence.PurposeContext)
+	add("get_products/error_major_version", evidence.KindToolCall, evidence.PurposeErrorMajorVersion)
+	add("get_products/error_wrong_type", evidence.KindToolCall, evidence.PurposeErrorWrongType)
+	add("get_task_status/error_unknown_task", evidence.KindToolCall, evidence.PurposeErrorUnknownTask)
+	add("get_products/stream", evidence.KindToolCall, evidence.PurposeStream)
+	add("rate_burst/1", evidence.KindToolCall, evidence.PurposeRateBurst)
+	add("auth/no_credential", evidence.KindToolCall, evidence.PurposeAuthNone)
+	add("auth/no_credential/capabilities", evidence.KindToolCall, evidence.PurposeAuthCapabilities)
+	add("auth/random_credential", evidence.KindToolCall, evidence.PurposeAuthRandom)
+	add("idem/missing_key", evidence.KindToolCall, evidence.PurposeIdemMissingKey)
+	add("idem/first", evidence.KindToolCall, evidence.PurposeIdemFirst)
+	add("idem/replay", evidence.KindToolCall, evidence.PurposeIdemReplay)
+	add("idem/conflict", evidence.KindToolCall, evidence.PurposeIdemConflict)
+	add("task/get_products/create", evidence.KindTask)
+	add("task/get_products/get/01", evidence.KindTask)
+	add("task/get_products/result", evidence.KindToolCall)
+	add("task/isolation/get", evidence.KindTask)
+	add("task/ttl/create", evidence.KindTask, evidence.PurposeTaskTTL)
+	add("hook/async/hmac-sha256", evidence.KindToolCall, evidence.PurposeHookAsync)
+	add("hook/async/hmac-sha256/deliveries", evidence.KindWebhook, evidence.PurposeHookAsync)
+	return out
 }

@@ -440,8 +440,10 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 			} else {
 				t.judged(c, nil)
 			}
+		case c.RPCError != nil || (c.Message == nil && c.HTTPStatus >= 400):
+			t.judged(c, nil) // refused: a JSON-RPC error, or an HTTP error without one
 		case c.Result == nil:
-			t.judged(c, nil) // refused: an error or no JSON-RPC reply
+			continue // no readable reply (ENV-10's): nothing shows a leak or a refusal
 		case name == "list":
 			if i := listedAt(c.Result, id); i >= 0 {
 				t.judged(c, []finding{{"/result/tasks/" + itoa(i), "tasks/list of a second session shows the first session's task " + quote(id)}})

@@ -216,6 +216,12 @@ func TestTASK04Table(t *testing.T) {
 	runJudgeTable(t, "TASK-04", catalogue.MCP, []judgeCase{
 		{name: "every request of a second session refused passes", calls: refused(), want: Pass},
 		{name: "a refusal without a JSON-RPC reply passes", calls: with(1, noReply), want: Pass},
+		// A 200 no client can read shows neither a refusal nor a leak (ENV-10's): no evidence.
+		{name: "an unreadable 200 alone skips", calls: []evidence.Call{tkCreate(tcCreate, goodHandle), func() evidence.Call {
+			c := iso("get", "", "")
+			c.Message, c.Result, c.HTTPStatus = nil, nil, 200
+			return c
+		}()}, want: Skip, msg: "session-isolation probes were not made"},
 		{name: "a list of the second session's own tasks passes", calls: with(4, iso("list", `{"tasks":[{"taskId":"t9","status":"working"}]}`, "")), want: Pass},
 		{name: "an isError tasks/result (not the succeeded task's result) is a refusal", calls: with(2, iso("result",
 			`{"content":[{"type":"text","text":"Task not found"}],"isError":true}`, "")), want: Pass},

@@ -83,6 +83,10 @@ func envelopeTolerance(s *evidence.Store, c evidence.Call, advertised []string) 
 	default:
 		r = parseReply(c)
 		if r.result != nil && !r.errorSignal() {
+			if r.data == nil {
+				// Neither a refusal nor a body a client extracts (ENV-01's).
+				return nil, "answered with no AdCP body: the reply shows neither acceptance nor refusal"
+			}
 			return nil, "" // answered: the fields were accepted
 		}
 		where, how = rejection(r)
