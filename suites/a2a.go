@@ -47,11 +47,12 @@ func a2aChecks() []Check {
 		{ID: "A2A-03", Transport: on, Text: "never wraps a DataPart's data in a response key", Judge: judgeA2A03},
 		// Rule: A2A-04 · Spec: seeds 004 (Wire-Format Compatibility) · Since: 0.1.0 ·
 		// Description: status.state MUST be a known token of the advertised A2A version:
-		// lowercase for 0.3, TASK_STATE_* for 1.0, never a mix.
+		// lowercase for 0.3, TASK_STATE_* for 1.0, never a mix; each occurrence of a repeated
+		// state key.
 		{ID: "A2A-04", Transport: on, Text: "uses the task states of its advertised A2A version", Judge: judgeA2A04},
 		// Rule: A2A-05 · Spec: seeds 004 · Since: 0.1.0 ·
 		// Description: (A2A 1.0) every Part MUST be a strict oneof: exactly one of text,
-		// raw, url, data.
+		// raw, url, data; a parts item that is no object (null, a bare string) is no Part.
 		{ID: "A2A-05", Transport: on, Text: "sends every A2A 1.0 part as a strict oneof", Judge: judgeA2A05},
 		// Rule: A2A-06 · Spec: L0/a2a-profile-extension (Response mapping); §4.35 · Since: 0.1.0 ·
 		// Description: (A2A 1.0, profile v3) a non-streaming SendMessage response MUST be
@@ -59,7 +60,8 @@ func a2aChecks() []Check {
 		{ID: "A2A-06", Transport: on, Text: "answers SendMessage with the task branch", Judge: judgeA2A06},
 		// Rule: A2A-07 · Spec: L0/a2a-profile-extension (Submitted AdCP work); §4.37 · Since: 0.1.0 ·
 		// Description: AdCP submitted work MUST be a completed A2A task whose DataPart carries
-		// status "submitted" and task_id, never duplicated in artifact metadata.
+		// status "submitted" and task_id (a non-empty string, each occurrence), never
+		// duplicated in artifact metadata.
 		{ID: "A2A-07", Transport: on, Text: "returns submitted AdCP work in a completed A2A task", Judge: judgeA2A07},
 		// Rule: A2A-08 · Spec: seeds 004 (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
 		// Description: interim states MUST carry their data in status.message.parts[].

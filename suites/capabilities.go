@@ -38,7 +38,7 @@ func capChecks() []Check {
 	return []Check{
 		// Rule: CAP-01 · Spec: protocol/get-adcp-capabilities-response.json; §4.77 · Since: 0.1.0 ·
 		// Description: get_adcp_capabilities MUST exist and its response MUST have adcp (an
-		// object) and supported_protocols (an array).
+		// object) and supported_protocols (an array), each occurrence of a repeated key.
 		// Policy: one defect, one rule. Over MCP a tools/list without the tool fails (it
 		// cannot be called); over A2A a card without the skill is A2A-09's, and as the plan
 		// invokes only listed skills, CAP-01 then skips.
@@ -49,12 +49,13 @@ func capChecks() []Check {
 		// Policy: the task names are the release's own list (tasknames.go: manifest.json's
 		// tools, required-tasks.mdx, the 3.2 lifecycle's tasks) and the tasks of the run's
 		// loaded schema set, never a hand-kept subset. A missing required tool is reported at
-		// the list's pointer.
+		// the list's pointer; a tools/list item that is no object is no tool and fails.
 		{ID: "CAP-02", Transport: catalogue.MCP, Text: "names its tools after AdCP tasks and exposes the required sales tools", Judge: judgeCAP02},
 		// Rule: CAP-03 · Spec: seeds 001 (taskSupport table) · Since: 0.1.0 ·
 		// Description: when the server declares the MCP tasks capability, each tool's
 		// execution.taskSupport MUST fit seed 001's table: "optional" for the listed
-		// long-running tools, absent or "forbidden" for the instant ones.
+		// long-running tools, absent or "forbidden" for the instant ones; a value that is no
+		// string (null included) fits neither, and each occurrence of a repeated key is judged.
 		{ID: "CAP-03", Transport: catalogue.MCP, Text: "declares taskSupport as the AdCP table says", Judge: judgeCAP03},
 		// Rule: CAP-04 · Spec: §4.79 · Since: 0.1.0 ·
 		// Description: comply_test_controller MUST NOT be exposed unless the run targets a

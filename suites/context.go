@@ -10,7 +10,8 @@ func ctxChecks() []Check {
 	return []Check{
 		// Rule: CTX-01 · Spec: seeds 001; L2/context-sessions · Since: 0.1.0 ·
 		// Description: the request's context object MUST be echoed unchanged (JSON-equal: no
-		// added, removed or retyped keys) at the root of a success response.
+		// added, removed or retyped keys) at the root of a success response. Each occurrence
+		// of a repeated context key must be the echo.
 		{ID: "CTX-01", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on success", Judge: judgeCTX01},
 		// Rule: CTX-02 · Spec: §4.43; L2/context-sessions · Since: 0.1.0 ·
 		// Description: the same echo MUST happen on an error response.

@@ -79,14 +79,16 @@ func envChecks() []Check {
 		// Rule: ENV-08 · Spec: reference/versioning; §4.46 · Since: 0.1.0 ·
 		// Description: adcp_version SHOULD be echoed at the root of every response, in release
 		// precision.
-		// Policy: the pattern is core/version-envelope.json's (the normative one); error
+		// Policy: each occurrence of a repeated key is judged. The pattern is
+		// core/version-envelope.json's (the normative one); error
 		// results are judged only when they carry adcp_version, since seed 002's canonical
 		// error result has none; A2A interim progress data likewise (see ENV-03).
 		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
 		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
 		// Description: the tool result MUST be a valid CallToolResult: content an array of
 		// items of a known type (a text item's text a string), isError a JSON boolean when
-		// present, structuredContent an object when present. Judged on the raw bytes.
+		// present, structuredContent an object when present (null is none of them). Judged
+		// on the raw bytes, each occurrence of a repeated member.
 		{ID: "ENV-09", Transport: catalogue.MCP, Text: "returns a valid CallToolResult", Judge: judgeENV09},
 		// Rule: ENV-10 · Spec: RFC 8259 §2, §8.1; JSON-RPC 2.0 §5; MCP basic/transports (Streamable
 		// HTTP) · Since: 0.2.0 ·

@@ -24,7 +24,8 @@ func errChecks() []Check {
 	return []Check{
 		// Rule: ERR-01 · Spec: seeds 002 (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
 		// Description: an application error MUST come back as a tool result with isError: true,
-		// not as a success result and not as a JSON-RPC error.
+		// not as a success result and not as a JSON-RPC error. isError is the JSON true on each
+		// occurrence of a repeated key.
 		// Policy: judged on the error probes and on every reply that carries an error in a
 		// form a client reads as one. A probe whose error the spec makes mandatory (adcp_version
 		// "99.0" or adcp_major_version 99 → VERSION_UNSUPPORTED; an unknown id on the
@@ -61,7 +62,8 @@ func errChecks() []Check {
 		{ID: "ERR-04", Transport: catalogue.MCP, Text: "keeps human prose on an error result to one terse second item", Judge: judgeERR04},
 		// Rule: ERR-05 · Spec: seeds 000, 002 (Client Library Requirements #4); §4.10 · Since: 0.1.0 ·
 		// Description: adcp_error MUST NOT appear in a result whose isError is absent or false.
-		// Policy: a falsy adcp_error (null) is not an error signal and is not failed.
+		// Policy: a falsy adcp_error (null) is not an error signal and is not failed. A success
+		// with no body a client reads (an empty result) has nowhere to carry one: not judged.
 		{ID: "ERR-05", Transport: catalogue.MCP, Text: "never puts adcp_error in a result not flagged isError", Judge: judgeERR05},
 		// Rule: ERR-06 · Spec: seeds 002 (Reserved JSON-RPC Codes); §4.11 · Since: 0.1.0 ·
 		// Description: a JSON-RPC error carrying data.adcp_error MUST use a reserved code
@@ -69,7 +71,8 @@ func errChecks() []Check {
 		// the tool-level path.
 		// Policy: the transport-errors page lets implementations collapse the three reserved
 		// codes into one to avoid fingerprinting, so any reserved code may carry any of
-		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE.
+		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE. A
+		// code is an integer by value (-32029.0 is -32029, as JSON Schema and JavaScript read it).
 		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
 		// Rule: ERR-07 · Spec: seeds 002 (A2A Binding); §4.17 · Since: 0.1.0 ·
 		// Description: a fatal failure MUST be a task in state failed (or rejected) whose

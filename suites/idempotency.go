@@ -23,7 +23,8 @@ func idemChecks() []Check {
 		// Rule: IDEM-01 · Spec: §4.49 · Since: 0.1.0 ·
 		// Description: capabilities MUST declare adcp.idempotency; with supported: true,
 		// replay_ttl_seconds MUST be an integer from 3600 to 604800. A capabilities success
-		// without an adcp object fails: the declaration is absent.
+		// without an adcp object fails: the declaration is absent. Each occurrence of a
+		// repeated key is judged (any supported true asks for the window).
 		{ID: "IDEM-01", Transport: catalogue.MCP, Text: "declares its idempotency replay window in capabilities", Judge: judgeIDEM01},
 		// Rule: IDEM-02 · Spec: §4.50 · Since: 0.1.0 ·
 		// Description: a mutating request without idempotency_key MUST get INVALID_REQUEST
@@ -53,7 +54,8 @@ func idemChecks() []Check {
 		// Rule: IDEM-05 · Spec: §4.57 · Since: 0.1.0 ·
 		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
 		// probes that carry every envelope field, idempotency_key among them: a rejection
-		// naming idempotency_key fails; a rejection naming another field is TOL-01's.
+		// naming idempotency_key fails; a rejection naming another field is TOL-01's; a
+		// reply with no AdCP body a client extracts shows no acceptance and is not judged.
 		{ID: "IDEM-05", Transport: catalogue.MCP, Text: "accepts an idempotency_key on read tools", Judge: judgeIDEM05},
 	}
 }

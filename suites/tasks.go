@@ -39,7 +39,8 @@ func taskChecks() []Check {
 		// tools/call (params.task {ttl}) to get_products (taskSupport "optional") MUST return a
 		// task handle, result.task with taskId (a non-empty string), status (an MCP task
 		// status), createdAt (an RFC 3339 date-time), ttl (a number, or null for unlimited)
-		// and pollInterval (a number), instead of the tool result.
+		// and pollInterval (a number), instead of the tool result. Each occurrence of a
+		// repeated member is judged.
 		{ID: "TASK-01", Transport: catalogue.MCP, Text: "answers a task-augmented call with a task handle", Judge: judgeTASK01},
 		// Rule: TASK-02 · Spec: seeds 001 (Async Operations via MCP Tasks) · Since: 0.1.0 ·
 		// Description: tasks/get MUST answer the owner's task (same taskId, an MCP status) and
@@ -70,6 +71,8 @@ func taskChecks() []Check {
 		// Policy: a result that reveals nothing of the task is a refusal in another
 		// form, not a leak: a tasks/get or tasks/cancel result without taskId and
 		// status, a tasks/result isError result (the probed task succeeded).
+		// A 2xx reply no client can read (ENV-10's) shows neither a refusal nor a leak and is
+		// not judged.
 		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
 		// for that reason, so it is caught only when it answers with a task.
 		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},

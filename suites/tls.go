@@ -30,7 +30,8 @@ func tlsChecks() []Check {
 		// Rule: TLS-02 · Spec: §4.76 · Since: 0.1.0 ·
 		// Description: HTTPS responses SHOULD carry Strict-Transport-Security with max-age of
 		// at least 31536000 seconds (RFC 6797: the first header counts, directive
-		// names are case-insensitive, the value may be quoted). Judged on every
+		// names are case-insensitive, the value may be quoted; delta-seconds is unbounded, so a
+		// value too long for an integer is over a year). Judged on every
 		// response of the agent's endpoints and of plain GETs on a target's host;
 		// a GET elsewhere (a jwks_uri on a key host the seller does not run) is
 		// not the agent's endpoint and is not judged.

@@ -36,7 +36,8 @@ func tolChecks() []Check {
 		// callbacks; in an AdCP error, a JSON-RPC error or WWW-Authenticate: Signature
 		// error="request_signature_required" on a 401).
 		// The probe pins a release the seller advertises; VERSION_UNSUPPORTED for a pin it
-		// does not advertise is left unjudged.
+		// does not advertise is left unjudged, as is a reply with no AdCP body a client
+		// extracts (neither acceptance nor refusal).
 		{ID: "TOL-01", Transport: catalogue.MCP, Text: "accepts the envelope fields on every tool", Judge: judgeTOL01},
 		// Rule: TOL-02 · Spec: §4.60–4.61 · Since: 0.1.0 ·
 		// Description: a tool's inputSchema SHOULD NOT declare additionalProperties: false

@@ -18,7 +18,7 @@ func verChecks() []Check {
 		// Description: capabilities MUST declare adcp.major_versions (a non-empty list of
 		// integers); adcp.supported_versions, when present, MUST be a non-empty list of
 		// release-precision strings. A capabilities success without an adcp object fails:
-		// the declaration is absent.
+		// the declaration is absent. Each occurrence of a repeated key is judged.
 		{ID: "VER-01", Transport: catalogue.MCP, Text: "declares its major and supported versions in capabilities", Judge: judgeVER01},
 		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json;
 		// protocol/get_adcp_capabilities.mdx (Version negotiation) · Since: 0.1.0 ·

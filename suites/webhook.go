@@ -45,14 +45,16 @@ func hookChecks() []Check {
 		// with a key of the seller's JWKS — never both ways. The receiver verifies each
 		// delivery as it arrives (webhook.VerifyHMAC, webhook.VerifyRFC9421, held to
 		// webhook-hmac-sha256.json and compliance/webhook-signing). Judged on the
-		// deliveries of every registration HOOK-01 judges.
+		// deliveries of every registration HOOK-01 judges. A delivery the receiver recorded no
+		// verdict for is a harness error: a pass would claim a check nobody made.
 		{ID: "HOOK-02", Transport: catalogue.MCP, Text: "signs webhooks with the scheme the registration asked for", Judge: judgeHOOK02},
 		// Rule: HOOK-03 · Spec: webhooks.mdx (Dedup by idempotency_key); security.mdx
 		// §4.65 · Since: 0.1.0 · Description: a retry of one delivery MUST reuse its
 		// idempotency_key with a JCS-equivalent body. The receiver answers each
 		// operation's first delivery 503; the next delivery of the same event (same
 		// status and task) must carry the same key and payload. No retry within the wait
-		// is a skip, not a pass.
+		// is a skip, not a pass; so is a first delivery without an idempotency_key string
+		// (HOOK-01's: there is no key to reuse), and a retry whose key is no string fails.
 		{ID: "HOOK-03", Transport: catalogue.MCP, Text: "retries a delivery with the same idempotency_key", Judge: judgeHOOK03},
 		// Rule: HOOK-04 · Spec: seeds 001 (Webhook Trigger Rules) · Since: 0.1.0 ·
 		// Description: no webhook MUST be sent for a call whose first response was already
