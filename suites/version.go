@@ -203,12 +203,17 @@ func versionUnsupported(r *reply, what string) []finding {
 		if code != "VERSION_UNSUPPORTED" {
 			continue
 		}
-		v, ok := child(c.obj, "details").Get("supported_versions")
-		if !ok {
+		if d, ok := c.obj.Get("details"); ok && kindOf(d) != extract.KindObject {
+			return []finding{{c.ptr + "/details", "is " + kindName(d) + ", not an object: supported_versions is absent"}}
+		}
+		vs := values(child(c.obj, "details"), "supported_versions")
+		if len(vs) == 0 {
 			return []finding{{c.ptr + "/details/supported_versions", "is absent"}}
 		}
-		if f := listOf(v, isRelease); f != "" {
-			return []finding{{c.ptr + "/details/supported_versions", f}}
+		for _, v := range vs { // each occurrence of a repeated key
+			if f := listOf(v, isRelease); f != "" {
+				return []finding{{c.ptr + "/details/supported_versions", f}}
+			}
 		}
 		return nil
 	}
