@@ -54,8 +54,8 @@ func idemChecks() []Check {
 		// Rule: IDEM-05 · Spec: §4.57 · Since: 0.1.0 ·
 		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
 		// probes that carry every envelope field, idempotency_key among them: a rejection
-		// naming idempotency_key fails; a rejection naming another field is TOL-01's; a
-		// reply with no AdCP body a client extracts shows no acceptance and is not judged.
+		// naming idempotency_key fails; a rejection naming another field is TOL-01's; a tool
+		// result that is no error is acceptance, whatever its body (ENV-01's).
 		{ID: "IDEM-05", Transport: catalogue.MCP, Text: "accepts an idempotency_key on read tools", Judge: judgeIDEM05},
 	}
 }
@@ -109,7 +109,7 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 	return eachReply("IDEM-05", toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)), nil,
 		"no read call with an idempotency_key was answered", func(r *reply) (bool, []finding) {
 			if !r.isError && r.rpcErr == nil {
-				return r.data != nil, nil // accepted: a body a client extracts
+				return r.result != nil, nil // answered, not refused: accepted
 			}
 			if namesField(r, "idempotency_key") {
 				where, _ := rejection(r)

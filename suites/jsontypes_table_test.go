@@ -576,15 +576,20 @@ func TestNoJudgePassesOnNoEvidence(t *testing.T) {
 			s.Add(c)
 		}
 		for _, v := range Judge(s, both) {
-			// TASK-04's policy reads a second session's tasks/get result
-			// without taskId and status as a refusal in another form: an
-			// empty result reveals nothing of the task, which is the rule.
-			if v.Outcome == Pass && !(v.Rule == "TASK-04" && reply == `{"jsonrpc":"2.0","id":1,"result":{}}`) {
+			// An empty JSON-RPC result is readable evidence for the rules
+			// on refusals: it is no refusal (TOL-01, IDEM-05, AUTH-02: an
+			// answer; its body is ENV-01's and CAP-01's), and TASK-04 reads
+			// a second session's result without taskId and status as
+			// revealing nothing of the task, which is its rule.
+			if v.Outcome == Pass && !(refusalRules[v.Rule] && reply == `{"jsonrpc":"2.0","id":1,"result":{}}`) {
 				t.Errorf("%s %s passes on replies %s: examined %v", v.Rule, v.Transport, reply, v.Examined)
 			}
 		}
 	}
 }
+
+// refusalRules are the rules an empty result answers: it is no refusal.
+var refusalRules = map[string]bool{"TOL-01": true, "IDEM-05": true, "AUTH-02": true, "TASK-04": true}
 
 // unreadableCalls records a call of every kind and purpose the judges read,
 // on both transports, each answered HTTP 200 with reply.

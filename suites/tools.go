@@ -36,8 +36,8 @@ func tolChecks() []Check {
 		// callbacks; in an AdCP error, a JSON-RPC error or WWW-Authenticate: Signature
 		// error="request_signature_required" on a 401).
 		// The probe pins a release the seller advertises; VERSION_UNSUPPORTED for a pin it
-		// does not advertise is left unjudged, as is a reply with no AdCP body a client
-		// extracts (neither acceptance nor refusal).
+		// does not advertise is left unjudged. A tool result that is no error is acceptance,
+		// whatever its body (ENV-01's).
 		{ID: "TOL-01", Transport: catalogue.MCP, Text: "accepts the envelope fields on every tool", Judge: judgeTOL01},
 		// Rule: TOL-02 · Spec: §4.60–4.61 · Since: 0.1.0 ·
 		// Description: a tool's inputSchema SHOULD NOT declare additionalProperties: false
@@ -84,11 +84,9 @@ func envelopeTolerance(s *evidence.Store, c evidence.Call, advertised []string) 
 	default:
 		r = parseReply(c)
 		if r.result != nil && !r.errorSignal() {
-			if r.data == nil {
-				// Neither a refusal nor a body a client extracts (ENV-01's).
-				return nil, "answered with no AdCP body: the reply shows neither acceptance nor refusal"
-			}
-			return nil, "" // answered: the fields were accepted
+			// Answered, not refused: the fields were accepted (whether the
+			// body is a good one is ENV-01's and the schema's).
+			return nil, ""
 		}
 		where, how = rejection(r)
 		if code := errorCode(r); strings.EqualFold(code, "request_signature_required") || rpcMentions(r, "request_signature_required") || signatureRequired(c) {
