@@ -142,21 +142,12 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 func judgeENV03(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-03", toolCalls(s), nil, noStatus, func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			vs := values(rt.obj, "status")
-			if len(vs) == 0 && required {
-				return []finding{{ptr(rt.ptr, "status"), "is absent"}}
-			}
-			var fs []finding
-			for _, v := range vs {
-				st, isStr := extract.StringValue(v)
-				switch {
-				case !isStr:
-					fs = append(fs, finding{ptr(rt.ptr, "status"), "is " + kindName(v) + ", not a string"})
-				case !taskStatuses[st]:
-					fs = append(fs, finding{ptr(rt.ptr, "status"), quote(st) + " is not a task status"})
+			return stringMember(rt, "status", required, func(st string) string {
+				if !taskStatuses[st] {
+					return quote(st) + " is not a task status"
 				}
-			}
-			return fs
+				return ""
+			})
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
@@ -170,6 +161,26 @@ func judgeENV03(s *evidence.Store, _ Options) Verdict {
 		}
 		return false, nil
 	})
+}
+
+// stringMember judges the member key of a body: absent (a finding when
+// required), else each occurrence a string about which bad says nothing
+// ("" when it is good).
+func stringMember(rt root, key string, required bool, bad func(string) string) []finding {
+	vs := values(rt.obj, key)
+	if len(vs) == 0 && required {
+		return []finding{{ptr(rt.ptr, key), "is absent"}}
+	}
+	var fs []finding
+	for _, v := range vs {
+		s, isStr := extract.StringValue(v)
+		if !isStr {
+			fs = append(fs, finding{ptr(rt.ptr, key), "is " + kindName(v) + ", not a string"})
+		} else if what := bad(s); what != "" {
+			fs = append(fs, finding{ptr(rt.ptr, key), what})
+		}
+	}
+	return fs
 }
 
 // clientRoots returns the body a client reads from a reply. On MCP:
@@ -284,21 +295,12 @@ func judgeENV07(s *evidence.Store, _ Options) Verdict {
 func judgeENV08(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-08", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			vs := values(rt.obj, "adcp_version")
-			if len(vs) == 0 && required {
-				return []finding{{ptr(rt.ptr, "adcp_version"), "is absent"}}
-			}
-			var fs []finding
-			for _, v := range vs {
-				ver, isStr := extract.StringValue(v)
-				switch {
-				case !isStr:
-					fs = append(fs, finding{ptr(rt.ptr, "adcp_version"), "is " + kindName(v) + ", not a string"})
-				case !releasePattern.MatchString(ver):
-					fs = append(fs, finding{ptr(rt.ptr, "adcp_version"), quote(ver) + " is not release precision"})
+			return stringMember(rt, "adcp_version", required, func(ver string) string {
+				if !releasePattern.MatchString(ver) {
+					return quote(ver) + " is not release precision"
 				}
-			}
-			return fs
+				return ""
+			})
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))

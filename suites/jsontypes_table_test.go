@@ -591,8 +591,8 @@ func TestNoJudgePassesOnNoEvidence(t *testing.T) {
 // refusalRules are the rules an empty result answers: it is no refusal.
 var refusalRules = map[string]bool{"TOL-01": true, "IDEM-05": true, "AUTH-02": true, "TASK-04": true}
 
-// unreadableCalls records a call of every kind and purpose the judges read,
-// on both transports, each answered HTTP 200 with reply.
+// unreadableCalls records the calls of probeShapes on both transports, each
+// answered HTTP 200 with reply.
 func unreadableCalls(reply string) []evidence.Call {
 	var out []evidence.Call
 	msg := json.RawMessage(reply)
@@ -603,47 +603,17 @@ func unreadableCalls(reply string) []evidence.Call {
 	} else {
 		msg = nil
 	}
-	add := func(id string, kind evidence.Kind, ps ...evidence.Purpose) {
+	for _, p := range probeShapes {
 		for _, tr := range []evidence.Transport{evidence.MCP, evidence.A2A} {
 			url := tableTarget.MCP
 			if tr == evidence.A2A {
 				url = tableTarget.A2A
 			}
-			out = append(out, evidence.Call{ProbeID: string(tr) + "/" + id, Transport: tr, Kind: kind, Tool: "get_products", Purposes: ps,
+			out = append(out, evidence.Call{ProbeID: string(tr) + "/" + p.id, Transport: tr, Kind: p.kind, Tool: "get_products", Purposes: p.ps,
 				Context: json.RawMessage(`{"c":1}`), Message: msg, Result: result, RPCError: rpcErr, Body: json.RawMessage(reply), HTTPStatus: 200,
 				Credential: "configured", URL: url,
 				Exchanges: []wire.Exchange{{Method: "POST", URL: url, Status: 200, ResponseBody: []byte(reply), Complete: true}}})
 		}
 	}
-	add("initialize", evidence.KindInitialize)
-	add("tools/list", evidence.KindToolsList)
-	add("card", evidence.KindHTTPGet, evidence.PurposeDiscovery)
-	add("card/mcp.json", evidence.KindHTTPGet, evidence.PurposeDiscovery)
-	add(capabilitiesProbe, evidence.KindToolCall, evidence.PurposeValid, evidence.PurposeNoContext)
-	add("ver/capabilities", evidence.KindToolCall, evidence.PurposeDiscovery)
-	add("ver/pin/3.1", evidence.KindToolCall, evidence.PurposeVersionPin)
-	add("get_products/valid", evidence.KindToolCall, evidence.PurposeValid)
-	add("get_products/context", evidence.KindToolCall, evidence.PurposeContext)
-	add("get_products/envelope_fields", evidence.KindToolCall, evidence.PurposeEnvelopeFields)
-	add("get_products/error_version", evidence.KindToolCall, evidence.PurposeErrorVersion, evidence.PurposeContext)
-	add("get_products/error_major_version", evidence.KindToolCall, evidence.PurposeErrorMajorVersion)
-	add("get_products/error_wrong_type", evidence.KindToolCall, evidence.PurposeErrorWrongType)
-	add("get_task_status/error_unknown_task", evidence.KindToolCall, evidence.PurposeErrorUnknownTask)
-	add("get_products/stream", evidence.KindToolCall, evidence.PurposeStream)
-	add("rate_burst/1", evidence.KindToolCall, evidence.PurposeRateBurst)
-	add("auth/no_credential", evidence.KindToolCall, evidence.PurposeAuthNone)
-	add("auth/no_credential/capabilities", evidence.KindToolCall, evidence.PurposeAuthCapabilities)
-	add("auth/random_credential", evidence.KindToolCall, evidence.PurposeAuthRandom)
-	add("idem/missing_key", evidence.KindToolCall, evidence.PurposeIdemMissingKey)
-	add("idem/first", evidence.KindToolCall, evidence.PurposeIdemFirst)
-	add("idem/replay", evidence.KindToolCall, evidence.PurposeIdemReplay)
-	add("idem/conflict", evidence.KindToolCall, evidence.PurposeIdemConflict)
-	add("task/get_products/create", evidence.KindTask)
-	add("task/get_products/get/01", evidence.KindTask)
-	add("task/get_products/result", evidence.KindToolCall)
-	add("task/isolation/get", evidence.KindTask)
-	add("task/ttl/create", evidence.KindTask, evidence.PurposeTaskTTL)
-	add("hook/async/hmac-sha256", evidence.KindToolCall, evidence.PurposeHookAsync)
-	add("hook/async/hmac-sha256/deliveries", evidence.KindWebhook, evidence.PurposeHookAsync)
 	return out
 }

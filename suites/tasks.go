@@ -154,26 +154,18 @@ var handleMembers = []struct {
 		}
 		return ""
 	}},
-	{"status", func(v []byte) string {
-		st, ok := extract.StringValue(v)
-		switch {
-		case !ok:
-			return "is " + kindName(v) + ", not a string"
-		case !mcpTaskStatuses[st]:
+	{"status", stringCheck(func(st string) string {
+		if !mcpTaskStatuses[st] {
 			return quote(st) + " is not an MCP task status"
 		}
 		return ""
-	}},
-	{"createdAt", func(v []byte) string {
-		at, ok := extract.StringValue(v)
-		switch {
-		case !ok:
-			return "is " + kindName(v) + ", not a string"
-		case !isRFC3339(at):
+	})},
+	{"createdAt", stringCheck(func(at string) string {
+		if !isRFC3339(at) {
 			return quote(at) + " is not an RFC 3339 date-time"
 		}
 		return ""
-	}},
+	})},
 	{"ttl", func(v []byte) string {
 		if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
 			return "is " + kindName(v) + ", not a number or null"
@@ -186,6 +178,18 @@ var handleMembers = []struct {
 		}
 		return ""
 	}},
+}
+
+// stringCheck is a handle member's check: a string about which bad says
+// nothing.
+func stringCheck(bad func(string) string) func(v []byte) string {
+	return func(v []byte) string {
+		s, ok := extract.StringValue(v)
+		if !ok {
+			return "is " + kindName(v) + ", not a string"
+		}
+		return bad(s)
+	}
 }
 
 // taskRun is one task's calls: the create, the polls and the result.
