@@ -47,11 +47,12 @@ func a2aChecks() []Check {
 		{ID: "A2A-03", Transport: on, Text: "never wraps a DataPart's data in a response key", Judge: judgeA2A03},
 		// Rule: A2A-04 · Spec: seeds 004 (Wire-Format Compatibility) · Since: 0.1.0 ·
 		// Description: status.state MUST be a known token of the advertised A2A version:
-		// lowercase for 0.3, TASK_STATE_* for 1.0, never a mix.
+		// lowercase for 0.3, TASK_STATE_* for 1.0, never a mix; each occurrence of a repeated
+		// state key.
 		{ID: "A2A-04", Transport: on, Text: "uses the task states of its advertised A2A version", Judge: judgeA2A04},
 		// Rule: A2A-05 · Spec: seeds 004 · Since: 0.1.0 ·
 		// Description: (A2A 1.0) every Part MUST be a strict oneof: exactly one of text,
-		// raw, url, data.
+		// raw, url, data; a parts item that is no object (null, a bare string) is no Part.
 		{ID: "A2A-05", Transport: on, Text: "sends every A2A 1.0 part as a strict oneof", Judge: judgeA2A05},
 		// Rule: A2A-06 · Spec: L0/a2a-profile-extension (Response mapping); §4.35 · Since: 0.1.0 ·
 		// Description: (A2A 1.0, profile v3) a non-streaming SendMessage response MUST be
@@ -59,7 +60,8 @@ func a2aChecks() []Check {
 		{ID: "A2A-06", Transport: on, Text: "answers SendMessage with the task branch", Judge: judgeA2A06},
 		// Rule: A2A-07 · Spec: L0/a2a-profile-extension (Submitted AdCP work); §4.37 · Since: 0.1.0 ·
 		// Description: AdCP submitted work MUST be a completed A2A task whose DataPart carries
-		// status "submitted" and task_id, never duplicated in artifact metadata.
+		// status "submitted" and task_id (a non-empty string, each occurrence), never
+		// duplicated in artifact metadata.
 		{ID: "A2A-07", Transport: on, Text: "returns submitted AdCP work in a completed A2A task", Judge: judgeA2A07},
 		// Rule: A2A-08 · Spec: seeds 004 (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
 		// Description: interim states MUST carry their data in status.message.parts[].
@@ -143,7 +145,11 @@ func builtTasks(id string, s *evidence.Store, none string, examine func(t *a2aBu
 // .artifacts[0].parts[]"); a failed, rejected or canceled task may carry
 // none (a2a-guide: with "only a free-text fatal message ... it MAY fall
 // back to status.message.parts[]"; seeds 004: canceled tasks "typically"
-// carry none), and where such a task puts an adcp_error is ERR-07's.
+// carry none), and where such a task puts an adcp_error is ERR-07's. A
+// Task's artifacts[] is counted as sent: two entries sharing an artifactId
+// are two artifacts (only a stream's artifact updates merge by id), an
+// entry that is not an object fails, and "artifacts": null is no artifacts
+// (an unset optional member as serializers write it).
 func judgeA2A01(s *evidence.Store, _ Options) Verdict {
 	return builtTasks("A2A-01", s, "no final task observed", func(t *a2aBuild) (bool, []finding) {
 		if !finalStates[t.norm] {
@@ -155,8 +161,8 @@ func judgeA2A01(s *evidence.Store, _ Options) Verdict {
 
 // artifactCount is A2A-01 on one built task.
 func artifactCount(t *a2aBuild) []finding {
-	if t.artsBad != "" {
-		return []finding{{t.artsBad, "is not a list"}}
+	if t.artsBad.ptr != "" {
+		return []finding{t.artsBad}
 	}
 	n := len(t.artifacts)
 	switch {
@@ -266,6 +272,12 @@ func stateFinding(ev *a2aReply, known []string, version string) (finding, bool) 
 	case !slices.Contains(known, ev.state):
 		return finding{sp + "/state", quote(ev.state) + " is not an A2A " + version + " task state"}, true
 	}
+	// Each occurrence of a repeated state is a token of the version.
+	for _, v := range values(child(ev.task, "status"), "state") {
+		if st, ok := extract.StringValue(v); !ok || !slices.Contains(known, st) {
+			return finding{sp + "/state", wireText(v) + " (a repeated state) is not an A2A " + version + " task state"}, true
+		}
+	}
 	return finding{}, false
 }
 
@@ -288,6 +300,10 @@ func judgeA2A05(s *evidence.Store, _ Options) Verdict {
 				if n != 1 {
 					fs = append(fs, finding{p, "has " + strconv.Itoa(n) + " of text, raw, url, data; exactly one is allowed"})
 				}
+			})
+			ev.nonObjectParts(func(p, kind string) {
+				seen = true
+				fs = append(fs, finding{p, "is " + kind + ", not a Part with one of text, raw, url, data"})
 			})
 		}
 		return seen, fs
@@ -338,8 +354,14 @@ func submittedMapping(t *a2aBuild) (seen bool, fs []finding) {
 		if t.norm != "completed" {
 			fs = append(fs, finding{t.statusPtr + "/state", quote(t.state) + " carries AdCP submitted work; the A2A task must be completed"})
 		}
-		if id, ok := str(body, "task_id"); !ok || id == "" {
+		ids := values(body, "task_id")
+		if len(ids) == 0 {
 			fs = append(fs, finding{p + "/data/task_id", "is absent from a submitted result"})
+		}
+		for _, v := range ids {
+			if id, ok := extract.StringValue(v); !ok || id == "" {
+				fs = append(fs, finding{p + "/data/task_id", "is " + kindName(v) + ", not a task id, in a submitted result"})
+			}
 		}
 	})
 	if !seen {
@@ -661,11 +683,20 @@ func orUnknown(s *evidence.Store, v string) string {
 // detection order looks. That task is failed or rejected, and the last
 // DataPart of artifacts[0] is the {"adcp_error":{…}} body (the general
 // extraction of seeds 004 reads that part): an adcp_error only in the status
-// message, in a later artifact, or followed by another DataPart fails. A
-// JSON-RPC error (a routing failure before the handler ran) is not a task;
-// the adcp_error's own shape is the EOBJ rules'.
+// message, in a later artifact, or followed by another DataPart fails —
+// except the payload's sibling DataPart of error-handling.mdx's two-layer
+// example ({"errors":[…]} after the adcp_error part, carrying no
+// adcp_error). A failed or rejected task whose structured payload (a
+// DataPart holding an object, errors[] say) carries no adcp_error fails
+// too: clients detect no AdCP error, and transport-errors.mdx calls a fatal
+// task surfacing its errors only in the payload "a conformance gap" (over
+// MCP the same reply fails ERR-02); one with no DataPart at all (a2a-guide:
+// a free-text fatal message "MAY fall back to status.message.parts[]") is
+// not judged, nor is one carrying a business rejection body (status
+// "rejected": ERR-08's). A JSON-RPC error (a routing failure before the handler ran)
+// is not a task; the adcp_error's own shape is the EOBJ rules'.
 func judgeERR07A2A(s *evidence.Store) Verdict {
-	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
+	return eachReply("ERR-07", toolCalls(s, errorProbe), nil, "no failed A2A task and no A2A task carrying adcp_error observed", func(r *reply) (bool, []finding) {
 		t := r.builtTask()
 		if t == nil {
 			return false, nil
@@ -674,17 +705,52 @@ func judgeERR07A2A(s *evidence.Store) Verdict {
 	})
 }
 
-// fatalFailureA2A is ERR-07 on one built task; seen reports whether it
-// carries an adcp_error.
+// errorBody reports whether a DataPart's data carries a truthy adcp_error.
+func errorBody(d json.RawMessage) bool {
+	o, err := extract.ParseObject(d)
+	if err != nil {
+		return false
+	}
+	v, ok := o.Get("adcp_error")
+	return ok && truthy(v)
+}
+
+// payloadSibling reports whether a DataPart's data is the payload part of
+// error-handling.mdx's A2A example: an object with errors, no adcp_error.
+func payloadSibling(d json.RawMessage) bool {
+	o, err := extract.ParseObject(d)
+	if err != nil || errorBody(d) {
+		return false
+	}
+	_, ok := o.Get("errors")
+	return ok
+}
+
+// fatalFailureA2A is ERR-07 on one built task; seen reports whether it is
+// judged: it carries an adcp_error, or it is failed or rejected with a
+// structured payload.
 func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
-	t.dataParts(func(_ string, d json.RawMessage) {
-		if o, err := extract.ParseObject(d); err == nil {
-			if v, ok := o.Get("adcp_error"); ok && truthy(v) {
-				seen = true
+	payload, rejection := "", false
+	t.dataParts(func(p string, d json.RawMessage) {
+		switch {
+		case errorBody(d):
+			seen = true
+		case kindOf(d) == extract.KindObject:
+			if payload == "" {
+				payload = p + "/data"
+			}
+			body, _ := extract.ParseObject(d)
+			if st, _ := str(body, "status"); st == "rejected" {
+				rejection = true
 			}
 		}
 	})
 	if !seen {
+		// A business rejection body on a failed or rejected task is
+		// ERR-08's (a rejection is a completed invocation).
+		if a2aFailure[t.norm] && payload != "" && !rejection {
+			return true, []finding{{payload, "the " + quote(t.state) + " task's structured payload carries no adcp_error: clients detect no AdCP error"}}
+		}
 		return false, nil
 	}
 	if !a2aFailure[t.norm] {
@@ -694,20 +760,28 @@ func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
 		return true, append(fs, finding{t.taskPtr + "/artifacts/0", "is absent; the adcp_error DataPart belongs in artifacts[0]"})
 	}
 	a := t.artifacts[0]
-	last := ""
-	var body *extract.Object
+	last, errAt := "", -1
+	var data []json.RawMessage
 	for _, p := range a.parts {
 		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+			if errorBody(d) {
+				errAt = len(data)
+			}
 			last = p.ptr + "/data"
-			body, _ = extract.ParseObject(d)
+			data = append(data, d)
 		}
 	}
 	switch {
 	case last == "":
 		fs = append(fs, finding{a.ptr, "does not end with the adcp_error DataPart"})
+	case errAt < 0:
+		fs = append(fs, finding{last, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
 	default:
-		if v, ok := body.Get("adcp_error"); !ok || !truthy(v) {
-			fs = append(fs, finding{last, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
+		for _, d := range data[errAt+1:] {
+			if !payloadSibling(d) {
+				fs = append(fs, finding{last, "the last DataPart of artifacts[0] is not {\"adcp_error\":{…}}"})
+				break
+			}
 		}
 	}
 	return true, fs

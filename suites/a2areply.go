@@ -219,6 +219,36 @@ func (a *a2aReply) parts(fn func(ptr string, part *extract.Object)) {
 	eachPart(a.task, a.taskPtr, fn)
 }
 
+// nonObjectParts calls fn for every item of a parts array of the view that
+// is no object (parts walks objects only), with its pointer and kind.
+func (a *a2aReply) nonObjectParts(fn func(ptr, kind string)) {
+	if a.task == nil {
+		return
+	}
+	each := func(o *extract.Object, base string) {
+		v, ok := o.Get("parts")
+		if !ok {
+			return
+		}
+		extract.EachElement(v, func(i int, it []byte) bool {
+			if kindOf(it) != extract.KindObject {
+				fn(base+"/parts/"+strconv.Itoa(i), kindName(it))
+			}
+			return true
+		})
+	}
+	for _, art := range objectsAt(a.task, "artifacts", a.taskPtr+"/artifacts") {
+		each(art.obj, art.ptr)
+	}
+	if art := child(a.task, "artifact"); art != nil {
+		each(art, a.taskPtr+"/artifact")
+	}
+	if msg := child(child(a.task, "status"), "message"); msg != nil {
+		each(msg, a.taskPtr+"/status/message")
+	}
+	each(a.task, a.taskPtr)
+}
+
 // eachPart calls fn for every object in o.parts, with its pointer.
 func eachPart(o *extract.Object, base string, fn func(ptr string, part *extract.Object)) {
 	for _, p := range objectsAt(o, "parts", base+"/parts") {
@@ -298,8 +328,9 @@ type a2aBuild struct {
 	// "" when a stream built them.
 	artifacts []*a2aArtifact
 	artsPtr   string
-	// artsBad locates an artifacts member that is not an array.
-	artsBad string
+	// artsBad is what is wrong with the artifacts member of the Task that
+	// set them: not an array, or an item that is not an artifact object.
+	artsBad finding
 	// message are the parts of the current status.message.
 	message []located
 }
@@ -342,13 +373,26 @@ func (t *a2aBuild) apply(ev *a2aReply) {
 	case objTask:
 		t.seen = true
 		t.setStatus(ev)
-		if v, ok := ev.task.Get("artifacts"); ok {
-			t.artifacts, t.artsPtr, t.artsBad = nil, ev.taskPtr+"/artifacts", ""
+		// A null artifacts member is an absent one, as serializers write
+		// an unset optional field.
+		if v, ok := ev.task.Get("artifacts"); ok && kindOf(v) != extract.KindNull {
+			p := ev.taskPtr + "/artifacts"
+			t.artifacts, t.artsPtr, t.artsBad = nil, p, finding{}
 			if kindOf(v) != extract.KindArray {
-				t.artsBad = ev.taskPtr + "/artifacts"
+				t.artsBad = finding{p, "is " + kindName(v) + ", not a list"}
 			}
-			for _, art := range objectsAt(ev.task, "artifacts", ev.taskPtr+"/artifacts") {
-				t.add(art, false)
+			extract.EachElement(v, func(i int, it []byte) bool {
+				if kindOf(it) != extract.KindObject && t.artsBad.ptr == "" {
+					t.artsBad = finding{p + "/" + strconv.Itoa(i), "is " + kindName(it) + ", not an artifact object"}
+				}
+				return true
+			})
+			// A Task's artifacts are each an artifact, whatever their
+			// artifactId: merging by id is how a stream's artifact
+			// updates build one (A2A 0.3 §7.2.2, 1.0 TaskArtifactUpdateEvent),
+			// not how a Task lists them.
+			for _, art := range objectsAt(ev.task, "artifacts", p) {
+				t.artifacts = append(t.artifacts, newArtifact(art))
 			}
 		}
 	case objStatusUpdate:
@@ -377,25 +421,30 @@ func (t *a2aBuild) setStatus(ev *a2aReply) {
 // artifactId already seen replaces it. An artifactId that is absent or not
 // a string reads as "".
 func (t *a2aBuild) add(art located, appendTo bool) {
-	id, _ := str(art.obj, "artifactId")
-	parts := objectsAt(art.obj, "parts", art.ptr+"/parts")
-	var meta []located
-	if m := child(art.obj, "metadata"); m != nil {
-		meta = []located{{art.ptr + "/metadata", m}}
-	}
+	a := newArtifact(art)
 	for _, have := range t.artifacts {
-		if have.id != id { // an artifact without artifactId matches another without, as JS clients compare them
+		if have.id != a.id { // an artifact without artifactId matches another without, as JS clients compare them
 			continue
 		}
 		if appendTo {
-			have.parts = append(have.parts, parts...)
-			have.metadata = append(have.metadata, meta...)
+			have.parts = append(have.parts, a.parts...)
+			have.metadata = append(have.metadata, a.metadata...)
 		} else {
-			*have = a2aArtifact{id: id, ptr: art.ptr, parts: parts, metadata: meta}
+			*have = *a
 		}
 		return
 	}
-	t.artifacts = append(t.artifacts, &a2aArtifact{id: id, ptr: art.ptr, parts: parts, metadata: meta})
+	t.artifacts = append(t.artifacts, a)
+}
+
+// newArtifact reads one artifact object.
+func newArtifact(art located) *a2aArtifact {
+	id, _ := str(art.obj, "artifactId")
+	a := &a2aArtifact{id: id, ptr: art.ptr, parts: objectsAt(art.obj, "parts", art.ptr+"/parts")}
+	if m := child(art.obj, "metadata"); m != nil {
+		a.metadata = []located{{art.ptr + "/metadata", m}}
+	}
+	return a
 }
 
 // dataParts calls fn for every DataPart of the built task: in its

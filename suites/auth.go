@@ -19,7 +19,9 @@ func authChecks() []Check {
 		// the run's extra headers, which may carry it); a refusal at initialize counts.
 		{ID: "AUTH-01", Transport: catalogue.MCP, Text: "refuses a protected operation without credentials", Judge: judgeAUTH01},
 		// Rule: AUTH-02 · Spec: §4.72 · Since: 0.1.0 ·
-		// Description: get_adcp_capabilities MUST answer without credentials.
+		// Description: get_adcp_capabilities MUST answer without credentials. Any tool result
+		// that is no error is an answer, not a refusal: whether its body is the capabilities
+		// is CAP-01's (and A2A-02's), one defect, one rule.
 		{ID: "AUTH-02", Transport: catalogue.MCP, Text: "answers get_adcp_capabilities without credentials", Judge: judgeAUTH02},
 		// Rule: AUTH-03 · Spec: §4.72–4.73 · Since: 0.1.0 ·
 		// Description: a random invalid credential MUST be refused with HTTP 400, 401 or 403.

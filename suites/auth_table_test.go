@@ -52,6 +52,8 @@ func TestAUTH02Table(t *testing.T) {
 		// §4.72: discovery answers without credentials.
 		cvTable(t, "AUTH-02", on, []judgeCase{
 			{name: "answered", calls: []evidence.Call{unauth(cvOK(on, id, "get_adcp_capabilities", capsBody))}, want: Pass},
+			// A result, not an error, is an answer: its body is CAP-01's.
+			{name: "an empty result is no refusal", calls: []evidence.Call{unauth(cvRPCResult(on, id, `{"content":[]}`))}, want: Pass},
 			{name: "refused with 401", calls: []evidence.Call{unauth(cvHTTP(on, id, "get_adcp_capabilities", 401, "", "WWW-Authenticate", "Bearer"))},
 				want: Fail, msg: "HTTP 401"},
 			{name: "answered with an error", calls: []evidence.Call{unauth(cvErr(on, id, "get_adcp_capabilities",

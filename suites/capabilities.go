@@ -38,7 +38,7 @@ func capChecks() []Check {
 	return []Check{
 		// Rule: CAP-01 · Spec: protocol/get-adcp-capabilities-response.json; §4.77 · Since: 0.1.0 ·
 		// Description: get_adcp_capabilities MUST exist and its response MUST have adcp (an
-		// object) and supported_protocols (an array).
+		// object) and supported_protocols (an array), each occurrence of a repeated key.
 		// Policy: one defect, one rule. Over MCP a tools/list without the tool fails (it
 		// cannot be called); over A2A a card without the skill is A2A-09's, and as the plan
 		// invokes only listed skills, CAP-01 then skips.
@@ -49,12 +49,13 @@ func capChecks() []Check {
 		// Policy: the task names are the release's own list (tasknames.go: manifest.json's
 		// tools, required-tasks.mdx, the 3.2 lifecycle's tasks) and the tasks of the run's
 		// loaded schema set, never a hand-kept subset. A missing required tool is reported at
-		// the list's pointer.
+		// the list's pointer; a tools/list item that is no object is no tool and fails.
 		{ID: "CAP-02", Transport: catalogue.MCP, Text: "names its tools after AdCP tasks and exposes the required sales tools", Judge: judgeCAP02},
 		// Rule: CAP-03 · Spec: seeds 001 (taskSupport table) · Since: 0.1.0 ·
 		// Description: when the server declares the MCP tasks capability, each tool's
 		// execution.taskSupport MUST fit seed 001's table: "optional" for the listed
-		// long-running tools, absent or "forbidden" for the instant ones.
+		// long-running tools, absent or "forbidden" for the instant ones; a value that is no
+		// string (null included) fits neither, and each occurrence of a repeated key is judged.
 		{ID: "CAP-03", Transport: catalogue.MCP, Text: "declares taskSupport as the AdCP table says", Judge: judgeCAP03},
 		// Rule: CAP-04 · Spec: §4.79 · Since: 0.1.0 ·
 		// Description: comply_test_controller MUST NOT be exposed unless the run targets a
@@ -140,11 +141,20 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 		return t.verdict("")
 	}
 	var fs []finding
-	if v, ok := r.data.Get("adcp"); !ok || kindOf(v) != extract.KindObject {
-		fs = append(fs, finding{ptr(r.dataPtr, "adcp"), "is absent or not an object"})
-	}
-	if v, ok := r.data.Get("supported_protocols"); !ok || kindOf(v) != extract.KindArray {
-		fs = append(fs, finding{ptr(r.dataPtr, "supported_protocols"), "is absent or not an array"})
+	for _, m := range []struct {
+		key  string
+		kind extract.Kind
+		what string
+	}{{"adcp", extract.KindObject, "an object"}, {"supported_protocols", extract.KindArray, "an array"}} {
+		vs := values(r.data, m.key)
+		if len(vs) == 0 {
+			fs = append(fs, finding{ptr(r.dataPtr, m.key), "is absent"})
+		}
+		for _, v := range vs { // each occurrence of a repeated key
+			if kindOf(v) != m.kind {
+				fs = append(fs, finding{ptr(r.dataPtr, m.key), "is " + kindName(v) + ", not " + m.what})
+			}
+		}
 	}
 	t.judged(call, fs)
 	return t.verdict("")
@@ -173,7 +183,11 @@ func judgeCAP02(s *evidence.Store, opts Options) Verdict {
 		names := map[string]bool{}
 		for _, lt := range tools {
 			names[lt.name] = true
-			if card && lt.name == "" {
+			switch {
+			case card && lt.name == "":
+				continue
+			case lt.notObject != "":
+				fs = append(fs, finding{lt.ptr, "is " + lt.notObject + ", not a tool"})
 				continue
 			}
 			if !isTaskOf(opts.Schemas, lt.name) {
@@ -215,12 +229,19 @@ func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 			if !inTable {
 				continue
 			}
-			got, _ := str(child(lt.obj, "execution"), "taskSupport")
-			switch {
-			case want == "optional" && got != "optional":
-				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"optional\""})
-			case want == "forbidden" && got != "" && got != "forbidden":
-				fs = append(fs, finding{lt.ptr + "/execution/taskSupport", lt.name + " declares " + quote(got) + ", not \"forbidden\""})
+			p := lt.ptr + "/execution/taskSupport"
+			vs := values(child(lt.obj, "execution"), "taskSupport")
+			if len(vs) == 0 && want == "optional" {
+				fs = append(fs, finding{p, lt.name + " declares no taskSupport, not \"optional\""})
+			}
+			for _, v := range vs { // each occurrence of a repeated key
+				got, isStr := extract.StringValue(v)
+				switch {
+				case !isStr:
+					fs = append(fs, finding{p, lt.name + " declares " + kindName(v) + ", not \"" + want + "\""})
+				case got != want:
+					fs = append(fs, finding{p, lt.name + " declares " + quote(got) + ", not \"" + want + "\""})
+				}
 			}
 		}
 		return fs

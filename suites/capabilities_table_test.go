@@ -120,6 +120,9 @@ func TestCAP02Table(t *testing.T) {
 			Message: []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`), RPCError: []byte(`{"code":-32601,"message":"no"}`)}},
 			want: Fail, ptr: "/error"},
 		{name: "tools not a list", calls: []evidence.Call{cvToolsList(`{"get_products":{}}`)}, want: Fail, ptr: "/result/tools"},
+		// MCP tools/list: tools is a list of Tool objects; a bare name is no tool.
+		{name: "a tool given as a bare name fails", calls: []evidence.Call{cvToolsList(`[{"name":"get_adcp_capabilities","inputSchema":{"type":"object"}},"get_products",null]`)},
+			want: Fail, ptr: "/result/tools/1", msg: "is a string, not a tool"},
 		{name: "tools/list harness failed", calls: []evidence.Call{harnessFailed("mcp/tools/list", evidence.MCP, evidence.KindToolsList, "timeout")},
 			want: HarnessError, msg: "timeout"},
 	})
@@ -132,6 +135,8 @@ func TestCAP02Table(t *testing.T) {
 		{name: "a media_buy card without get_adcp_capabilities is A2A-09's", calls: []evidence.Call{cvListing(catalogue.A2A, salesTools[1:]...), capsCall(catalogue.A2A, capsBody)},
 			want: Pass},
 		{name: "a skill whose id key is spelled ID is A2A-09's", calls: []evidence.Call{cvCard(`[{"id":"get_adcp_capabilities"},{"ID":"get_products"}]`)},
+			want: Pass},
+		{name: "a skill that is no object is A2A-09's", calls: []evidence.Call{cvCard(`[{"id":"get_adcp_capabilities"},"get_products"]`)},
 			want: Pass},
 	})
 }

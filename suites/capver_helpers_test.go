@@ -34,6 +34,14 @@ func cvErr(on catalogue.Transport, id, tool, body string, ps ...evidence.Purpose
 	return mcpBody("mcp/"+id, tool, body, true, ps...)
 }
 
+// cvRPCResult records a call answered with the JSON-RPC result member
+// result as it stands (on A2A a result that is no Task either).
+func cvRPCResult(on catalogue.Transport, id, result string, ps ...evidence.Purpose) evidence.Call {
+	c := mcpResult(string(on)+"/"+id, "", result, ps...)
+	c.Transport = evidence.Transport(on)
+	return c
+}
+
 // cvRPCErr records a call answered with the JSON-RPC error rpcErr.
 func cvRPCErr(on catalogue.Transport, id, tool, rpcErr string, ps ...evidence.Purpose) evidence.Call {
 	c := mcpRPCError(string(on)+"/"+id, tool, rpcErr, ps...)

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -9,7 +10,8 @@ func ctxChecks() []Check {
 	return []Check{
 		// Rule: CTX-01 · Spec: seeds 001; L2/context-sessions · Since: 0.1.0 ·
 		// Description: the request's context object MUST be echoed unchanged (JSON-equal: no
-		// added, removed or retyped keys) at the root of a success response.
+		// added, removed or retyped keys) at the root of a success response. Each occurrence
+		// of a repeated context key must be the echo.
 		{ID: "CTX-01", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on success", Judge: judgeCTX01},
 		// Rule: CTX-02 · Spec: §4.43; L2/context-sessions · Since: 0.1.0 ·
 		// Description: the same echo MUST happen on an error response.
@@ -24,20 +26,27 @@ func ctxChecks() []Check {
 		// differs fails. A JSON-RPC error has no body to echo in and is not judged (MCP
 		// transport-level errors are exempt, error-compliance storyboard).
 		{ID: "CTX-02", Transport: catalogue.MCP, Text: "echoes the request's context unchanged on error", Judge: judgeCTX02},
-		// Rule: CTX-03 · Spec: §4.44 · Since: 0.1.0 ·
+		// Rule: CTX-03 · Spec: §4.44; L2/context-sessions (No synthesis) · Since: 0.1.0 ·
 		// Description: no context MUST be synthesized when the request had none.
+		// Policy: context-sessions.mdx has the reply "omit the context field (or emit it
+		// as null / absent per the transport's normal serialization)": "context": null
+		// passes; any other value (an empty object included) is synthesized and fails,
+		// each occurrence of a repeated key judged.
 		{ID: "CTX-03", Transport: catalogue.MCP, Text: "synthesizes no context when the request had none", Judge: judgeCTX03},
 	}
 }
 
 // echoed compares the context at the root of body with the one sent.
+// Each occurrence of a repeated context must be the echo.
 func echoed(call evidence.Call, rt root) []finding {
-	v, ok := rt.obj.Get("context")
-	switch {
-	case !ok:
+	vs := values(rt.obj, "context")
+	if len(vs) == 0 {
 		return []finding{{ptr(rt.ptr, "context"), "is absent; the request's context is not echoed"}}
-	case !jsonEqual(v, call.Context):
-		return []finding{{ptr(rt.ptr, "context"), "differs from the request's context"}}
+	}
+	for _, v := range vs {
+		if !jsonEqual(v, call.Context) {
+			return []finding{{ptr(rt.ptr, "context"), "differs from the request's context"}}
+		}
 	}
 	return nil
 }
@@ -131,8 +140,10 @@ func judgeCTX03(s *evidence.Store, _ Options) Verdict {
 					continue
 				}
 				seen[rt.ptr] = true
-				if _, ok := rt.obj.Get("context"); ok {
-					return true, []finding{{ptr(rt.ptr, "context"), "is present although the request had no context"}}
+				for _, v := range values(rt.obj, "context") {
+					if kindOf(v) != extract.KindNull {
+						return true, []finding{{ptr(rt.ptr, "context"), "is " + kindName(v) + " although the request had no context"}}
+					}
 				}
 			}
 			return true, nil

@@ -173,6 +173,16 @@ func TestCTX03Table(t *testing.T) {
 			{name: "an error without context passes", calls: []evidence.Call{eoError(tr, eoProbe(tr, "get_products/error_version"), eoVersion, "", pVersion)}, want: Pass},
 			{name: "a synthesized context fails", calls: []evidence.Call{succ(`{"status":"completed","context":{"session":"srv-1"}}`)},
 				want: Fail, ptr: eoDataPtr(tr) + "/context"},
+			// context-sessions.mdx, No synthesis: "or emit it as null / absent per the
+			// transport's normal serialization".
+			{name: "a null context passes", calls: []evidence.Call{succ(`{"status":"completed","context":null,"products":[]}`)}, want: Pass},
+			{name: "a null context on an error passes", calls: []evidence.Call{eoError(tr, eoProbe(tr, "get_products/error_version"), eoVersion, `,"context":null`, pVersion)}, want: Pass},
+			{name: "an empty object is synthesized", calls: []evidence.Call{succ(`{"status":"completed","context":{}}`)}, want: Fail, ptr: eoDataPtr(tr) + "/context"},
+			{name: "a synthesized string fails", calls: []evidence.Call{succ(`{"status":"completed","context":"srv-1"}`)}, want: Fail, ptr: eoDataPtr(tr) + "/context", msg: "a string"},
+			{name: "a synthesized list fails", calls: []evidence.Call{succ(`{"status":"completed","context":[]}`)}, want: Fail, ptr: eoDataPtr(tr) + "/context"},
+			{name: "false is synthesized", calls: []evidence.Call{succ(`{"status":"completed","context":false}`)}, want: Fail, ptr: eoDataPtr(tr) + "/context"},
+			{name: "null repeated beside a synthesized context fails", calls: []evidence.Call{succ(`{"status":"completed","context":{"s":1},"context":null}`)},
+				want: Fail, ptr: eoDataPtr(tr) + "/context"},
 			{name: "a synthesized context on an error fails", calls: []evidence.Call{eoError(tr, eoProbe(tr, "get_products/error_version"), eoVersion, `,"context":{}`, pVersion)},
 				want: Fail, ptr: eoErrRoot(tr) + "/context"},
 			{name: "calls that sent a context are not judged", calls: []evidence.Call{

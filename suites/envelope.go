@@ -24,6 +24,10 @@ var releasePattern = regexp.MustCompile(`^(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-[a-z
 
 const noSuccess = "no success tool result observed"
 
+// noStatus is ENV-03's skip reason: no success body, and no error body
+// carrying status (optional there).
+const noStatus = "no success body and no error body carrying status observed"
+
 func envChecks() []Check {
 	return []Check{
 		// Rule: ENV-01 · Spec: seeds 000 (Extraction Algorithm); L0/mcp-response-extraction · Since: 0.1.0 ·
@@ -47,6 +51,8 @@ func envChecks() []Check {
 		// submitted, input-required, auth-required: status.message.parts) is judged only when
 		// it carries status: L0/a2a-response-format's own interim example is
 		// {"percentage":45,"current_step":…}, and the A2A state is the task's status.state.
+		// An error body without status is no evidence; each occurrence of a repeated status
+		// is judged.
 		{ID: "ENV-03", Transport: catalogue.MCP, Text: "puts a task-status value in status at the root", Judge: judgeENV03},
 		// Rule: ENV-04 · Spec: L3/task-lifecycle; core/protocol-envelope.json (not.anyOf) · Since: 0.1.0 ·
 		// Description: task_status and response_status MUST NOT appear at the root.
@@ -61,7 +67,10 @@ func envChecks() []Check {
 		// Rule: ENV-06 · Spec: core/protocol-envelope.json; §4.7 · Since: 0.1.0 ·
 		// Description: timestamp, when present, MUST be an RFC 3339 date-time; replayed, when
 		// present, MUST be a boolean.
-		// Policy: judged on the body a client reads (clientRoots), as ENV-04.
+		// Policy: judged on the body a client reads (clientRoots), as ENV-04, on the bodies
+		// that carry either member (each occurrence of a repeated key); a run whose bodies
+		// carry neither shows nothing of their types and skips. null is no date-time and no
+		// boolean (core/protocol-envelope.json types them string and boolean).
 		{ID: "ENV-06", Transport: catalogue.MCP, Text: "types timestamp as an RFC 3339 date-time and replayed as a boolean", Judge: judgeENV06},
 		// Rule: ENV-07 · Spec: verification/conformance (fixture-merged responses); §4.8 · Since: 0.1.0 ·
 		// Description: reserved _-prefixed marker keys such as _bridge MUST NOT appear at the root.
@@ -70,14 +79,16 @@ func envChecks() []Check {
 		// Rule: ENV-08 · Spec: reference/versioning; §4.46 · Since: 0.1.0 ·
 		// Description: adcp_version SHOULD be echoed at the root of every response, in release
 		// precision.
-		// Policy: the pattern is core/version-envelope.json's (the normative one); error
+		// Policy: each occurrence of a repeated key is judged. The pattern is
+		// core/version-envelope.json's (the normative one); error
 		// results are judged only when they carry adcp_version, since seed 002's canonical
 		// error result has none; A2A interim progress data likewise (see ENV-03).
 		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
 		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
 		// Description: the tool result MUST be a valid CallToolResult: content an array of
 		// items of a known type (a text item's text a string), isError a JSON boolean when
-		// present, structuredContent an object when present. Judged on the raw bytes.
+		// present, structuredContent an object when present (null is none of them). Judged
+		// on the raw bytes, each occurrence of a repeated member.
 		{ID: "ENV-09", Transport: catalogue.MCP, Text: "returns a valid CallToolResult", Judge: judgeENV09},
 		// Rule: ENV-10 · Spec: RFC 8259 §2, §8.1; JSON-RPC 2.0 §5; MCP basic/transports (Streamable
 		// HTTP) · Since: 0.2.0 ·
@@ -129,34 +140,47 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeENV03(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ENV-03", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
+	return eachReply("ENV-03", toolCalls(s), nil, noStatus, func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			v, ok := rt.obj.Get("status")
-			if !ok {
-				if required {
-					return []finding{{ptr(rt.ptr, "status"), "is absent"}}
+			return stringMember(rt, "status", required, func(st string) string {
+				if !taskStatuses[st] {
+					return quote(st) + " is not a task status"
 				}
-				return nil
-			}
-			st, isStr := str(rt.obj, "status")
-			switch {
-			case !isStr:
-				return []finding{{ptr(rt.ptr, "status"), "is " + kindName(v) + ", not a string"}}
-			case !taskStatuses[st]:
-				return []finding{{ptr(rt.ptr, "status"), quote(st) + " is not a task status"}}
-			}
-			return nil
+				return ""
+			})
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
 		}
 		if r.isError {
-			if rt, ok := r.errorRoot(); ok {
+			// An error body without status shows nothing of it (it is
+			// optional there): only one carrying status is evidence.
+			if rt, ok := r.errorRoot(); ok && len(values(rt.obj, "status")) > 0 {
 				return true, check(rt, false)
 			}
 		}
 		return false, nil
 	})
+}
+
+// stringMember judges the member key of a body: absent (a finding when
+// required), else each occurrence a string about which bad says nothing
+// ("" when it is good).
+func stringMember(rt root, key string, required bool, bad func(string) string) []finding {
+	vs := values(rt.obj, key)
+	if len(vs) == 0 && required {
+		return []finding{{ptr(rt.ptr, key), "is absent"}}
+	}
+	var fs []finding
+	for _, v := range vs {
+		s, isStr := extract.StringValue(v)
+		if !isStr {
+			fs = append(fs, finding{ptr(rt.ptr, key), "is " + kindName(v) + ", not a string"})
+		} else if what := bad(s); what != "" {
+			fs = append(fs, finding{ptr(rt.ptr, key), what})
+		}
+	}
+	return fs
 }
 
 // clientRoots returns the body a client reads from a reply. On MCP:
@@ -228,22 +252,26 @@ func judgeENV05(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeENV06(s *evidence.Store, _ Options) Verdict {
-	return eachReply("ENV-06", toolCalls(s), nil, "no AdCP body observed", func(r *reply) (bool, []finding) {
-		rts := clientRoots(r)
+	return eachReply("ENV-06", toolCalls(s), nil, "no timestamp or replayed observed", func(r *reply) (bool, []finding) {
+		seen := false
 		var fs []finding
-		for _, rt := range rts {
-			if v, ok := rt.obj.Get("timestamp"); ok {
-				if ts, isStr := str(rt.obj, "timestamp"); !isStr {
+		for _, rt := range clientRoots(r) {
+			for _, v := range values(rt.obj, "timestamp") {
+				seen = true
+				if ts, isStr := extract.StringValue(v); !isStr {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), "is " + kindName(v) + ", not a string"})
 				} else if !isRFC3339(ts) {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), quote(ts) + " is not an RFC 3339 date-time"})
 				}
 			}
-			if v, ok := rt.obj.Get("replayed"); ok && kindOf(v) != extract.KindBool {
-				fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
+			for _, v := range values(rt.obj, "replayed") {
+				seen = true
+				if kindOf(v) != extract.KindBool {
+					fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
+				}
 			}
 		}
-		return len(rts) > 0, fs
+		return seen, fs
 	})
 }
 
@@ -267,21 +295,12 @@ func judgeENV07(s *evidence.Store, _ Options) Verdict {
 func judgeENV08(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ENV-08", toolCalls(s), nil, "no tool result observed", func(r *reply) (bool, []finding) {
 		check := func(rt root, required bool) []finding {
-			v, ok := rt.obj.Get("adcp_version")
-			if !ok {
-				if required {
-					return []finding{{ptr(rt.ptr, "adcp_version"), "is absent"}}
+			return stringMember(rt, "adcp_version", required, func(ver string) string {
+				if !releasePattern.MatchString(ver) {
+					return quote(ver) + " is not release precision"
 				}
-				return nil
-			}
-			ver, isStr := str(rt.obj, "adcp_version")
-			switch {
-			case !isStr:
-				return []finding{{ptr(rt.ptr, "adcp_version"), "is " + kindName(v) + ", not a string"}}
-			case !releasePattern.MatchString(ver):
-				return []finding{{ptr(rt.ptr, "adcp_version"), quote(ver) + " is not release precision"}}
-			}
-			return nil
+				return ""
+			})
 		}
 		if r.success() && r.data != nil {
 			return true, check(root{r.dataPtr, r.data}, !a2aInterim(r))
@@ -316,41 +335,66 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 			return true, []finding{{"/result", "is " + kindName(r.call.Result) + ", not an object"}}
 		}
 		var fs []finding
-		if v, ok := r.result.Get("isError"); ok && kindOf(v) != extract.KindBool {
-			fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
-		}
-		if r.scRaw != nil && kindOf(r.scRaw) != extract.KindObject {
-			fs = append(fs, finding{"/result/structuredContent", "is " + kindName(r.scRaw) + ", not an object"})
-		}
-		v, ok := r.result.Get("content")
-		var items [][]byte
-		switch {
-		case !ok:
-			fs = append(fs, finding{"/result/content", "is absent"})
-		case !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }):
-			fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
-		}
-		for i, it := range items {
-			p := "/result/content/" + strconv.Itoa(i)
-			o, err := extract.ParseObject(it)
-			if err != nil {
-				fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
-				continue
+		for _, v := range values(r.result, "isError") {
+			if kindOf(v) != extract.KindBool {
+				fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
 			}
-			t, isStr := str(o, "type")
+		}
+		for _, v := range values(r.result, "structuredContent") {
+			if kindOf(v) != extract.KindObject {
+				fs = append(fs, finding{"/result/structuredContent", "is " + kindName(v) + ", not an object"})
+			}
+		}
+		contents := values(r.result, "content")
+		if len(contents) == 0 {
+			fs = append(fs, finding{"/result/content", "is absent"})
+		}
+		for _, v := range contents {
+			var items [][]byte
+			if !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }) {
+				fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
+			}
+			fs = append(fs, contentItems(items)...)
+		}
+		return true, fs
+	})
+}
+
+// contentItems is ENV-09 on the items of one content array: objects of a
+// known type, a text item's text a string.
+func contentItems(items [][]byte) []finding {
+	var fs []finding
+	for i, it := range items {
+		p := "/result/content/" + strconv.Itoa(i)
+		o, err := extract.ParseObject(it)
+		if err != nil {
+			fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
+			continue
+		}
+		for _, tv := range values(o, "type") {
+			t, isStr := extract.StringValue(tv)
 			switch {
 			case !isStr:
 				fs = append(fs, finding{p + "/type", "is not a string"})
 			case !contentTypes[t]:
 				fs = append(fs, finding{p + "/type", quote(t) + " is not a known content type"})
 			case t == "text":
-				if tv, ok := o.Get("text"); !ok || kindOf(tv) != extract.KindString {
+				texts := values(o, "text")
+				if len(texts) == 0 {
 					fs = append(fs, finding{p + "/text", "is not a string"})
+				}
+				for _, v := range texts {
+					if kindOf(v) != extract.KindString {
+						fs = append(fs, finding{p + "/text", "is not a string"})
+					}
 				}
 			}
 		}
-		return true, fs
-	})
+		if len(values(o, "type")) == 0 {
+			fs = append(fs, finding{p + "/type", "is not a string"})
+		}
+	}
+	return fs
 }
 
 var rfc3339 = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$`)

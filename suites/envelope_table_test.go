@@ -110,7 +110,7 @@ func TestENV02Table(t *testing.T) {
 }
 
 func TestENV03Table(t *testing.T) {
-	const none = "no tool result observed"
+	const none = noStatus
 	noStatus := `{"adcp_version":"3.1","products":[]}`
 	runJudgeTable(t, "ENV-03", catalogue.MCP, []judgeCase{
 		{name: "completed", calls: []evidence.Call{mcpBody("mcp/p", "get_products", envOK, false)}, want: Pass},
@@ -123,7 +123,10 @@ func TestENV03Table(t *testing.T) {
 			}
 			return cs
 		}(), want: Pass},
-		{name: "error result without status (seed 002)", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Pass},
+		// seed 002: an error result may omit status; without it, it shows nothing of status.
+		{name: "error result without status (seed 002) skips", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Skip, msg: none},
+		{name: "error result without status beside a success passes", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true),
+			mcpBody("mcp/p", "get_products", `{"status":"completed","products":[]}`, false)}, want: Pass},
 		{name: "error result with a task status", calls: []evidence.Call{mcpBody("mcp/e", "get_products", `{"status":"failed","adcp_error":{"code":"X","message":"m"}}`, true)}, want: Pass},
 		{name: "status absent", calls: []evidence.Call{mcpBody("mcp/p", "get_products", noStatus, false)}, want: Fail, ptr: mcpSC + "/status"},
 		{name: "status absent from the text fallback a client extracts", calls: []evidence.Call{mcpResult("mcp/p", "get_products", textOnly(noStatus))}, want: Fail, ptr: mcpText0 + "/status"},
@@ -150,7 +153,7 @@ func TestENV03Table(t *testing.T) {
 			a2aInterimTask("working", `{"percentage":45,"current_step":"analyzing_inventory"}`))}, want: Pass},
 		{name: "interim progress data with a bad status", calls: []evidence.Call{a2aResult("a2a/p", "get_products",
 			a2aInterimTask("input-required", `{"status":"waiting"}`))}, want: Fail, ptr: "/result/status/message/parts/1/data/status"},
-		{name: "failed task without status (vector failed-adcp-error)", calls: []evidence.Call{a2aResult("a2a/e", "get_products", a2aTask("failed", envError))}, want: Pass},
+		{name: "failed task without status (vector failed-adcp-error) skips", calls: []evidence.Call{a2aResult("a2a/e", "get_products", a2aTask("failed", envError))}, want: Skip},
 		{name: "status absent", calls: []evidence.Call{a2aResult("a2a/p", "get_products", a2aTask("completed", noStatus))}, want: Fail, ptr: a2aData + "/status"},
 		{name: "status absent, A2A 1.0", calls: []evidence.Call{a2aResult("a2a/p", "get_products", a2aTask10("TASK_STATE_COMPLETED", noStatus))}, want: Fail, ptr: a2aData10 + "/status"},
 		{name: "status is the A2A spelling", calls: []evidence.Call{a2aResult("a2a/p", "get_products", a2aTask("completed", `{"status":"TASK_STATE_COMPLETED"}`))}, want: Fail, ptr: a2aData + "/status"},
@@ -211,11 +214,15 @@ func TestENV05Table(t *testing.T) {
 }
 
 func TestENV06Table(t *testing.T) {
-	const none = "no AdCP body observed"
+	const none = "no timestamp or replayed observed"
 	with := func(ts string) string { return `{"status":"completed","timestamp":` + ts + `}` }
 	runJudgeTable(t, "ENV-06", catalogue.MCP, []judgeCase{
 		{name: "timestamp and replayed", calls: []evidence.Call{mcpBody("mcp/p", "get_products", envOK, false)}, want: Pass},
-		{name: "neither present", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false)}, want: Pass},
+		// core/protocol-envelope.json: both optional; a body without them shows
+		// nothing of their types.
+		{name: "neither present skips", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false)}, want: Skip, msg: none},
+		{name: "neither present beside a timestamp passes", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false),
+			mcpBody("mcp/q", "get_products", with(`"2025-10-14T14:25:30Z"`), false)}, want: Pass},
 		{name: "RFC 3339 variants: offset, fraction, lower-case t and z, leap second", calls: []evidence.Call{
 			mcpBody("mcp/a", "get_products", with(`"2025-10-14T14:25:30+02:00"`), false),
 			mcpBody("mcp/b", "get_products", with(`"2025-10-14T14:25:30.123456Z"`), false),
@@ -234,7 +241,7 @@ func TestENV06Table(t *testing.T) {
 		{name: "in the text fallback a client extracts", calls: []evidence.Call{mcpResult("mcp/p", "get_products", textOnly(with(`"yesterday"`)))}, want: Fail, ptr: mcpText0 + "/timestamp"},
 		{name: "in an error result", calls: []evidence.Call{mcpBody("mcp/e", "get_products", `{"timestamp":"now","adcp_error":{"code":"X","message":"m"}}`, true)}, want: Fail, ptr: mcpSC + "/timestamp"},
 		{name: "a timestamp nested in the body is not the envelope's", calls: []evidence.Call{mcpBody("mcp/p", "get_products",
-			`{"status":"completed","products":[{"timestamp":"soon"}]}`, false)}, want: Pass},
+			`{"status":"completed","products":[{"timestamp":"soon"}]}`, false)}, want: Skip, msg: none},
 		{name: "no body", calls: []evidence.Call{mcpRPCError("mcp/e", "get_products", `{"code":-32602,"message":"bad"}`)}, want: Skip, msg: none},
 		{name: "no evidence", want: Skip, msg: none},
 		{name: "harness error", calls: []evidence.Call{harnessFailed("mcp/p", evidence.MCP, evidence.KindToolCall, "timeout")}, want: HarnessError},

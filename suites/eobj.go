@@ -15,6 +15,14 @@ import (
 
 const noErrorObject = "no adcp_error observed"
 
+// The skip reasons of the rules on one member of the error object: an error
+// without the member shows nothing of its value.
+const (
+	noDetails    = "no error with details observed"
+	noRecovery   = "no error with recovery observed"
+	noStringCode = "no error with a string code observed"
+)
+
 // The size limits of seed 002.
 const (
 	maxCodeLength   = 64
@@ -28,7 +36,8 @@ func eobjChecks() []Check {
 	return []Check{
 		// Rule: EOBJ-01 · Spec: seeds 002 (validate); core/error.json · Since: 0.1.0 ·
 		// Description: code MUST be a non-empty string of at most 64 characters (UTF-16
-		// units, as the seed's .length counts) and message MUST be a string.
+		// units, as the seed's .length counts) and message MUST be a string. Each
+		// occurrence of a repeated key is judged.
 		{ID: "EOBJ-01", Transport: catalogue.MCP, Text: "types code as a short non-empty string and message as a string", Judge: judgeEOBJ01},
 		// Rule: EOBJ-02 · Spec: seeds 002 (validate, Client Library Requirements #3) · Since: 0.1.0 ·
 		// Description: the serialized error MUST be at most 4096 bytes.
@@ -41,11 +50,14 @@ func eobjChecks() []Check {
 		{ID: "EOBJ-02", Transport: catalogue.MCP, Text: "keeps the serialized error within 4096 bytes", Judge: judgeEOBJ02},
 		// Rule: EOBJ-03 · Spec: seeds 002 (Size Guidance) · Since: 0.1.0 ·
 		// Description: details, when present, SHOULD serialize to under 500 bytes of UTF-8.
+		// Judged on the errors that carry details (each occurrence of a repeated key); a
+		// run whose errors carry none skips: they show nothing of the size.
 		{ID: "EOBJ-03", Transport: catalogue.MCP, Text: "keeps details under 500 serialized bytes", Judge: judgeEOBJ03},
 		// Rule: EOBJ-04 · Spec: L3/error-handling; core/error.json; §4.20 · Since: 0.1.0 ·
 		// Description: recovery, when present, MUST be one of transient, correctable,
-		// terminal. Its presence is EOBJ-10's (a SHOULD): an error without recovery is
-		// examined and meets this rule. A falsy recovery (null, "") is present, and no value.
+		// terminal. Its presence is EOBJ-10's (a SHOULD): an error without recovery is not
+		// judged here, and a run whose errors carry none skips. A falsy recovery (null, "")
+		// is present, and no value; each occurrence of a repeated key is judged.
 		{ID: "EOBJ-04", Transport: catalogue.MCP, Text: "states recovery as transient, correctable or terminal", Judge: judgeEOBJ04},
 		// Rule: EOBJ-05 · Spec: enums/error-code.json · Since: 0.1.0 ·
 		// Description: for a standard code, recovery SHOULD equal that code's registered
@@ -54,6 +66,8 @@ func eobjChecks() []Check {
 		{ID: "EOBJ-05", Transport: catalogue.MCP, Text: "gives a standard code its registered recovery", Judge: judgeEOBJ05},
 		// Rule: EOBJ-06 · Spec: seeds 002 (Seller-Specific Error Codes) · Since: 0.1.0 ·
 		// Description: code MUST be a standard code or a vendor code X_{VENDOR}_{CODE}.
+		// Judged on the codes that are non-empty strings; any other code is EOBJ-01's, and a
+		// run with no string code skips.
 		{ID: "EOBJ-06", Transport: catalogue.MCP, Text: "uses a standard code or a vendor code", Judge: judgeEOBJ06},
 		// Rule: EOBJ-07 · Spec: seeds 002 (Seller Requirements); §4.26 · Since: 0.1.0 ·
 		// Description: error strings MUST leak no internals (stack traces, file paths, SQL,
@@ -67,7 +81,11 @@ func eobjChecks() []Check {
 		{ID: "EOBJ-08", Transport: catalogue.MCP, Text: "types the standard details keys as documented", Judge: judgeEOBJ08},
 		// Rule: EOBJ-09 · Spec: §4.12 · Since: 0.1.0 ·
 		// Description: the same error carried on two paths of one response MUST NOT disagree
-		// on code or recovery. Judged on replies carrying adcp_error on two or more paths.
+		// on code or recovery. Judged on replies carrying adcp_error on two or more paths
+		// (copies: code and recovery equal, each present on both or neither), and on
+		// replies carrying adcp_error beside a payload errors[] (error-handling.mdx, the
+		// two-layer model): an errors[] list must hold an entry with the envelope's code,
+		// and a recovery both state must agree (see envelopeAgrees).
 		{ID: "EOBJ-09", Transport: catalogue.MCP, Text: "never disagrees with itself across the paths of one response", Judge: judgeEOBJ09},
 		// Rule: EOBJ-10 · Spec: core/error.json (recovery description); L3/error-handling · Since: 0.2.0 ·
 		// Description: recovery SHOULD be present on every error (3.1 onward). The schema
@@ -105,24 +123,29 @@ func eachErrorWhere(id string, s *evidence.Store, none string, examine func(r *r
 func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
 	return eachError("EOBJ-01", s, func(_ *reply, c candidate) []finding {
 		var fs []finding
-		v, ok := c.obj.Get("code")
-		code, isStr := str(c.obj, "code")
-		switch {
-		case !ok:
+		codes := values(c.obj, "code")
+		if len(codes) == 0 {
 			fs = append(fs, finding{c.ptr + "/code", "is absent"})
-		case !isStr:
-			fs = append(fs, finding{c.ptr + "/code", "is " + kindName(v) + ", not a string"})
-		case code == "":
-			fs = append(fs, finding{c.ptr + "/code", "is empty"})
-		case utf16Len(code) > maxCodeLength:
-			fs = append(fs, finding{c.ptr + "/code", "is " + strconv.Itoa(utf16Len(code)) + " characters, over 64"})
 		}
-		m, ok := c.obj.Get("message")
-		switch {
-		case !ok:
+		for _, v := range codes {
+			code, isStr := extract.StringValue(v)
+			switch {
+			case !isStr:
+				fs = append(fs, finding{c.ptr + "/code", "is " + kindName(v) + ", not a string"})
+			case code == "":
+				fs = append(fs, finding{c.ptr + "/code", "is empty"})
+			case utf16Len(code) > maxCodeLength:
+				fs = append(fs, finding{c.ptr + "/code", "is " + strconv.Itoa(utf16Len(code)) + " characters, over 64"})
+			}
+		}
+		msgs := values(c.obj, "message")
+		if len(msgs) == 0 {
 			fs = append(fs, finding{c.ptr + "/message", "is absent"})
-		case kindOf(m) != extract.KindString:
-			fs = append(fs, finding{c.ptr + "/message", "is " + kindName(m) + ", not a string"})
+		}
+		for _, m := range msgs {
+			if kindOf(m) != extract.KindString {
+				fs = append(fs, finding{c.ptr + "/message", "is " + kindName(m) + ", not a string"})
+			}
 		}
 		return fs
 	})
@@ -138,33 +161,34 @@ func judgeEOBJ02(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeEOBJ03(s *evidence.Store, _ Options) Verdict {
-	return eachError("EOBJ-03", s, func(_ *reply, c candidate) []finding {
-		d, ok := c.obj.Get("details")
-		if !ok {
-			return nil
+	return eachErrorWhere("EOBJ-03", s, noDetails, func(_ *reply, c candidate) (bool, []finding) {
+		ds := values(c.obj, "details")
+		var fs []finding
+		for _, d := range ds {
+			if n := stringifyLen(d); n >= maxDetailsBytes {
+				fs = append(fs, finding{c.ptr + "/details", "serializes to " + strconv.Itoa(n) + " bytes, not under 500"})
+			}
 		}
-		if n := stringifyLen(d); n >= maxDetailsBytes {
-			return []finding{{c.ptr + "/details", "serializes to " + strconv.Itoa(n) + " bytes, not under 500"}}
-		}
-		return nil
+		return len(ds) > 0, fs
 	})
 }
 
 var recoveries = map[string]bool{"transient": true, "correctable": true, "terminal": true}
 
 func judgeEOBJ04(s *evidence.Store, _ Options) Verdict {
-	return eachError("EOBJ-04", s, func(_ *reply, c candidate) []finding {
-		v, ok := c.obj.Get("recovery")
-		rec, isStr := str(c.obj, "recovery")
-		switch {
-		case !ok:
-			return nil // EOBJ-10's
-		case !isStr:
-			return []finding{{c.ptr + "/recovery", "is " + kindName(v) + ", not a string"}}
-		case !recoveries[rec]:
-			return []finding{{c.ptr + "/recovery", quote(rec) + " is not transient, correctable or terminal"}}
+	return eachErrorWhere("EOBJ-04", s, noRecovery, func(_ *reply, c candidate) (bool, []finding) {
+		vs := values(c.obj, "recovery") // none: EOBJ-10's
+		var fs []finding
+		for _, v := range vs {
+			rec, isStr := extract.StringValue(v)
+			switch {
+			case !isStr:
+				fs = append(fs, finding{c.ptr + "/recovery", "is " + kindName(v) + ", not a string"})
+			case !recoveries[rec]:
+				fs = append(fs, finding{c.ptr + "/recovery", quote(rec) + " is not transient, correctable or terminal"})
+			}
 		}
-		return nil
+		return len(vs) > 0, fs
 	})
 }
 
@@ -193,15 +217,20 @@ func judgeEOBJ05(s *evidence.Store, _ Options) Verdict {
 }
 
 func judgeEOBJ06(s *evidence.Store, _ Options) Verdict {
-	return eachError("EOBJ-06", s, func(_ *reply, c candidate) []finding {
-		code, ok := str(c.obj, "code")
-		if !ok || code == "" {
-			return nil // EOBJ-01's
+	return eachErrorWhere("EOBJ-06", s, noStringCode, func(_ *reply, c candidate) (bool, []finding) {
+		seen := false
+		var fs []finding
+		for _, v := range values(c.obj, "code") {
+			code, ok := extract.StringValue(v)
+			if !ok || code == "" {
+				continue // EOBJ-01's
+			}
+			seen = true
+			if _, standard := extract.CodeRecovery(code); !standard && !vendorCode.MatchString(code) {
+				fs = append(fs, finding{c.ptr + "/code", quote(code) + " is neither a standard code nor X_{VENDOR}_{CODE}"})
+			}
 		}
-		if _, standard := extract.CodeRecovery(code); standard || vendorCode.MatchString(code) {
-			return nil
-		}
-		return []finding{{c.ptr + "/code", quote(code) + " is neither a standard code nor X_{VENDOR}_{CODE}"}}
+		return seen, fs
 	})
 }
 
@@ -390,12 +419,14 @@ func judgeEOBJ09(s *evidence.Store, _ Options) Verdict {
 					objs = append(objs, c)
 				}
 			}
-			if len(objs) < 2 {
+			if len(objs) == 0 {
 				return false, nil
 			}
+			seen := false
 			var fs []finding
 			first := objs[0]
 			for _, c := range objs[1:] {
+				seen = true
 				for _, k := range []string{"code", "recovery"} {
 					a, aok := first.obj.Get(k)
 					b, bok := c.obj.Get(k)
@@ -404,8 +435,80 @@ func judgeEOBJ09(s *evidence.Store, _ Options) Verdict {
 					}
 				}
 			}
-			return true, fs
+			for _, list := range payloadErrors(r) {
+				ok, more := envelopeAgrees(first, list)
+				seen = seen || ok
+				fs = append(fs, more...)
+			}
+			return seen, fs
 		})
+}
+
+// payloadErrors returns the errors[] lists a reply's payload carries beside
+// its envelope (error-handling.mdx, "Envelope vs. payload errors"): errors
+// (or payload.errors) of every body a client reads, on MCP structuredContent
+// and each JSON text item, on A2A every DataPart's data (the payload rides
+// in a sibling DataPart of the adcp_error one). Each list is the located
+// object items of an array.
+func payloadErrors(r *reply) [][]located {
+	var bodies []root
+	if r.a2a != nil {
+		r.a2a.dataParts(func(p string, _ *extract.Object, data json.RawMessage) {
+			if o, err := extract.ParseObject(data); err == nil {
+				bodies = append(bodies, root{p + "/data", o})
+			}
+		})
+	} else {
+		bodies = r.roots()
+	}
+	var out [][]located
+	for _, b := range bodies {
+		for _, at := range []root{b, {ptr(b.ptr, "payload"), child(b.obj, "payload")}} {
+			if items := objectsAt(at.obj, "errors", ptr(at.ptr, "errors")); len(items) > 0 {
+				out = append(out, items)
+			}
+		}
+	}
+	return out
+}
+
+// envelopeAgrees judges the envelope's adcp_error against one errors[] list
+// (EOBJ-09): the same error is the item with the envelope's code, and a
+// list none of whose items has that code disagrees with it (a reader of the
+// payload, detection step 6, reads errors[0]'s). Of the matching item, a
+// recovery stated on both sides must agree; stated on one side only is not
+// a disagreement (the payload entry may leave it to the code table). ok is
+// false when there is nothing to compare: the envelope's code or every
+// item's is not a string.
+func envelopeAgrees(env candidate, items []located) (ok bool, fs []finding) {
+	code, isStr := str(env.obj, "code")
+	if !isStr {
+		return false, nil
+	}
+	var first *located
+	for i, it := range items {
+		c, isStr := str(it.obj, "code")
+		if !isStr {
+			continue
+		}
+		if first == nil {
+			first = &items[i]
+		}
+		if c != code {
+			continue
+		}
+		a, aok := env.obj.Get("recovery")
+		b, bok := it.obj.Get("recovery")
+		if aok && bok && !jsonEqual(a, b) {
+			return true, []finding{{it.ptr + "/recovery", "disagrees with " + env.ptr + "/recovery"}}
+		}
+		return true, nil
+	}
+	if first == nil {
+		return false, nil
+	}
+	other, _ := str(first.obj, "code")
+	return true, []finding{{first.ptr + "/code", quote(other) + " disagrees with " + env.ptr + "/code " + quote(code) + ": no entry of errors[] carries the envelope's error"}}
 }
 
 // utf16Len counts UTF-16 code units, as JavaScript's .length does.

@@ -98,6 +98,12 @@ func TestEOBJ01Table(t *testing.T) {
 			// core/error.json requires message.
 			{name: "an absent message fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","recovery":"transient"}`)}, want: Fail, ptr: p + "/message"},
 			{name: "a numeric message fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":42}`)}, want: Fail, ptr: p + "/message"},
+			{name: "a null message fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":null}`)}, want: Fail, ptr: p + "/message", msg: "null"},
+			{name: "a null code fails", calls: []evidence.Call{eoErr(tr, `{"code":null,"message":"m"}`)}, want: Fail, ptr: p + "/code", msg: "null"},
+			{name: "a boolean code fails", calls: []evidence.Call{eoErr(tr, `{"code":true,"message":"m"}`)}, want: Fail, ptr: p + "/code"},
+			{name: "a code in a list fails", calls: []evidence.Call{eoErr(tr, `{"code":["RATE_LIMITED"],"message":"m"}`)}, want: Fail, ptr: p + "/code"},
+			{name: "a repeated code, the first numeric, fails", calls: []evidence.Call{eoErr(tr, `{"code":429,"code":"RATE_LIMITED","message":"m"}`)}, want: Fail, ptr: p + "/code"},
+			{name: "a repeated message, the last numeric, fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","message":7}`)}, want: Fail, ptr: p + "/message"},
 			{name: "an error read past the body fails", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), `{"code":"","message":"m"}`)},
 				want: Fail, ptr: eoHiddenPtr(tr) + "/code"},
 			{name: "a JSON-RPC error's adcp_error is judged", calls: []evidence.Call{
@@ -140,14 +146,18 @@ func TestEOBJ03Table(t *testing.T) {
 		p := eoErrPtr(tr) + "/details"
 		return append([]judgeCase{
 			{name: "details of 499 bytes pass", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("a", 488)))}, want: Pass},
-			// seed 002: sellers that omit details entirely are conformant.
-			{name: "no details pass", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
+			// seed 002: sellers that omit details entirely are conformant; such an
+			// error shows nothing of the size, so alone it skips.
+			{name: "no details skip", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Skip, msg: noDetails},
+			{name: "no details beside small details pass", calls: []evidence.Call{eoErr(tr, eoRateLimited), eoErr(tr, withNote("a"))}, want: Pass},
+			{name: "repeated details, one large, fail", calls: []evidence.Call{eoErr(tr, `{"code":"X_A_B","message":"m","details":{"note":"`+strings.Repeat("a", 600)+`"},"details":{}}`)},
+				want: Fail, ptr: p},
 			{name: "details of 500 bytes fail", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("a", 489)))}, want: Fail, ptr: p, msg: "500 bytes"},
 			// seed 002 Size Guidance: "in UTF-8 — this matters for non-ASCII content".
 			{name: "245 é are 490 bytes and fail", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("é", 245)))}, want: Fail, ptr: p, msg: "501 bytes"},
 			{name: "large details read past the body fail", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), withNote(strings.Repeat("a", 600)))},
 				want: Fail, ptr: eoHiddenPtr(tr) + "/details"},
-		}, eoCommon(tr, noErrorObject)...)
+		}, eoCommon(tr, noDetails)...)
 	})
 }
 
@@ -157,8 +167,13 @@ func TestEOBJ04Table(t *testing.T) {
 		return append([]judgeCase{
 			{name: "transient passes", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
 			{name: "terminal passes", calls: []evidence.Call{eoErr(tr, `{"code":"ACCOUNT_SUSPENDED","message":"m","recovery":"terminal"}`)}, want: Pass},
-			// RULES EOBJ-04: "when present"; presence is EOBJ-10's SHOULD.
-			{name: "an absent recovery passes", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m"}`)}, want: Pass},
+			// RULES EOBJ-04: "when present"; presence is EOBJ-10's SHOULD. An error
+			// without it shows nothing of the value: alone, it skips.
+			{name: "an absent recovery skips", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m"}`)}, want: Skip, msg: noRecovery},
+			{name: "an absent recovery beside a valid one passes", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m"}`), eoErr(tr, eoRateLimited)}, want: Pass},
+			{name: "a numeric recovery fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":1}`)}, want: Fail, ptr: p, msg: "a number"},
+			{name: "a list of recoveries fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":["transient"]}`)}, want: Fail, ptr: p, msg: "an array"},
+			{name: "a repeated recovery, one invalid, fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":"fatal","recovery":"transient"}`)}, want: Fail, ptr: p, msg: `"fatal"`},
 			// vector unknown-recovery-value: "deferred" is not a recovery value.
 			{name: "an unknown value fails", calls: []evidence.Call{eoErr(tr, `{"code":"X_VENDOR_CUSTOM","message":"m","recovery":"deferred"}`)}, want: Fail, ptr: p},
 			// SPEC-DIGEST §6.2: the storyboard prose's "fatal" is not in the enum.
@@ -167,7 +182,7 @@ func TestEOBJ04Table(t *testing.T) {
 			{name: "null fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":null}`)}, want: Fail, ptr: p, msg: "null"},
 			{name: "a bad value read past the body fails", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), `{"code":"RATE_LIMITED","message":"m","recovery":"fatal"}`)},
 				want: Fail, ptr: eoHiddenPtr(tr) + "/recovery"},
-		}, eoCommon(tr, noErrorObject)...)
+		}, eoCommon(tr, noRecovery)...)
 	})
 }
 
@@ -197,14 +212,18 @@ func TestEOBJ06Table(t *testing.T) {
 			{name: "a standard code passes", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
 			// seed 002's example vendor code.
 			{name: "X_STREAMHAUS_FLOOR_NOT_MET passes", calls: []evidence.Call{eoErr(tr, `{"code":"X_STREAMHAUS_FLOOR_NOT_MET","message":"m","recovery":"correctable"}`)}, want: Pass},
-			{name: "an absent code is EOBJ-01's", calls: []evidence.Call{eoErr(tr, `{"message":"m"}`)}, want: Pass},
+			// A code that is absent or no string is EOBJ-01's: no code to judge here.
+			{name: "an absent code is EOBJ-01's", calls: []evidence.Call{eoErr(tr, `{"message":"m"}`)}, want: Skip, msg: noStringCode},
+			{name: "a numeric code is EOBJ-01's", calls: []evidence.Call{eoErr(tr, `{"code":429,"message":"m"}`)}, want: Skip, msg: noStringCode},
+			{name: "a numeric code beside a standard one passes", calls: []evidence.Call{eoErr(tr, `{"code":429,"message":"m"}`), eoErr(tr, eoRateLimited)}, want: Pass},
+			{name: "a repeated code, one nonstandard, fails", calls: []evidence.Call{eoErr(tr, `{"code":"Oops","code":"RATE_LIMITED","message":"m"}`)}, want: Fail, ptr: p},
 			{name: "a camel-case code fails", calls: []evidence.Call{eoErr(tr, `{"code":"MediaBuyMissing","message":"m"}`)}, want: Fail, ptr: p},
 			{name: "a lower-case vendor fails", calls: []evidence.Call{eoErr(tr, `{"code":"X_acme_FLOOR","message":"m"}`)}, want: Fail, ptr: p},
 			{name: "a one-letter vendor fails", calls: []evidence.Call{eoErr(tr, `{"code":"X_A_FLOOR","message":"m"}`)}, want: Fail, ptr: p},
 			{name: "a custom *_NOT_FOUND fails", calls: []evidence.Call{eoErr(tr, `{"code":"TASK_NOT_FOUND","message":"m"}`)}, want: Fail, ptr: p},
 			{name: "a bad code read past the body fails", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), `{"code":"Oops","message":"m"}`)},
 				want: Fail, ptr: eoHiddenPtr(tr) + "/code"},
-		}, eoCommon(tr, noErrorObject)...)
+		}, eoCommon(tr, noStringCode)...)
 	})
 }
 
@@ -281,6 +300,30 @@ func TestEOBJ09Table(t *testing.T) {
 		if tr == catalogue.A2A {
 			second = "/result/status/message/parts/0/data/adcp_error"
 		}
+		// withPayload is the error-handling page's example: on MCP
+		// structuredContent carries adcp_error and payload.errors; on A2A
+		// the artifact's adcp_error DataPart has a sibling DataPart with
+		// errors. withRootErrors puts errors at the body's root instead.
+		withPayload := func(env, errs string) evidence.Call {
+			if tr == catalogue.A2A {
+				return a2aResult("a2a/get_products/error_version", "get_products", eoA2ATask("failed", `{"adcp_error":`+env+`}`, `{"errors":`+errs+`}`), pVersion)
+			}
+			body := `{"adcp_error":` + env + `,"payload":{"errors":` + errs + `}}`
+			return mcpResult("mcp/get_products/error_version", "get_products",
+				`{"content":[{"type":"text","text":`+quoteJSON(eoProse)+`}],"isError":true,"structuredContent":`+body+`}`, pVersion)
+		}
+		withRootErrors := func(env, errs string) evidence.Call {
+			if tr == catalogue.A2A {
+				return a2aResult("a2a/get_products/error_version", "get_products", eoA2ATask("failed", `{"adcp_error":`+env+`,"errors":`+errs+`}`), pVersion)
+			}
+			body := `{"adcp_error":` + env + `,"errors":` + errs + `}`
+			return mcpResult("mcp/get_products/error_version", "get_products",
+				`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+env+`}`)+`}],"isError":true,"structuredContent":`+body+`}`, pVersion)
+		}
+		errorsAt, rootErrorsAt := "/result/structuredContent/payload/errors", "/result/structuredContent/errors"
+		if tr == catalogue.A2A {
+			errorsAt, rootErrorsAt = "/result/artifacts/0/parts/2/data/errors", "/result/artifacts/0/parts/1/data/errors"
+		}
 		return []judgeCase{
 			{name: "two equal paths pass", calls: []evidence.Call{twoPaths(eoRateLimited, eoRateLimited)}, want: Pass},
 			// Only code and recovery are compared: a message may differ.
@@ -289,6 +332,18 @@ func TestEOBJ09Table(t *testing.T) {
 			{name: "paths disagreeing on recovery fail", calls: []evidence.Call{twoPaths(eoRateLimited, `{"code":"RATE_LIMITED","message":"m","recovery":"terminal"}`)}, want: Fail, ptr: second + "/recovery"},
 			{name: "recovery on one path only fails", calls: []evidence.Call{twoPaths(eoRateLimited, `{"code":"RATE_LIMITED","message":"m"}`)}, want: Fail, ptr: second + "/recovery"},
 			{name: "one path skips", calls: []evidence.Call{eoA2AOrMCPOnePath(tr)}, want: Skip, msg: none},
+			// error-handling.mdx, the two-layer model: the envelope and the payload's errors[].
+			{name: "an envelope and an agreeing errors[] pass", calls: []evidence.Call{withPayload(eoRateLimited, `[`+eoRateLimited+`]`)}, want: Pass},
+			{name: "an errors[] entry without recovery passes", calls: []evidence.Call{withPayload(eoRateLimited, `[{"code":"RATE_LIMITED","message":"m","field":"budget"}]`)}, want: Pass},
+			{name: "the envelope's error after a warning in errors[] passes", calls: []evidence.Call{withPayload(eoRateLimited,
+				`[{"code":"STALE_RESPONSE","message":"cached","recovery":"transient"},`+eoRateLimited+`]`)}, want: Pass},
+			{name: "errors[] disagreeing on code fails", calls: []evidence.Call{withPayload(eoRateLimited, `[`+other+`]`)}, want: Fail, ptr: errorsAt + "/0/code"},
+			{name: "errors[] disagreeing on recovery fails", calls: []evidence.Call{withPayload(eoRateLimited,
+				`[{"code":"RATE_LIMITED","message":"m","recovery":"terminal"}]`)}, want: Fail, ptr: errorsAt + "/0/recovery"},
+			{name: "errors[] at the body's root is compared too", calls: []evidence.Call{withRootErrors(eoRateLimited, `[`+other+`]`)}, want: Fail, ptr: rootErrorsAt + "/0/code"},
+			// Nothing readable to compare: items without a string code.
+			{name: "errors[] without a string code skips", calls: []evidence.Call{withPayload(eoRateLimited, `[{"code":7},"RATE_LIMITED",null]`)}, want: Skip, msg: none},
+			{name: "an errors[] that is not a list skips", calls: []evidence.Call{withPayload(eoRateLimited, `{"code":"X_A_B"}`)}, want: Skip, msg: none},
 			{name: "no calls skip", want: Skip, msg: none},
 			{name: "a harness failure on an error probe is an error", calls: []evidence.Call{
 				harnessFailed(eoProbe(tr, "get_products/error_version"), eoEvT(tr), evidence.KindToolCall, "connection reset", pVersion)},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
@@ -23,7 +24,8 @@ func errChecks() []Check {
 	return []Check{
 		// Rule: ERR-01 · Spec: seeds 002 (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
 		// Description: an application error MUST come back as a tool result with isError: true,
-		// not as a success result and not as a JSON-RPC error.
+		// not as a success result and not as a JSON-RPC error. isError is the JSON true on each
+		// occurrence of a repeated key.
 		// Policy: judged on the error probes and on every reply that carries an error in a
 		// form a client reads as one. A probe whose error the spec makes mandatory (adcp_version
 		// "99.0" or adcp_major_version 99 → VERSION_UNSUPPORTED; an unknown id on the
@@ -54,12 +56,14 @@ func errChecks() []Check {
 		// Rule: ERR-04 · Spec: seeds 002 (Terse text) · Since: 0.1.0 ·
 		// Description: human prose on an error result SHOULD be one terse sentence in a second
 		// content item, not a repeat of the error.
-		// Policy: terse means one item, one line, at most 256 bytes (the length buyers truncate
-		// an error message to); the position is judged only when a JSON error text exists.
+		// Policy: terse means one item, one line, one sentence (see sentenceBreak), at most 256
+		// bytes (the length buyers truncate an error message to); the position is judged only
+		// when a JSON error text exists.
 		{ID: "ERR-04", Transport: catalogue.MCP, Text: "keeps human prose on an error result to one terse second item", Judge: judgeERR04},
 		// Rule: ERR-05 · Spec: seeds 000, 002 (Client Library Requirements #4); §4.10 · Since: 0.1.0 ·
 		// Description: adcp_error MUST NOT appear in a result whose isError is absent or false.
-		// Policy: a falsy adcp_error (null) is not an error signal and is not failed.
+		// Policy: a falsy adcp_error (null) is not an error signal and is not failed. A success
+		// with no body a client reads (an empty result) has nowhere to carry one: not judged.
 		{ID: "ERR-05", Transport: catalogue.MCP, Text: "never puts adcp_error in a result not flagged isError", Judge: judgeERR05},
 		// Rule: ERR-06 · Spec: seeds 002 (Reserved JSON-RPC Codes); §4.11 · Since: 0.1.0 ·
 		// Description: a JSON-RPC error carrying data.adcp_error MUST use a reserved code
@@ -67,7 +71,8 @@ func errChecks() []Check {
 		// the tool-level path.
 		// Policy: the transport-errors page lets implementations collapse the three reserved
 		// codes into one to avoid fingerprinting, so any reserved code may carry any of
-		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE.
+		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE. A
+		// code is an integer by value (-32029.0 is -32029, as JSON Schema and JavaScript read it).
 		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
 		// Rule: ERR-07 · Spec: seeds 002 (A2A Binding); §4.17 · Since: 0.1.0 ·
 		// Description: a fatal failure MUST be a task in state failed (or rejected) whose
@@ -116,8 +121,12 @@ func judgeERR01(s *evidence.Store, _ Options) Verdict {
 			return false, nil
 		}
 		if r.isErrorRaw != nil && r.isError {
-			if string(trim(r.isErrorRaw)) != "true" {
-				return true, []finding{{"/result/isError", "is " + kindName(r.isErrorRaw) + ", not true"}}
+			// Each occurrence of a repeated isError is true: a parser
+			// keeping the first reads that one.
+			for _, v := range values(r.result, "isError") {
+				if string(trim(v)) != "true" {
+					return true, []finding{{"/result/isError", "is " + wireText(v) + " (" + kindName(v) + "), not true"}}
+				}
 			}
 			return true, nil
 		}
@@ -251,15 +260,84 @@ func judgeERR04(s *evidence.Store, _ Options) Verdict {
 				fs = append(fs, finding{t.ptr, "is " + strconv.Itoa(len(t.text)) + " bytes, not one terse sentence"})
 			case strings.ContainsAny(strings.TrimSpace(t.text), "\n\r"):
 				fs = append(fs, finding{t.ptr, "spans several lines, not one terse sentence"})
+			case sentenceBreak(t.text) >= 0:
+				fs = append(fs, finding{t.ptr, "holds more than one sentence (a second starts at byte " + strconv.Itoa(sentenceBreak(t.text)) + "), not one terse sentence"})
 			}
 		}
 		return true, fs
 	})
 }
 
+// abbreviations are words a full stop follows inside a sentence.
+var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "mr": true, "mrs": true,
+	"ms": true, "dr": true, "st": true, "no": true, "inc": true, "ltd": true, "min": true, "max": true, "est": true, "cf": true}
+
+// sentenceBreak returns the byte offset where a second sentence of s
+// starts, or -1 for one sentence. A sentence ends at a run of ., !, ? or …
+// (closing quotes and brackets may follow) that whitespace and an
+// upper-case letter or a digit follow, unless the run is one full stop
+// after an abbreviation or a single letter (an initial: "U.S. Market");
+// the CJK full stop, exclamation and question marks end one before any
+// further text. Seed 002's "Rate limited — retry in 5s." is one sentence;
+// seed 002's A2A TextPart "Rate limit exceeded. Retry in 5 seconds." is two.
+func sentenceBreak(s string) int {
+	s = strings.TrimSpace(s)
+	rs := []rune(s)
+	at := func(i int) int { return len(string(rs[:i])) }
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '。' || r == '！' || r == '？' {
+			j := i + 1
+			for j < len(rs) && strings.ContainsRune("」』）】\"'”’", rs[j]) {
+				j++
+			}
+			for j < len(rs) && unicode.IsSpace(rs[j]) {
+				j++
+			}
+			if j < len(rs) {
+				return at(j)
+			}
+			continue
+		}
+		if r != '.' && r != '!' && r != '?' && r != '…' {
+			continue
+		}
+		start := i
+		for i+1 < len(rs) && strings.ContainsRune(".!?…", rs[i+1]) {
+			i++
+		}
+		j := i + 1
+		for j < len(rs) && strings.ContainsRune(")]}\"'”’»", rs[j]) {
+			j++
+		}
+		k := j
+		for k < len(rs) && unicode.IsSpace(rs[k]) {
+			k++
+		}
+		if k == j || k == len(rs) || !(unicode.IsUpper(rs[k]) || unicode.IsDigit(rs[k])) {
+			continue
+		}
+		if i == start && r == '.' {
+			w := start
+			for w > 0 && (unicode.IsLetter(rs[w-1]) || rs[w-1] == '.') {
+				w--
+			}
+			word := strings.ToLower(string(rs[w:start]))
+			if len([]rune(word)) == 1 || abbreviations[word] || strings.Contains(word, ".") {
+				continue
+			}
+		}
+		return at(k)
+	}
+	return -1
+}
+
 func judgeERR05(s *evidence.Store, _ Options) Verdict {
 	return eachReply("ERR-05", toolCalls(s), nil, noSuccess, func(r *reply) (bool, []finding) {
-		if !r.success() {
+		// A success with no body a client reads (an empty result, an A2A
+		// task without a DataPart) has nowhere to carry adcp_error: no
+		// evidence.
+		if !r.success() || (len(r.roots()) == 0 && len(r.candidates()) == 0) {
 			return false, nil
 		}
 		what := "appears on a result not flagged isError: true"

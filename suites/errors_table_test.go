@@ -270,6 +270,13 @@ func TestERR04Table(t *testing.T) {
 		{name: "prose over 256 bytes fails", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`},{"type":"text","text":"`+strings.Repeat("a", 257)+`"}],`+sc, pVersion)},
 			want: Fail, ptr: "/result/content/1/text", msg: "257 bytes"},
+		// seed 002, Terse text: "a single terse sentence".
+		{name: "two sentences fail", calls: []evidence.Call{
+			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`},{"type":"text","text":"Rate limit exceeded. Retry in 5 seconds."}],`+sc, pVersion)},
+			want: Fail, ptr: "/result/content/1/text", msg: "more than one sentence"},
+		{name: "a sentence with an abbreviation and a decimal passes", calls: []evidence.Call{
+			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`},{"type":"text","text":"Budget below the floor, e.g. 2.5 USD CPM (approx. 3 EUR)."}],`+sc, pVersion)},
+			want: Pass},
 		{name: "an error without prose skips", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`}],`+sc, pVersion)},
 			want: Skip, msg: "no error result carried human prose"},
@@ -277,6 +284,30 @@ func TestERR04Table(t *testing.T) {
 			harnessFailed("mcp/get_products/error_version", evidence.MCP, evidence.KindToolCall, "EOF", pVersion)},
 			want: HarnessError},
 	})
+}
+
+func TestSentenceBreak(t *testing.T) {
+	for in, want := range map[string]int{
+		"Rate limited — retry in 5s.":              -1,
+		"Rate limited.":                            -1,
+		"No media buy \"mb_1\".":                   -1,
+		"Retry after 2.5 s.":                       -1,
+		"Not supported, e.g. Version 2 calls.":     -1,
+		"Contact U.S. Sales for access.":           -1,
+		"Wait. really?":                            -1,
+		"Is it? Yes.":                              7,
+		"Rate limit exceeded. Retry in 5 seconds.": 21,
+		"Budget too low! Minimum is 500 USD.":      16,
+		"Done (see docs). Then retry.":             17,
+		"Unsupported version… 3.1 is served.":      23,
+		"速率受限。请在5秒后重试。":                            15,
+		"速率受限。":                                    -1,
+		"  Trailing space is trimmed.  ":           -1,
+	} {
+		if got := sentenceBreak(in); got != want {
+			t.Errorf("sentenceBreak(%q) = %d, want %d", in, got, want)
+		}
+	}
 }
 
 func TestERR05Table(t *testing.T) {
@@ -287,6 +318,9 @@ func TestERR05Table(t *testing.T) {
 			mcpBody("mcp/get_products/valid", "get_products", `{"status":"completed","products":[],"adcp_error":null}`, false)},
 			want: Pass},
 		{name: "an error result is not judged", calls: []evidence.Call{eoMCPError("mcp/get_products/error_version", eoVersion, "", pVersion)},
+			want: Skip, msg: noSuccess},
+		// An empty result has nowhere to carry adcp_error: no evidence.
+		{name: "an empty success result is not judged", calls: []evidence.Call{mcpResult("mcp/get_products/valid", "get_products", `{"content":[]}`)},
 			want: Skip, msg: noSuccess},
 		// vector mcp-structured-content-no-iserror.
 		{name: "an error-only structuredContent without isError fails", calls: []evidence.Call{

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -22,7 +23,8 @@ func idemChecks() []Check {
 		// Rule: IDEM-01 · Spec: §4.49 · Since: 0.1.0 ·
 		// Description: capabilities MUST declare adcp.idempotency; with supported: true,
 		// replay_ttl_seconds MUST be an integer from 3600 to 604800. A capabilities success
-		// without an adcp object fails: the declaration is absent.
+		// without an adcp object fails: the declaration is absent. Each occurrence of a
+		// repeated key is judged (any supported true asks for the window).
 		{ID: "IDEM-01", Transport: catalogue.MCP, Text: "declares its idempotency replay window in capabilities", Judge: judgeIDEM01},
 		// Rule: IDEM-02 · Spec: §4.50 · Since: 0.1.0 ·
 		// Description: a mutating request without idempotency_key MUST get INVALID_REQUEST
@@ -52,7 +54,8 @@ func idemChecks() []Check {
 		// Rule: IDEM-05 · Spec: §4.57 · Since: 0.1.0 ·
 		// Description: read tools MUST accept an optional idempotency_key. Judged on the read
 		// probes that carry every envelope field, idempotency_key among them: a rejection
-		// naming idempotency_key fails; a rejection naming another field is TOL-01's.
+		// naming idempotency_key fails; a rejection naming another field is TOL-01's; a tool
+		// result that is no error is acceptance, whatever its body (ENV-01's).
 		{ID: "IDEM-05", Transport: catalogue.MCP, Text: "accepts an idempotency_key on read tools", Judge: judgeIDEM05},
 	}
 }
@@ -70,23 +73,32 @@ func judgeIDEM01(s *evidence.Store, _ Options) Verdict {
 	case idem == nil:
 		fs = append(fs, finding{base, "is absent or not an object"})
 	default:
-		sup, ok := idem.Get("supported")
-		if !ok || kindOf(sup) != extract.KindBool {
+		sups := values(idem, "supported")
+		if len(sups) == 0 {
 			fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
+		}
+		supported := false
+		for _, sup := range sups {
+			if kindOf(sup) != extract.KindBool {
+				fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
+			}
+			supported = supported || string(trim(sup)) == "true"
+		}
+		if len(fs) > 0 || !supported {
 			break
 		}
-		if string(trim(sup)) != "true" {
-			break
-		}
-		v, ok := idem.Get("replay_ttl_seconds")
-		n, isNum := number(v)
-		switch {
-		case !ok:
+		ttls := values(idem, "replay_ttl_seconds")
+		if len(ttls) == 0 {
 			fs = append(fs, finding{base + "/replay_ttl_seconds", "is absent while supported is true"})
-		case !isNum || n != float64(int64(n)):
-			fs = append(fs, finding{base + "/replay_ttl_seconds", "is " + kindName(v) + ", not an integer"})
-		case n < minReplayTTL || n > maxReplayTTL:
-			fs = append(fs, finding{base + "/replay_ttl_seconds", wireText(v) + " is outside " + strconv.Itoa(minReplayTTL) + ".." + strconv.Itoa(maxReplayTTL)})
+		}
+		for _, v := range ttls {
+			n, isNum := number(v)
+			switch {
+			case !isNum || math.IsInf(n, 0) || n != math.Trunc(n):
+				fs = append(fs, finding{base + "/replay_ttl_seconds", "is " + wireText(v) + " (" + kindName(v) + "), not an integer"})
+			case n < minReplayTTL || n > maxReplayTTL:
+				fs = append(fs, finding{base + "/replay_ttl_seconds", wireText(v) + " is outside " + strconv.Itoa(minReplayTTL) + ".." + strconv.Itoa(maxReplayTTL)})
+			}
 		}
 	}
 	t.judged(call, fs)
@@ -97,7 +109,7 @@ func judgeIDEM05(s *evidence.Store, _ Options) Verdict {
 	return eachReply("IDEM-05", toolCalls(s, evidence.WithPurpose(evidence.PurposeEnvelopeFields)), nil,
 		"no read call with an idempotency_key was answered", func(r *reply) (bool, []finding) {
 			if !r.isError && r.rpcErr == nil {
-				return r.result != nil, nil
+				return r.result != nil, nil // answered, not refused: accepted
 			}
 			if namesField(r, "idempotency_key") {
 				where, _ := rejection(r)

@@ -196,6 +196,8 @@ func TestIDEM05Table(t *testing.T) {
 		const id = "get_products/envelope_fields"
 		cvTable(t, "IDEM-05", on, []judgeCase{
 			{name: "key accepted", calls: []evidence.Call{env(cvOK(on, id, "get_products", productsBody))}, want: Pass},
+			// A result, not an error, is no rejection: its body is ENV-01's.
+			{name: "an empty result is no rejection", calls: []evidence.Call{env(cvRPCResult(on, id, `{"content":[]}`))}, want: Pass},
 			{name: "rejected naming the key", calls: []evidence.Call{env(cvErr(on, id, "get_products",
 				`{"adcp_error":{"code":"INVALID_REQUEST","message":"idempotency_key is only accepted on mutating tasks.","field":"idempotency_key"}}`))},
 				want: Fail, ptr: cvData(on) + "/adcp_error"},

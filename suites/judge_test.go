@@ -94,6 +94,48 @@ func TestLeak(t *testing.T) {
 	}
 }
 
+// probeShape is a recorded call the judges read: its probe ID after the
+// transport, its kind and its purposes.
+type probeShape struct {
+	id   string
+	kind evidence.Kind
+	ps   []evidence.Purpose
+}
+
+// probeShapes are calls of every kind and purpose the judges read.
+var probeShapes = []probeShape{
+	{"initialize", evidence.KindInitialize, nil},
+	{"tools/list", evidence.KindToolsList, nil},
+	{"card", evidence.KindHTTPGet, []evidence.Purpose{evidence.PurposeDiscovery}},
+	{"card/mcp.json", evidence.KindHTTPGet, []evidence.Purpose{evidence.PurposeDiscovery}},
+	{capabilitiesProbe, evidence.KindToolCall, []evidence.Purpose{evidence.PurposeValid, evidence.PurposeNoContext}},
+	{"ver/capabilities", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeDiscovery}},
+	{"ver/pin/3.1", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeVersionPin}},
+	{"get_products/valid", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeValid}},
+	{"get_products/context", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeContext, evidence.PurposeEnvelopeFields}},
+	{"get_products/envelope_fields", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeEnvelopeFields}},
+	{"get_products/error_version", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeErrorVersion, evidence.PurposeContext}},
+	{"get_products/error_major_version", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeErrorMajorVersion}},
+	{"get_products/error_wrong_type", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeErrorWrongType}},
+	{"get_task_status/error_unknown_task", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeErrorUnknownTask}},
+	{"get_products/stream", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeStream}},
+	{"rate_burst/1", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeRateBurst}},
+	{"auth/no_credential", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeAuthNone}},
+	{"auth/no_credential/capabilities", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeAuthCapabilities}},
+	{"auth/random_credential", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeAuthRandom}},
+	{"idem/missing_key", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeIdemMissingKey}},
+	{"idem/first", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeIdemFirst}},
+	{"idem/replay", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeIdemReplay}},
+	{"idem/conflict", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeIdemConflict}},
+	{"task/get_products/create", evidence.KindTask, nil},
+	{"task/get_products/get/01", evidence.KindTask, nil},
+	{"task/get_products/result", evidence.KindToolCall, nil},
+	{"task/isolation/get", evidence.KindTask, nil},
+	{"task/ttl/create", evidence.KindTask, []evidence.Purpose{evidence.PurposeTaskTTL}},
+	{"hook/async/hmac-sha256", evidence.KindToolCall, []evidence.Purpose{evidence.PurposeHookAsync}},
+	{"hook/async/hmac-sha256/deliveries", evidence.KindWebhook, []evidence.Purpose{evidence.PurposeHookAsync}},
+}
+
 // FuzzJudges feeds arbitrary bytes to every judge as the reply of every
 // kind of call: no judge may panic, and every verdict is one of the four
 // outcomes, a failure with at least one finding.
@@ -123,23 +165,12 @@ func FuzzJudges(f *testing.F) {
 		}
 		ctx := json.RawMessage(`{"adcp_conform":{"nonce":"n"}}`)
 		ev := wire.Exchange{SSE: true, Events: []wire.Event{{Data: string(msg), HasData: true}, {Data: `{"jsonrpc":"2.0","id":1,"result":` + string(result) + `}`, HasData: true}}}
-		add := func(id string, kind evidence.Kind, ps ...evidence.Purpose) {
+		for _, p := range probeShapes {
 			for _, t := range []evidence.Transport{evidence.MCP, evidence.A2A} {
-				s.Add(evidence.Call{ProbeID: string(t) + "/" + id[4:], Transport: t, Kind: kind, Tool: "get_products", Purposes: ps,
+				s.Add(evidence.Call{ProbeID: string(t) + "/" + p.id, Transport: t, Kind: p.kind, Tool: "get_products", Purposes: p.ps,
 					Context: ctx, Message: msg, Result: result, RPCError: rpcErr, Body: msg, HTTPStatus: 200, Exchanges: []wire.Exchange{ev}})
 			}
 		}
-		add("mcp/initialize", evidence.KindInitialize)
-		add("mcp/tools/list", evidence.KindToolsList)
-		add("mcp/server_card/1", evidence.KindHTTPGet, evidence.PurposeDiscovery)
-		add(capabilitiesProbe, evidence.KindToolCall, evidence.PurposeValid, evidence.PurposeNoContext)
-		add("mcp/get_products/context", evidence.KindToolCall, evidence.PurposeContext, evidence.PurposeEnvelopeFields)
-		add("mcp/get_products/error_version", evidence.KindToolCall, evidence.PurposeErrorVersion, evidence.PurposeContext)
-		add("mcp/auth/no_credential", evidence.KindToolCall, evidence.PurposeAuthNone)
-		add("mcp/auth/random_credential", evidence.KindToolCall, evidence.PurposeAuthRandom)
-		add("mcp/rate_burst/1", evidence.KindToolCall, evidence.PurposeRateBurst)
-		add("mcp/card", evidence.KindHTTPGet, evidence.PurposeDiscovery)
-		add("mcp/get_products/stream", evidence.KindToolCall, evidence.PurposeStream)
 		for _, v := range Judge(s, Options{Transports: []catalogue.Transport{catalogue.MCP, catalogue.A2A}}) {
 			switch v.Outcome {
 			case Pass, Skip, HarnessError:

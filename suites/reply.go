@@ -267,7 +267,9 @@ func (r *reply) findCandidates() []candidate {
 	return out
 }
 
-// rpcCode returns the JSON-RPC error code, when it is an integer.
+// rpcCode returns the JSON-RPC error code, when it is an integer: a JSON
+// number whose value is whole (-32029.0 and -3.2029e4 are -32029, as
+// JavaScript and JSON Schema read them).
 func (r *reply) rpcCode() (int64, bool) {
 	if r.rpcErr == nil {
 		return 0, false
@@ -276,8 +278,14 @@ func (r *reply) rpcCode() (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
-	return n, err == nil
+	if n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64); err == nil {
+		return n, true
+	}
+	f, isNum := number(v)
+	if !isNum || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // kindOf returns the JSON kind of a raw value from its first byte.
@@ -346,6 +354,21 @@ func str(o *extract.Object, key string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// values returns every value of key in o, in source order: one for a key
+// given once, each occurrence for a repeated key. A rule on a member's value
+// judges each, since a parser keeping the first occurrence and one keeping
+// the last (JSON.parse) read different values, and RFC 8259 §4 leaves which
+// to the receiver.
+func values(o *extract.Object, key string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, m := range o.Members() {
+		if m.Key == key {
+			out = append(out, m.Value)
+		}
+	}
+	return out
 }
 
 // child returns o[key] when it is an object.

@@ -39,7 +39,8 @@ func taskChecks() []Check {
 		// tools/call (params.task {ttl}) to get_products (taskSupport "optional") MUST return a
 		// task handle, result.task with taskId (a non-empty string), status (an MCP task
 		// status), createdAt (an RFC 3339 date-time), ttl (a number, or null for unlimited)
-		// and pollInterval (a number), instead of the tool result.
+		// and pollInterval (a number), instead of the tool result. Each occurrence of a
+		// repeated member is judged.
 		{ID: "TASK-01", Transport: catalogue.MCP, Text: "answers a task-augmented call with a task handle", Judge: judgeTASK01},
 		// Rule: TASK-02 · Spec: seeds 001 (Async Operations via MCP Tasks) · Since: 0.1.0 ·
 		// Description: tasks/get MUST answer the owner's task (same taskId, an MCP status) and
@@ -70,13 +71,17 @@ func taskChecks() []Check {
 		// Policy: a result that reveals nothing of the task is a refusal in another
 		// form, not a leak: a tasks/get or tasks/cancel result without taskId and
 		// status, a tasks/result isError result (the probed task succeeded).
+		// A 2xx reply no client can read (ENV-10's) shows neither a refusal nor a leak and is
+		// not judged.
 		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
 		// for that reason, so it is caught only when it answers with a task.
 		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},
 		// Rule: TASK-05 · Spec: seeds 001 (clamp client-provided TTL) · Since: 0.1.0 ·
 		// Description: a client-provided TTL above the server's maximum SHOULD be clamped: a
 		// task-augmented call asking for ten years gets a handle whose ttl is a number below
-		// it (null, unlimited, honours it too). Refusing the call is not honouring it.
+		// it (null, unlimited, honours it too). Refusing the call is not honouring it. A
+		// handle without a ttl that is a number or null (TASK-01's defect) skips: it shows
+		// nothing of the clamp.
 		{ID: "TASK-05", Transport: catalogue.MCP, Text: "clamps a client-provided task TTL above its maximum", Judge: judgeTASK05},
 	}
 }
@@ -122,31 +127,69 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	}
 	base := "/result/task"
 	var fs []finding
-	if id, ok := str(task, "taskId"); !ok || id == "" {
-		fs = append(fs, finding{base + "/taskId", "is absent, empty or not a string"})
-	}
-	if st, ok := str(task, "status"); !ok {
-		fs = append(fs, finding{base + "/status", "is absent or not a string"})
-	} else if !mcpTaskStatuses[st] {
-		fs = append(fs, finding{base + "/status", quote(st) + " is not an MCP task status"})
-	}
-	if at, ok := str(task, "createdAt"); !ok {
-		fs = append(fs, finding{base + "/createdAt", "is absent or not a string"})
-	} else if !isRFC3339(at) {
-		fs = append(fs, finding{base + "/createdAt", quote(at) + " is not an RFC 3339 date-time"})
-	}
-	if v, ok := task.Get("ttl"); !ok {
-		fs = append(fs, finding{base + "/ttl", "is absent"})
-	} else if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
-		fs = append(fs, finding{base + "/ttl", "is " + kindName(v) + ", not a number or null"})
-	}
-	if v, ok := task.Get("pollInterval"); !ok {
-		fs = append(fs, finding{base + "/pollInterval", "is absent"})
-	} else if n, isNum := number(v); !isNum || n < 0 {
-		fs = append(fs, finding{base + "/pollInterval", "is " + kindName(v) + ", not a non-negative number"})
+	for _, m := range handleMembers {
+		vs := values(task, m.key)
+		if len(vs) == 0 {
+			fs = append(fs, finding{base + "/" + m.key, "is absent"})
+		}
+		for _, v := range vs { // each occurrence of a repeated key
+			if what := m.check(v); what != "" {
+				fs = append(fs, finding{base + "/" + m.key, what})
+			}
+		}
 	}
 	t.judged(c, fs)
 	return t.verdict("")
+}
+
+// handleMembers are the members of a task handle TASK-01 requires, each
+// with what is wrong with a value ("" when nothing).
+var handleMembers = []struct {
+	key   string
+	check func(v []byte) string
+}{
+	{"taskId", func(v []byte) string {
+		if id, ok := extract.StringValue(v); !ok || id == "" {
+			return "is " + kindName(v) + ", not a non-empty string"
+		}
+		return ""
+	}},
+	{"status", stringCheck(func(st string) string {
+		if !mcpTaskStatuses[st] {
+			return quote(st) + " is not an MCP task status"
+		}
+		return ""
+	})},
+	{"createdAt", stringCheck(func(at string) string {
+		if !isRFC3339(at) {
+			return quote(at) + " is not an RFC 3339 date-time"
+		}
+		return ""
+	})},
+	{"ttl", func(v []byte) string {
+		if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
+			return "is " + kindName(v) + ", not a number or null"
+		}
+		return ""
+	}},
+	{"pollInterval", func(v []byte) string {
+		if n, isNum := number(v); !isNum || n < 0 {
+			return "is " + kindName(v) + ", not a non-negative number"
+		}
+		return ""
+	}},
+}
+
+// stringCheck is a handle member's check: a string about which bad says
+// nothing.
+func stringCheck(bad func(string) string) func(v []byte) string {
+	return func(v []byte) string {
+		s, ok := extract.StringValue(v)
+		if !ok {
+			return "is " + kindName(v) + ", not a string"
+		}
+		return bad(s)
+	}
 }
 
 // taskRun is one task's calls: the create, the polls and the result.
@@ -404,8 +447,10 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 			} else {
 				t.judged(c, nil)
 			}
+		case c.RPCError != nil || (c.Message == nil && c.HTTPStatus >= 400):
+			t.judged(c, nil) // refused: a JSON-RPC error, or an HTTP error without one
 		case c.Result == nil:
-			t.judged(c, nil) // refused: an error or no JSON-RPC reply
+			continue // no readable reply (ENV-10's): nothing shows a leak or a refusal
 		case name == "list":
 			if i := listedAt(c.Result, id); i >= 0 {
 				t.judged(c, []finding{{"/result/tasks/" + itoa(i), "tasks/list of a second session shows the first session's task " + quote(id)}})
@@ -479,19 +524,25 @@ func judgeTASK05(s *evidence.Store, _ Options) Verdict {
 	if task == nil {
 		return t.verdict("the call asking for a ten-year TTL returned no task handle (TASK-01)")
 	}
-	v, ok := task.Get("ttl")
-	n, isNum := number(v)
-	switch {
-	case !ok:
-		t.judged(c, []finding{{"/result/task/ttl", "is absent"}})
-	case kindOf(v) == extract.KindNull:
-		t.judged(c, []finding{{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"}})
-	case !isNum:
-		t.judged(c, []finding{{"/result/task/ttl", "is " + kindName(v) + ", not a number"}})
-	case n >= hugeTTL:
-		t.judged(c, []finding{{"/result/task/ttl", wireText(v) + " honours the requested ten-year TTL instead of clamping it"}})
-	default:
-		t.judged(c, nil)
+	// An absent ttl, or one neither a number nor null, tells nothing of
+	// the clamp: TASK-01's. Each occurrence of a repeated key is judged.
+	var fs []finding
+	seen := false
+	for _, v := range values(task, "ttl") {
+		n, isNum := number(v)
+		switch {
+		case kindOf(v) == extract.KindNull:
+			fs = append(fs, finding{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"})
+		case !isNum:
+			continue
+		case n >= hugeTTL:
+			fs = append(fs, finding{"/result/task/ttl", wireText(v) + " honours the requested ten-year TTL instead of clamping it"})
+		}
+		seen = true
 	}
+	if !seen {
+		return t.verdict("the handle gives no ttl that is a number or null (TASK-01)")
+	}
+	t.judged(c, fs)
 	return t.verdict("")
 }

@@ -216,6 +216,12 @@ func TestTASK04Table(t *testing.T) {
 	runJudgeTable(t, "TASK-04", catalogue.MCP, []judgeCase{
 		{name: "every request of a second session refused passes", calls: refused(), want: Pass},
 		{name: "a refusal without a JSON-RPC reply passes", calls: with(1, noReply), want: Pass},
+		// A 200 no client can read shows neither a refusal nor a leak (ENV-10's): no evidence.
+		{name: "an unreadable 200 alone skips", calls: []evidence.Call{tkCreate(tcCreate, goodHandle), func() evidence.Call {
+			c := iso("get", "", "")
+			c.Message, c.Result, c.HTTPStatus = nil, nil, 200
+			return c
+		}()}, want: Skip, msg: "session-isolation probes were not made"},
 		{name: "a list of the second session's own tasks passes", calls: with(4, iso("list", `{"tasks":[{"taskId":"t9","status":"working"}]}`, "")), want: Pass},
 		{name: "an isError tasks/result (not the succeeded task's result) is a refusal", calls: with(2, iso("result",
 			`{"content":[{"type":"text","text":"Task not found"}],"isError":true}`, "")), want: Pass},
@@ -246,8 +252,10 @@ func TestTASK05Table(t *testing.T) {
 		{name: "the ten-year ttl honoured fails", calls: ttl(handleWith("ttl", "315360000000")), want: Fail, ptr: p, msg: "honours the requested ten-year TTL"},
 		{name: "more than asked fails", calls: ttl(handleWith("ttl", "1e13")), want: Fail, ptr: p},
 		{name: "null (unlimited) fails", calls: ttl(handleWith("ttl", "null")), want: Fail, ptr: p, msg: "is null"},
-		{name: "ttl absent fails", calls: ttl(handleWith("ttl", "")), want: Fail, ptr: p},
-		{name: "ttl a string fails", calls: ttl(handleWith("ttl", `"3600000"`)), want: Fail, ptr: p},
+		// No readable ttl shows nothing of the clamp: TASK-01's.
+		{name: "ttl absent skips", calls: ttl(handleWith("ttl", "")), want: Skip, msg: "(TASK-01)"},
+		{name: "ttl a string skips", calls: ttl(handleWith("ttl", `"3600000"`)), want: Skip, msg: "(TASK-01)"},
+		{name: "a repeated ttl, one honouring, fails", calls: ttl(handleWith("ttl", `3600000,"ttl":315360000000`)), want: Fail, ptr: p},
 		{name: "no call skips", want: Skip, msg: "no task-augmented call was made"},
 		{name: "no handle skips (TASK-01's)", calls: ttl(toolResult(productBody, false)), want: Skip, msg: "(TASK-01)"},
 		{name: "tasks undeclared skips with the reason", calls: []evidence.Call{notRun("mcp/task/ttl/create", evidence.MCP, evidence.KindTask, "the server does not declare the MCP tasks capability", evidence.PurposeTaskTTL)},

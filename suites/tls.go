@@ -30,7 +30,8 @@ func tlsChecks() []Check {
 		// Rule: TLS-02 · Spec: §4.76 · Since: 0.1.0 ·
 		// Description: HTTPS responses SHOULD carry Strict-Transport-Security with max-age of
 		// at least 31536000 seconds (RFC 6797: the first header counts, directive
-		// names are case-insensitive, the value may be quoted). Judged on every
+		// names are case-insensitive, the value may be quoted; delta-seconds is unbounded, so a
+		// value too long for an integer is over a year). Judged on every
 		// response of the agent's endpoints and of plain GETs on a target's host;
 		// a GET elsewhere (a jwks_uri on a key host the seller does not run) is
 		// not the agent's endpoint and is not judged.
@@ -118,7 +119,9 @@ func judgeTLS02(s *evidence.Store, _ Options) Verdict {
 			case m == nil:
 				fs = append(fs, finding{"", x.URL + " sends Strict-Transport-Security without a max-age"})
 			default:
-				if n, err := strconv.ParseInt(m[1], 10, 64); err != nil || n < minHSTSMaxAge {
+				// delta-seconds has no bound (RFC 6797 §6.1.1): a value too
+				// long for an int64 is far over a year.
+				if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n < minHSTSMaxAge {
 					fs = append(fs, finding{"", x.URL + " sends HSTS max-age " + m[1] + ", under a year"})
 				}
 			}

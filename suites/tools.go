@@ -36,7 +36,8 @@ func tolChecks() []Check {
 		// callbacks; in an AdCP error, a JSON-RPC error or WWW-Authenticate: Signature
 		// error="request_signature_required" on a 401).
 		// The probe pins a release the seller advertises; VERSION_UNSUPPORTED for a pin it
-		// does not advertise is left unjudged.
+		// does not advertise is left unjudged. A tool result that is no error is acceptance,
+		// whatever its body (ENV-01's).
 		{ID: "TOL-01", Transport: catalogue.MCP, Text: "accepts the envelope fields on every tool", Judge: judgeTOL01},
 		// Rule: TOL-02 · Spec: §4.60–4.61 · Since: 0.1.0 ·
 		// Description: a tool's inputSchema SHOULD NOT declare additionalProperties: false
@@ -83,7 +84,9 @@ func envelopeTolerance(s *evidence.Store, c evidence.Call, advertised []string) 
 	default:
 		r = parseReply(c)
 		if r.result != nil && !r.errorSignal() {
-			return nil, "" // answered: the fields were accepted
+			// Answered, not refused: the fields were accepted (whether the
+			// body is a good one is ENV-01's and the schema's).
+			return nil, ""
 		}
 		where, how = rejection(r)
 		if code := errorCode(r); strings.EqualFold(code, "request_signature_required") || rpcMentions(r, "request_signature_required") || signatureRequired(c) {
@@ -277,7 +280,9 @@ func identByte(b byte) bool {
 type listedTool struct {
 	name string
 	ptr  string
-	obj  *extract.Object
+	obj  *extract.Object // nil for an item that is no object
+	// notObject names the JSON kind of an item that is no object.
+	notObject string
 }
 
 // toolsList returns the recorded tool listing and its tools: the tools/list
@@ -322,12 +327,16 @@ func listOfObjects(o *extract.Object, key, base, nameKey string) ([]listedTool, 
 	}
 	var out []listedTool
 	for i, it := range items {
+		p := base + "/" + strconv.Itoa(i)
 		item, err := extract.ParseObject(it)
 		if err != nil {
+			// An item that is no object is no tool (CAP-02 fails it; over
+			// A2A a skill that is no object is A2A-09's).
+			out = append(out, listedTool{ptr: p, notObject: kindName(it)})
 			continue
 		}
 		name, _ := str(item, nameKey)
-		out = append(out, listedTool{name: name, ptr: base + "/" + strconv.Itoa(i), obj: item})
+		out = append(out, listedTool{name: name, ptr: p, obj: item})
 	}
 	return out, true
 }

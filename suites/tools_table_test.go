@@ -28,6 +28,8 @@ func TestTOL01Table(t *testing.T) {
 		}
 		cases := []judgeCase{
 			{name: "fields accepted", calls: []evidence.Call{valid, env(cvOK(on, id, "get_products", productsBody))}, want: Pass},
+			// A result, not an error, is no rejection: its body is ENV-01's.
+			{name: "an empty result is no rejection", calls: []evidence.Call{valid, env(cvRPCResult(on, id, `{"content":[]}`))}, want: Pass},
 			{name: "rejection naming governance_context", calls: []evidence.Call{env(cvErr(on, id, "get_products",
 				`{"adcp_error":{"code":"INVALID_REQUEST","message":"Unknown field governance_context.","field":"governance_context"}}`))},
 				want: Fail, ptr: d + "/adcp_error", msg: "governance_context"},

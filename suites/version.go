@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ func verChecks() []Check {
 		// Description: capabilities MUST declare adcp.major_versions (a non-empty list of
 		// integers); adcp.supported_versions, when present, MUST be a non-empty list of
 		// release-precision strings. A capabilities success without an adcp object fails:
-		// the declaration is absent.
+		// the declaration is absent. Each occurrence of a repeated key is judged.
 		{ID: "VER-01", Transport: catalogue.MCP, Text: "declares its major and supported versions in capabilities", Judge: judgeVER01},
 		// Rule: VER-02 · Spec: §4.47–4.48; error-details/version-unsupported.json;
 		// protocol/get_adcp_capabilities.mdx (Version negotiation) · Since: 0.1.0 ·
@@ -77,7 +78,11 @@ func pinnedEcho(r *reply, pin string, supported []string) (bool, []finding) {
 	got, ok := str(r.data, "adcp_version")
 	switch {
 	case !ok:
-		return true, []finding{{ptr(r.dataPtr, "adcp_version"), "is absent from a pinned reply"}}
+		what := "is absent from a pinned reply"
+		if v, present := r.data.Get("adcp_version"); present {
+			what = "is " + kindName(v) + ", not the release string, in a pinned reply"
+		}
+		return true, []finding{{ptr(r.dataPtr, "adcp_version"), what}}
 	case want == "":
 		return true, []finding{{ptr(r.dataPtr, "adcp_version"), quote(got) + " is echoed for a request pinned to " + quote(pin) +
 			", which no advertised release can serve (VERSION_UNSUPPORTED is due)"}}
@@ -121,15 +126,19 @@ func judgeVER01(s *evidence.Store, _ Options) Verdict {
 	}
 	base := ptr(r.dataPtr, "adcp")
 	var fs []finding
-	if v, ok := adcp.Get("major_versions"); !ok {
+	majors := values(adcp, "major_versions")
+	if len(majors) == 0 {
 		fs = append(fs, finding{base + "/major_versions", "is absent"})
-	} else if f := listOf(v, func(it json.RawMessage) bool {
-		n, ok := number(it)
-		return ok && n == float64(int64(n)) && n >= 1
-	}); f != "" {
-		fs = append(fs, finding{base + "/major_versions", f + " (want positive integers)"})
 	}
-	if v, ok := adcp.Get("supported_versions"); ok {
+	for _, v := range majors {
+		if f := listOf(v, func(it json.RawMessage) bool {
+			n, ok := number(it)
+			return ok && !math.IsInf(n, 0) && n == math.Trunc(n) && n >= 1
+		}); f != "" {
+			fs = append(fs, finding{base + "/major_versions", f + " (want positive integers)"})
+		}
+	}
+	for _, v := range values(adcp, "supported_versions") {
 		if f := listOf(v, isRelease); f != "" {
 			fs = append(fs, finding{base + "/supported_versions", f + " (want release-precision strings)"})
 		}
@@ -194,12 +203,17 @@ func versionUnsupported(r *reply, what string) []finding {
 		if code != "VERSION_UNSUPPORTED" {
 			continue
 		}
-		v, ok := child(c.obj, "details").Get("supported_versions")
-		if !ok {
+		if d, ok := c.obj.Get("details"); ok && kindOf(d) != extract.KindObject {
+			return []finding{{c.ptr + "/details", "is " + kindName(d) + ", not an object: supported_versions is absent"}}
+		}
+		vs := values(child(c.obj, "details"), "supported_versions")
+		if len(vs) == 0 {
 			return []finding{{c.ptr + "/details/supported_versions", "is absent"}}
 		}
-		if f := listOf(v, isRelease); f != "" {
-			return []finding{{c.ptr + "/details/supported_versions", f}}
+		for _, v := range vs { // each occurrence of a repeated key
+			if f := listOf(v, isRelease); f != "" {
+				return []finding{{c.ptr + "/details/supported_versions", f}}
+			}
 		}
 		return nil
 	}

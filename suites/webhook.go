@@ -45,14 +45,16 @@ func hookChecks() []Check {
 		// with a key of the seller's JWKS — never both ways. The receiver verifies each
 		// delivery as it arrives (webhook.VerifyHMAC, webhook.VerifyRFC9421, held to
 		// webhook-hmac-sha256.json and compliance/webhook-signing). Judged on the
-		// deliveries of every registration HOOK-01 judges.
+		// deliveries of every registration HOOK-01 judges. A delivery the receiver recorded no
+		// verdict for is a harness error: a pass would claim a check nobody made.
 		{ID: "HOOK-02", Transport: catalogue.MCP, Text: "signs webhooks with the scheme the registration asked for", Judge: judgeHOOK02},
 		// Rule: HOOK-03 · Spec: webhooks.mdx (Dedup by idempotency_key); security.mdx
 		// §4.65 · Since: 0.1.0 · Description: a retry of one delivery MUST reuse its
 		// idempotency_key with a JCS-equivalent body. The receiver answers each
 		// operation's first delivery 503; the next delivery of the same event (same
 		// status and task) must carry the same key and payload. No retry within the wait
-		// is a skip, not a pass.
+		// is a skip, not a pass; so is a first delivery without an idempotency_key string
+		// (HOOK-01's: there is no key to reuse), and a retry whose key is no string fails.
 		{ID: "HOOK-03", Transport: catalogue.MCP, Text: "retries a delivery with the same idempotency_key", Judge: judgeHOOK03},
 		// Rule: HOOK-04 · Spec: seeds 001 (Webhook Trigger Rules) · Since: 0.1.0 ·
 		// Description: no webhook MUST be sent for a call whose first response was already
@@ -251,6 +253,14 @@ func judgeHOOK02(s *evidence.Store, _ Options) Verdict {
 			none = "no webhook arrived to verify: " + noDelivery(h)
 			continue
 		}
+		if n, v := len(h.deliveries.Exchanges), len(h.note.Deliveries); v < n {
+			// A delivery without the receiver's verdict was never verified:
+			// a pass would claim a signature nobody checked.
+			c := h.deliveries
+			c.HarnessError = fmt.Sprintf("the receiver recorded %d deliveries but a signature verdict for %d", n, v)
+			t.errored = append(t.errored, c)
+			continue
+		}
 		var fs []finding
 		for i, d := range h.note.Deliveries {
 			if d.SignatureError != "" {
@@ -276,6 +286,11 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 			continue
 		}
 		first := event(xs[0].RequestBody)
+		if !first.keyed {
+			// No key to reuse: HOOK-01's defect, and nothing to compare.
+			none = "the delivery answered 503 carries no idempotency_key string (HOOK-01), so its retry's key cannot be compared"
+			continue
+		}
 		retry := -1
 		for i := 1; i < len(xs); i++ {
 			if e := event(xs[i].RequestBody); e.status == first.status && e.taskID == first.taskID {
@@ -290,7 +305,7 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 		var fs []finding
 		r := event(xs[retry].RequestBody)
 		switch {
-		case r.key != first.key:
+		case !r.keyed || r.key != first.key:
 			fs = append(fs, finding{"/idempotency_key", fmt.Sprintf("the retry (delivery %d) carries idempotency_key %s, the delivery answered 503 carried %s",
 				retry+1, quote(r.key), quote(first.key))})
 		case r.canonical != first.canonical:
@@ -303,6 +318,9 @@ func judgeHOOK03(s *evidence.Store, _ Options) Verdict {
 
 type hookEvent struct {
 	key, status, taskID, canonical string
+	// keyed is set when the body's idempotency_key is a string (each
+	// occurrence of a repeated key the same one).
+	keyed bool
 }
 
 // event reads the identity of a delivery (exact-case keys) and its
@@ -310,13 +328,18 @@ type hookEvent struct {
 // count).
 func event(body []byte) hookEvent {
 	b := bodyObject(body)
-	key, _ := str(b, "idempotency_key")
+	key, keyed := "", false
+	for i, v := range values(b, "idempotency_key") {
+		k, ok := extract.StringValue(v)
+		keyed = ok && (i == 0 || (keyed && k == key))
+		key = k
+	}
 	status, _ := str(b, "status")
 	taskID, _ := str(b, "task_id")
 	var v any
 	_ = json.Unmarshal(body, &v)
 	c, _ := json.Marshal(v)
-	return hookEvent{key, status, taskID, string(c)}
+	return hookEvent{key: key, status: status, taskID: taskID, canonical: string(c), keyed: keyed}
 }
 
 func judgeHOOK04(s *evidence.Store, _ Options) Verdict {

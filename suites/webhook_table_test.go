@@ -158,6 +158,11 @@ func TestHOOK01Table(t *testing.T) {
 			{name: "operation_id not echoed verbatim fails", calls: h.buyAsync(submittedBuy, dlv(hookBody("OP-BUY", "task_mb_1", "completed", hookKey), 200)),
 				want: Fail, ptr: "/operation_id", msg: "operation_id_not_echoed"},
 			{name: "another task's task_id fails", calls: h.buyAsync(submittedBuy, dlv(hookBody("op-buy", "task_mb_2", "completed", hookKey), 200)), want: Fail, ptr: "/task_id"},
+			// core/mcp-webhook-payload.json types each envelope field string; null is none.
+			{name: "a null task_id fails", calls: h.buyAsync(`{"status":"submitted"}`, dlv(strings.Replace(good, `"task_id":"task_mb_1"`, `"task_id":null`, 1), 200)),
+				want: Fail, msg: "envelope_field_not_a_string"},
+			{name: "a null timestamp fails", calls: h.buyAsync(submittedBuy, dlv(strings.Replace(good, `"timestamp":"2026-05-26T09:00:44.582Z"`, `"timestamp":null`, 1), 200)),
+				want: Fail, msg: "envelope_field_not_a_string"},
 			{name: "a Content-Type other than JSON fails", calls: h.buyAsync(submittedBuy, delivery{body: good, status: 200, contentType: "text/plain"}), want: Fail, msg: "not application/json"},
 			{name: "a case-variant key does not stand in for task_id", calls: h.buyAsync(submittedBuy,
 				dlv(strings.Replace(good, `"task_id":"task_mb_1"`, `"task_id":"task_mb_2","Task_Id":"task_mb_1"`, 1), 200)), want: Fail, ptr: "/task_id"},
@@ -189,6 +194,12 @@ func TestHOOK02Table(t *testing.T) {
 			{name: "a bad RFC 9421 signature fails", calls: h.productsAsync(`{"status":"submitted"}`, signed("webhook_signature_invalid: the signature does not verify")),
 				want: Fail, msg: "rfc9421"},
 			{name: "no webhook to verify skips", calls: h.buyAsync(submittedBuy), want: Skip, msg: "no webhook arrived to verify"},
+			// No verdict is no evidence: never a pass.
+			{name: "a delivery without the receiver's verdict is a harness error", calls: func() []evidence.Call {
+				cs := h.buyAsync(submittedBuy, signed(""), signed(""))
+				cs[1].Body = []byte(`{"operation_id":"op-buy","wait_ms":300,"deliveries":[{"status":200}]}`)
+				return cs
+			}(), want: HarnessError, msg: "a signature verdict for 1"},
 			{name: "a terminal first response skips", calls: h.buyAsync(completedBuy), want: Skip, msg: "at once"},
 			{name: "mutations not allowed skips", calls: []evidence.Call{h.notAllowed(evidence.PurposeHookAsync, "hook/media_buy/async/hmac-sha256")}, want: Skip, msg: "--allow-mutations"},
 			{name: "a harness error is the harness's", calls: []evidence.Call{h.harness(evidence.PurposeHookAsync, "hook/async/hmac-sha256")}, want: HarnessError},

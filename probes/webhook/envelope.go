@@ -73,8 +73,9 @@ func CheckEnvelope(body []byte) error {
 		return &EnvelopeError{EnvInvalidKey, "idempotency_key " + clip(raw) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"}
 	}
 	for _, f := range envelopeFields {
-		var s string
-		if json.Unmarshal(m[f], &s) != nil {
+		// json.Unmarshal reads null into a string without an error; the
+		// schema types each field string, and null is none.
+		if _, ok := extract.StringValue(m[f]); !ok {
 			return &EnvelopeError{EnvWrongFieldType, f + " is " + clip(m[f]) + ", not a string"}
 		}
 	}

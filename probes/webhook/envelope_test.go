@@ -113,10 +113,13 @@ func TestCheckEnvelopeRefusesWhatTheSchemaRefuses(t *testing.T) {
 	for body, code := range map[string]string{
 		`[]`:   EnvNotJSONObject,
 		`null`: EnvNotJSONObject,
-		`{"idempotency_key":"short","operation_id":"op","task_id":"t","task_type":"x","status":"completed","timestamp":"t","result":{}}`:               EnvInvalidKey,
-		`{"idempotency_key":"whk_0123456789abcdef","operation_id":1,"task_id":"t","task_type":"x","status":"completed","timestamp":"t","result":{}}`:   EnvWrongFieldType,
-		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":"t","task_type":"x","status":"completed","timestamp":"t"}`:            EnvMissingResult,
-		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":"t","task_type":"x","status":"failed","timestamp":"t","result":null}`: EnvMissingResult,
+		`{"idempotency_key":"short","operation_id":"op","task_id":"t","task_type":"x","status":"completed","timestamp":"t","result":{}}`:             EnvInvalidKey,
+		`{"idempotency_key":"whk_0123456789abcdef","operation_id":1,"task_id":"t","task_type":"x","status":"completed","timestamp":"t","result":{}}`: EnvWrongFieldType,
+		// json.Unmarshal reads null into a string silently; the schema types each field string.
+		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":null,"task_type":"x","status":"completed","timestamp":"t","result":{}}`: EnvWrongFieldType,
+		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":"t","task_type":"x","status":"completed","timestamp":null,"result":{}}`: EnvWrongFieldType,
+		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":"t","task_type":"x","status":"completed","timestamp":"t"}`:              EnvMissingResult,
+		`{"idempotency_key":"whk_0123456789abcdef","operation_id":"op","task_id":"t","task_type":"x","status":"failed","timestamp":"t","result":null}`:   EnvMissingResult,
 	} {
 		var ee *EnvelopeError
 		if err := CheckEnvelope([]byte(body)); !errors.As(err, &ee) || ee.Code != code {
