@@ -38,9 +38,12 @@ func taskChecks() []Check {
 		// Description: when the server declares the tasks capability, a task-augmented
 		// tools/call (params.task {ttl}) to get_products (taskSupport "optional") MUST return a
 		// task handle, result.task with taskId (a non-empty string), status (an MCP task
-		// status), createdAt (an RFC 3339 date-time), ttl (a number, or null for unlimited)
-		// and pollInterval (a number), instead of the tool result. Each occurrence of a
-		// repeated member is judged.
+		// status), createdAt (an RFC 3339 date-time) and ttl (a number, or null for
+		// unlimited), instead of the tool result; pollInterval, when present, is a
+		// non-negative number. Each occurrence of a repeated member is judged.
+		// Policy: the catalogue's member list names pollInterval, but MCP 2025-11-25's
+		// schema makes it optional (Task.pollInterval?: "Suggested polling interval"),
+		// so a handle without it is the schema's and is never failed.
 		{ID: "TASK-01", Transport: catalogue.MCP, Text: "answers a task-augmented call with a task handle", Judge: judgeTASK01},
 		// Rule: TASK-02 · Spec: seeds 001 (Async Operations via MCP Tasks) · Since: 0.1.0 ·
 		// Description: tasks/get MUST answer the owner's task (same taskId, an MCP status) and
@@ -129,7 +132,7 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	var fs []finding
 	for _, m := range handleMembers {
 		vs := values(task, m.key)
-		if len(vs) == 0 {
+		if len(vs) == 0 && !m.optional {
 			fs = append(fs, finding{base + "/" + m.key, "is absent"})
 		}
 		for _, v := range vs { // each occurrence of a repeated key
@@ -142,42 +145,44 @@ func judgeTASK01(s *evidence.Store, _ Options) Verdict {
 	return t.verdict("")
 }
 
-// handleMembers are the members of a task handle TASK-01 requires, each
-// with what is wrong with a value ("" when nothing).
+// handleMembers are the members of a task handle TASK-01 reads, each with
+// what is wrong with a value ("" when nothing); an optional one may be
+// absent (MCP 2025-11-25 schema, Task).
 var handleMembers = []struct {
-	key   string
-	check func(v []byte) string
+	key      string
+	check    func(v []byte) string
+	optional bool
 }{
 	{"taskId", func(v []byte) string {
 		if id, ok := extract.StringValue(v); !ok || id == "" {
 			return "is " + kindName(v) + ", not a non-empty string"
 		}
 		return ""
-	}},
+	}, false},
 	{"status", stringCheck(func(st string) string {
 		if !mcpTaskStatuses[st] {
 			return quote(st) + " is not an MCP task status"
 		}
 		return ""
-	})},
+	}), false},
 	{"createdAt", stringCheck(func(at string) string {
 		if !isRFC3339(at) {
 			return quote(at) + " is not an RFC 3339 date-time"
 		}
 		return ""
-	})},
+	}), false},
 	{"ttl", func(v []byte) string {
 		if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
 			return "is " + kindName(v) + ", not a number or null"
 		}
 		return ""
-	}},
+	}, false},
 	{"pollInterval", func(v []byte) string {
 		if n, isNum := number(v); !isNum || n < 0 {
 			return "is " + kindName(v) + ", not a non-negative number"
 		}
 		return ""
-	}},
+	}, true},
 }
 
 // stringCheck is a handle member's check: a string about which bad says
