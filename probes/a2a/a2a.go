@@ -57,10 +57,13 @@ type Config struct {
 	// BaseURL + CardPath.
 	BaseURL     string
 	BearerToken string
-	Header      http.Header
-	Timeout     time.Duration
-	Limits      wire.Limits
-	Recorder    *wire.Recorder
+	// Token, when set, is where BearerToken comes from at run time (an
+	// OAuth client, probes/auth): see wire.Transport.Token.
+	Token    wire.TokenSource
+	Header   http.Header
+	Timeout  time.Duration
+	Limits   wire.Limits
+	Recorder *wire.Recorder
 	// Base performs the HTTP requests under the capture; nil means the
 	// wire package's default (see wire.Transport.Base).
 	Base http.RoundTripper
@@ -77,12 +80,12 @@ func (c Config) timeout() time.Duration {
 }
 
 func (c Config) redact(b []byte) []byte {
-	out, _ := wire.NewRedactor(wire.Secrets(c.BearerToken, c.Header), nil).Body(b, false)
+	out, _ := c.Limits.Redactor(nil, wire.Secrets(c.BearerToken, c.Header)...).Body(b, false)
 	return out
 }
 
 func (c Config) transport() *wire.Transport {
-	return &wire.Transport{Base: c.Base, BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
+	return &wire.Transport{Base: c.Base, BearerToken: c.BearerToken, Token: c.Token, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
 }
 
 // Card is what the harness reads from an agent card to drive the seller.
