@@ -166,28 +166,18 @@ func (s *Source) Issued(tok string) bool {
 // the current one is within its renewal margin of expiry. An error is an
 // *Error (or ctx's); once the endpoint refused the client (an RFC 6749
 // §5.2 error) every later call returns that refusal without asking again.
-func (s *Source) Token(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	if s.refused != nil {
-		s.mu.Unlock()
-		return "", s.refused
-	}
-	if s.fresh() {
-		v := s.current.value
-		s.mu.Unlock()
-		return v, nil
-	}
-	f := s.start()
-	s.mu.Unlock()
-	return wait(ctx, f)
-}
+func (s *Source) Token(ctx context.Context) (string, error) { return s.get(ctx, "") }
 
 // Refresh returns a token to repeat a request the seller refused with 401
 // after it was sent with stale: the current one when it was obtained after
 // stale, else a new one (the request in flight, when there is one, is
 // joined). The token endpoint may give stale back: the caller then does
 // not repeat the request.
-func (s *Source) Refresh(ctx context.Context, stale string) (string, error) {
+func (s *Source) Refresh(ctx context.Context, stale string) (string, error) { return s.get(ctx, stale) }
+
+// get returns the current token unless it is stale or about to expire,
+// else the token of a request in flight (started when none is).
+func (s *Source) get(ctx context.Context, stale string) (string, error) {
 	s.mu.Lock()
 	if s.refused != nil {
 		s.mu.Unlock()
