@@ -79,6 +79,7 @@ type runConfig struct {
 	storyboardIDs  multiValue
 	agents         multiValue
 	agentBearers   multiValue
+	oauth          oauthFlags // --oauth-* (oauthcc.go)
 }
 
 func runRun(args []string, stdio Stdio) error {
@@ -115,6 +116,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
 	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
+	addOAuthFlags(fs, &c.oauth)    // --oauth-token-url, --oauth-client-id, … (oauthcc.go)
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
@@ -129,6 +131,9 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	agents, err := parseAgents(c.agents, c.agentBearers, stdio.getenv) // agents.go
 	if err != nil {
+		return err
+	}
+	if err := c.oauth.check(&c, tune.targets != "", stdio); err != nil {
 		return err
 	}
 	if len(agents) > 0 && (tune.targets != "" || (c.mcpURL == "" && c.a2aURL == "")) {
@@ -153,6 +158,9 @@ func runRun(args []string, stdio Stdio) error {
 	// One guard for every connection of the run, its further agents' too.
 	cfg.Net = stdio.network
 	cfg = cfg.WithGuard(agentURLs(agents)...)
+	if err := c.oauth.apply(&c, &cfg, stdio); err != nil { // the first token, or exit 3 (oauthcc.go)
+		return err
+	}
 	if err := writableOut(c.out); err != nil { // before a single probe
 		return err
 	}

@@ -44,6 +44,9 @@ type Target struct {
 	// BearerEnv names the environment variable holding this target's
 	// bearer token, as --bearer-env.
 	BearerEnv string `json:"bearer_env,omitempty"`
+	// OAuthKeys are its OAuth client credentials, as the --oauth-* flags
+	// (oauth_token_url, oauth_client_id, …; oauthcc.go).
+	OAuthKeys
 	// Out is the target's folder under --out; default: from Name, else the
 	// endpoint's host, made unique.
 	Out string `json:"out,omitempty"`
@@ -88,6 +91,9 @@ func LoadTargets(path string) ([]Target, error) {
 		}
 		if t.BearerEnv != "" && (!envNameRE.MatchString(t.BearerEnv) || looksLikeSecret(t.BearerEnv)) {
 			return nil, fmt.Errorf("%s: target %d: bearer_env wants the name of an environment variable holding the token, not the token itself (the value is not repeated here)", path, i+1)
+		}
+		if err := t.OAuthKeys.check(t.BearerEnv); err != nil {
+			return nil, fmt.Errorf("%s: target %d: %v", path, i+1, err)
 		}
 		base := t.Out
 		if base == "" {
@@ -194,6 +200,9 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		case envName("mcp"), envName("a2a"), envName("out"), envName("bearer-env"), envName("live-bearer-env"), envName("targets"), envName("parallel-targets"), "GITHUB_STEP_SUMMARY":
 			return ""
 		}
+		if oauthEnv(k) { // each target sets its own (oauthcc.go)
+			return ""
+		}
 		return stdio.getenv(k)
 	}
 	started := time.Now()
@@ -248,6 +257,7 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 	if t.BearerEnv != "" {
 		args = append(args, "--bearer-env", t.BearerEnv)
 	}
+	args = append(args, t.OAuthKeys.args()...)
 	args = append(args, common...)
 	var log bytes.Buffer
 	defer func() {

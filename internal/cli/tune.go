@@ -40,7 +40,7 @@ func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.Var(&t.maxEvent, "max-event", "bytes of one SSE event (e.g. 1MiB); a longer event ends the stream")
 	fs.Var(&t.maxEvidence, "max-evidence", "bytes kept as evidence of a body cut at --max-body or --max-event (e.g. 64KiB)")
 	fs.Var(&t.maxTotal, "max-total", "bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
-	fs.Var(&targetValue{&t.targets, "the targets file"}, "targets", "YAML or JSON `FILE` of targets (mcp, a2a, bearer_env, out): run each, one report folder per target under --out, and an index (an empty value is refused)")
+	fs.Var(&targetValue{&t.targets, "the targets file"}, "targets", "YAML or JSON `FILE` of targets (mcp, a2a, bearer_env or oauth_*, out): run each, one report folder per target under --out, and an index (an empty value is refused)")
 	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("targets of --targets run at once (1 to %d)", MaxParallel))
 	return t
 }

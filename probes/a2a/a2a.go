@@ -56,10 +56,13 @@ type Config struct {
 	// BaseURL + CardPath.
 	BaseURL     string
 	BearerToken string
-	Header      http.Header
-	Timeout     time.Duration
-	Limits      wire.Limits
-	Recorder    *wire.Recorder
+	// Token, when set, is where BearerToken comes from at run time (an
+	// OAuth client, probes/auth): see wire.Transport.Token.
+	Token    wire.TokenSource
+	Header   http.Header
+	Timeout  time.Duration
+	Limits   wire.Limits
+	Recorder *wire.Recorder
 	// Guard is the run's connection policy: every request, first or a
 	// redirect's hop, connects through it. nil is fetch.For(BaseURL): the
 	// BaseURL's host is the run's only agent.
@@ -81,12 +84,12 @@ func (c Config) timeout() time.Duration {
 }
 
 func (c Config) redact(b []byte) []byte {
-	out, _ := wire.NewRedactor(wire.Secrets(c.BearerToken, c.Header), nil).Body(b, false)
+	out, _ := c.Limits.Redactor(nil, wire.Secrets(c.BearerToken, c.Header)...).Body(b, false)
 	return out
 }
 
 func (c Config) transport() *wire.Transport {
-	return &wire.Transport{Base: c.guard().Transport(), BearerToken: c.BearerToken, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
+	return &wire.Transport{Base: c.guard().Transport(), BearerToken: c.BearerToken, Token: c.Token, Header: c.Header, Limits: c.Limits, Recorder: c.Recorder}
 }
 
 // Card is what the harness reads from an agent card to drive the seller.

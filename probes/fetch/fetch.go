@@ -136,6 +136,17 @@ func (p Policy) dial(ctx context.Context, network, address string) (net.Conn, er
 	return dialChecked(ctx, Network{Resolve: p.Resolve, Dial: p.Dial}, ConnectTimeout, network, address, p.allowed)
 }
 
+// Client returns a client under p for a request the harness makes on its
+// own account to a URL the user named (an OAuth token endpoint): no proxy,
+// no cookie jar, every address checked before connecting and the peer
+// after, no redirect followed (a 3xx is returned). The caller checks the
+// URL (Refusal) and bounds the body and the time; done closes the idle
+// connections.
+func (p Policy) Client() (c *http.Client, done func()) {
+	t := p.transport()
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, t.CloseIdleConnections
+}
+
 // transport is one walk's stateless client transport: no proxy
 // (ambient_auth disabled), no cookie jar, no compression asked for.
 func (p Policy) transport() *http.Transport {

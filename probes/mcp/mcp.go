@@ -42,7 +42,12 @@ const DefaultTimeout = 10 * time.Second
 type Config struct {
 	Endpoint    string
 	BearerToken string
-	Header      http.Header
+	// Token, when set, is where BearerToken comes from at run time (an
+	// OAuth client, probes/auth): see wire.Transport.Token. A copy of the
+	// configuration with another BearerToken (none, a random one) sends
+	// that one.
+	Token  wire.TokenSource
+	Header http.Header
 	// Timeout bounds each call (initialize included).
 	Timeout  time.Duration
 	Limits   wire.Limits
@@ -95,7 +100,7 @@ type Session struct {
 // initialize call comes back either way (a refusal such as HTTP 401 is
 // evidence too).
 func Dial(ctx context.Context, cfg Config, probeID string) (*Session, evidence.Call, error) {
-	tr := &wire.Transport{Base: cfg.guard().Transport(), BearerToken: cfg.BearerToken, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
+	tr := &wire.Transport{Base: cfg.guard().Transport(), BearerToken: cfg.BearerToken, Token: cfg.Token, Header: cfg.Header, Limits: cfg.Limits, Recorder: cfg.Recorder}
 	client := sdk.NewClient(&sdk.Implementation{Name: "adcp-conform", Version: "0.1.0"}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
 		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
@@ -203,7 +208,7 @@ func (s *Session) ListTools(ctx context.Context, probeID string) evidence.Call {
 // appear. Judges read the same redacted bytes a report holds, so a recorded
 // run judged again reaches the same verdicts.
 func (c Config) redact(b []byte) []byte {
-	out, _ := wire.NewRedactor(wire.Secrets(c.BearerToken, c.Header), nil).Body(b, false)
+	out, _ := c.Limits.Redactor(nil, wire.Secrets(c.BearerToken, c.Header)...).Body(b, false)
 	return out
 }
 

@@ -98,11 +98,24 @@ type Config struct {
 }
 
 // Secrets are the run's credential values (the bearer token and the
-// credential headers of both faces, the live-mode principal's token):
-// never written to any output.
+// credential headers of both faces, the live-mode principal's token, and
+// what the faces' LiveSecrets learnt so far: an OAuth client's secret and
+// tokens): never written to any output.
 func (cfg Config) Secrets() []string {
 	out := append(wire.Secrets(cfg.MCP.BearerToken, cfg.MCP.Header), wire.Secrets(cfg.A2A.BearerToken, cfg.A2A.Header)...)
+	out = append(out, cfg.MCP.Limits.LiveSecrets.List()...)
+	out = append(out, cfg.A2A.Limits.LiveSecrets.List()...)
 	return append(out, wire.Secrets(cfg.LiveBearerToken, nil)...)
+}
+
+// Redactor redacts the run's secrets (Secrets) and every secret the MCP
+// face's LiveSecrets learns later (a token renewed mid-run).
+func (cfg Config) Redactor() *wire.Redactor {
+	live := cfg.MCP.Limits.LiveSecrets
+	if live == nil {
+		live = cfg.A2A.Limits.LiveSecrets
+	}
+	return wire.NewLiveRedactor(cfg.Secrets(), live, nil)
 }
 
 // MaxRateBurst bounds RateBurst.
@@ -312,7 +325,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
 		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != "", BrandJSON: cfg.BrandJSON})
-	red := wire.NewRedactor(cfg.Secrets(), nil)
+	red := cfg.Redactor()
 	add := func(c evidence.Call) {
 		// Texts the harness writes about a call may quote the seller (an
 		// error at initialize, a refusal): they are redacted like bodies.

@@ -391,6 +391,6 @@ func sellerKeys(ctx context.Context, env Env, prefix, agent string) ([]webhook.J
 // redactDelivery redacts a webhook body like a reply: credential-named keys
 // and the run's own secrets, which a seller may echo in what it posts.
 func redactDelivery(env Env, body []byte) []byte {
-	out, _ := wire.NewRedactor(env.Config.Secrets(), nil).Body(body, false)
+	out, _ := env.Config.Redactor().Body(body, false)
 	return out
 }

@@ -17,7 +17,10 @@
 // *LimitError), and redacts credentials before anything is stored: the
 // consumer still receives the real bytes, only the stored Exchange is
 // redacted. Whether a configured secret appeared in a response is recorded in
-// Exchange.SecretEchoed before redaction.
+// Exchange.SecretEchoed before redaction. A credential obtained at run time
+// (Transport.Token: an OAuth client's tokens, renewed mid-run) is redacted
+// from the moment it exists: the run's redactors follow a SecretSet
+// (Limits.LiveSecrets) that learns each one.
 //
 // The SSE parser (NewSSEReader) implements the WHATWG event-stream rules and is
 // usable on its own, e.g. for A2A streaming.

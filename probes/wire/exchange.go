@@ -80,6 +80,10 @@ type Exchange struct {
 	Truncated    bool   `json:"truncated,omitempty"`     // cut at a limit (see Error)
 	Error        string `json:"error,omitempty"`         // transport or read error
 	SecretEchoed bool   `json:"secret_echoed,omitempty"` // a configured secret was in the response
+	// TokenRefreshed says the request was first sent with a run-time token
+	// (Transport.Token) the seller refused with HTTP 401, then once more
+	// with a renewed one: this exchange is the repeat.
+	TokenRefreshed bool `json:"token_refreshed,omitempty"`
 
 	// TLSVersion and TLSCipher are the negotiated TLS version ("TLS 1.3")
 	// and cipher suite of an HTTPS exchange; "" over plain HTTP.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -53,6 +54,18 @@ type Limits struct {
 	// values: each transport redacts them besides its own (a transport that
 	// sends none still records a seller echoing them).
 	Secrets []string
+	// LiveSecrets, shared by every transport of a run, are the credential
+	// values it learns while it goes (the access tokens an OAuth client
+	// obtains, each refresh's too): each transport redacts them from the
+	// moment they are learnt.
+	LiveSecrets *SecretSet
+}
+
+// Redactor returns the redactor of a run's evidence: secrets, the limits'
+// Secrets and every LiveSecrets value, with extraKey extending
+// SensitiveKey.
+func (l Limits) Redactor(extraKey func(string) bool, secrets ...string) *Redactor {
+	return NewLiveRedactor(append(slices.Clip(secrets), l.Secrets...), l.LiveSecrets, extraKey)
 }
 
 func (l Limits) withDefaults() Limits {

@@ -57,6 +57,12 @@ func (r *record) notify() {
 	}
 }
 
+func (r *record) setTokenRefreshed() {
+	r.mu.Lock()
+	r.ex.TokenRefreshed = true
+	r.mu.Unlock()
+}
+
 func (r *record) setFirstByte(t time.Time) {
 	r.mu.Lock()
 	if r.ex.FirstByteMS == 0 {

@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces every redacted value.
@@ -145,33 +148,119 @@ func RedactHeader(h http.Header) http.Header {
 }
 
 // Redactor removes credentials from stored evidence: sensitive JSON keys and
-// headers, and configured secret values wherever their bytes appear.
+// headers, and configured secret values wherever their bytes appear. A
+// Redactor following a SecretSet also removes every secret the set learns,
+// from the moment it learns it.
 type Redactor struct {
 	forms [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
 	extra func(string) bool
+	live  *SecretSet
+	// merged caches forms plus the live set's, for one state of the set.
+	merged atomic.Pointer[mergedForms]
+}
+
+type mergedForms struct {
+	of    *secretSnapshot
+	forms [][]byte
 }
 
 // NewRedactor returns a Redactor for the given secret values (shorter than
 // MinSecretLen are ignored) and an optional extra key matcher that extends
 // SensitiveKey.
 func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
-	r := &Redactor{extra: extraKey}
+	return &Redactor{extra: extraKey, forms: secretForms(nil, secrets)}
+}
+
+// NewLiveRedactor is NewRedactor that also redacts every secret live holds
+// or learns later (nil: none).
+func NewLiveRedactor(secrets []string, live *SecretSet, extraKey func(string) bool) *Redactor {
+	r := NewRedactor(secrets, extraKey)
+	r.live = live
+	return r
+}
+
+// secretForms appends to forms the byte forms of each secret not already
+// there (raw, JSON-escaped, URL-escaped; shorter than MinSecretLen
+// ignored).
+func secretForms(forms [][]byte, secrets []string) [][]byte {
 	seen := map[string]bool{}
-	add := func(s string) {
-		if len(s) >= MinSecretLen && !seen[s] {
-			seen[s] = true
-			r.forms = append(r.forms, []byte(s))
-		}
+	for _, f := range forms {
+		seen[string(f)] = true
 	}
 	for _, s := range secrets {
 		if len(s) < MinSecretLen {
 			continue
 		}
-		add(s)
-		add(jsonEscape(s))
-		add(url.QueryEscape(s))
+		for _, f := range []string{s, jsonEscape(s), url.QueryEscape(s)} {
+			if len(f) >= MinSecretLen && !seen[f] {
+				seen[f] = true
+				forms = append(forms, []byte(f))
+			}
+		}
 	}
-	return r
+	return forms
+}
+
+// all returns the secret forms to look for now: the fixed ones and those
+// of every secret the live set has learnt so far.
+func (r *Redactor) all() [][]byte {
+	if r.live == nil {
+		return r.forms
+	}
+	snap := r.live.snap.Load()
+	if snap == nil {
+		return r.forms
+	}
+	if m := r.merged.Load(); m != nil && m.of == snap {
+		return m.forms
+	}
+	m := &mergedForms{of: snap, forms: secretForms(slices.Clip(r.forms), snap.list)}
+	r.merged.Store(m)
+	return m.forms
+}
+
+// SecretSet holds the secrets a run learns while it goes — the access
+// tokens an OAuth client obtains, each refresh's too — for the redactors
+// that follow it (NewLiveRedactor, Limits.LiveSecrets). It only grows. A
+// nil *SecretSet holds nothing; the zero value is ready to use and safe
+// for concurrent use.
+type SecretSet struct {
+	mu   sync.Mutex
+	snap atomic.Pointer[secretSnapshot]
+}
+
+type secretSnapshot struct{ list []string }
+
+// Add learns secrets (shorter than MinSecretLen are ignored: they cannot
+// be redacted without shredding unrelated evidence).
+func (s *SecretSet) Add(secrets ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.snap.Load()
+	var list []string
+	if old != nil {
+		list = old.list
+	}
+	grown := slices.Clip(list)
+	for _, v := range secrets {
+		if len(v) >= MinSecretLen && !slices.Contains(grown, v) {
+			grown = append(grown, v)
+		}
+	}
+	if len(grown) != len(list) {
+		s.snap.Store(&secretSnapshot{list: grown})
+	}
+}
+
+// List returns the secrets learnt so far.
+func (s *SecretSet) List() []string {
+	if s == nil {
+		return nil
+	}
+	if snap := s.snap.Load(); snap != nil {
+		return slices.Clone(snap.list)
+	}
+	return nil
 }
 
 func jsonEscape(s string) string {
@@ -191,7 +280,7 @@ func (r *Redactor) sensitive(key string) bool {
 // prefix (4 bytes or more) of a secret. It returns how many secrets it found.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 	hits := 0
-	for _, f := range r.forms {
+	for _, f := range r.all() {
 		var n int
 		b, n = replaceFold(b, f, []byte(Redacted))
 		hits += n
@@ -203,7 +292,7 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 }
 
 func (r *Redactor) cutSecretPrefix(b []byte) []byte {
-	for _, f := range r.forms {
+	for _, f := range r.all() {
 		for k := len(f) - 1; k >= 4; k-- {
 			if hasSuffixFold(b, f[:k]) {
 				b = append(b[:len(b)-k:len(b)-k], Redacted...)
@@ -332,7 +421,7 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 	// Without a secret form in the input and without escapes that could
 	// spell one, no token holds a secret: only the keys need a look.
 	secrets := bytes.IndexByte(in, '\\') >= 0
-	for _, f := range r.forms {
+	for _, f := range r.all() {
 		secrets = secrets || indexFold(in, f) >= 0
 	}
 	var stack []frame
@@ -460,7 +549,8 @@ func (w *spanWriter) done() []byte {
 // stringSecrets returns a string token with the secrets inside it
 // replaced, and how many there were (0: nothing to replace).
 func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
-	if len(r.forms) == 0 {
+	forms := r.all()
+	if len(forms) == 0 {
 		return nil, 0
 	}
 	if bytes.IndexByte(tok, '\\') < 0 {
@@ -478,7 +568,7 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 		return b, n
 	}
 	n := 0
-	for _, f := range r.forms {
+	for _, f := range forms {
 		if b, c := replaceFold([]byte(s), f, []byte(Redacted)); c > 0 {
 			n += c
 			s = string(b)
@@ -491,17 +581,18 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 }
 
 func (r *Redactor) count(b []byte) int {
+	forms := r.all()
 	n := 0
-	for _, f := range r.forms {
+	for _, f := range forms {
 		n += countFold(b, f)
 	}
-	if len(r.forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
+	if len(forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
 		// JSON-escaped forms inside strings of a skipped value.
 		for i := 0; i < len(b); i++ {
 			if b[i] == '"' {
 				end := scanString(b, i)
 				if s, ok := decodeString(b[i:end]); ok {
-					for _, f := range r.forms {
+					for _, f := range forms {
 						n += countFold([]byte(s), f)
 					}
 				}

@@ -61,6 +61,15 @@ type Transport struct {
 	// BearerToken, when set, is sent as "Authorization: Bearer <token>" and
 	// treated as a secret.
 	BearerToken string
+	// Token, when set, is where the bearer token comes from at run time
+	// (an OAuth client: probes/auth). While BearerToken is a token Token
+	// issued, each request carries Token's current token instead (renewed
+	// before it expires), and a request the seller answers with HTTP 401
+	// is sent once more with a renewed token: only that repeat is recorded
+	// (Exchange.TokenRefreshed), and when it is refused again the 401
+	// stands. Any other BearerToken (none, the auth probes' random one) is
+	// sent as it is.
+	Token TokenSource
 	// Header holds headers added to every request that does not already
 	// carry them (so a probe can send its own Authorization).
 	Header http.Header
@@ -79,12 +88,38 @@ type Transport struct {
 	lim  Limits
 }
 
+// TokenSource gives a Transport its bearer token when the credential is
+// obtained at run time (Transport.Token). Implementations are safe for
+// concurrent use: many probes share one token.
+type TokenSource interface {
+	// Token returns the token to send now, obtaining one when it has none
+	// or the one it has is about to expire.
+	Token(ctx context.Context) (string, error)
+	// Refresh returns the token to repeat a request the seller refused
+	// with HTTP 401 after it was sent with stale: one obtained after stale
+	// (a new one is obtained when there is none yet).
+	Refresh(ctx context.Context, stale string) (string, error)
+	// Issued reports whether tok is a token the source gave out.
+	Issued(tok string) bool
+	// Secrets holds every token the source gave out and the credentials
+	// it authenticates with, for redaction.
+	Secrets() *SecretSet
+}
+
 func (t *Transport) init() {
 	t.once.Do(func() {
-		secrets := append(append(Secrets(t.BearerToken, t.Header), t.Secrets...), t.Limits.Secrets...)
-		t.red = NewRedactor(secrets, t.SensitiveKey)
+		lim := t.Limits
+		if lim.LiveSecrets == nil && t.Token != nil {
+			lim.LiveSecrets = t.Token.Secrets()
+		}
+		t.red = lim.Redactor(t.SensitiveKey, append(Secrets(t.BearerToken, t.Header), t.Secrets...)...)
 		t.lim = t.Limits.withDefaults()
 	})
+}
+
+// sourced reports whether the bearer token comes from t.Token.
+func (t *Transport) sourced() bool {
+	return t.Token != nil && t.BearerToken != "" && t.Token.Issued(t.BearerToken)
 }
 
 func (t *Transport) now() time.Time {
@@ -180,18 +215,30 @@ func firstOf(req *http.Request) *http.Request {
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.init()
-	start := t.now()
 	ctx := req.Context()
+	// Credentials never follow a redirect to another origin.
+	credentials := origin(firstOf(req).URL) == origin(req.URL)
+	bearer, sourced := t.BearerToken, "" // sourced: the token from t.Token the request carries
+	var tokenErr error
+	if credentials && bearer != "" && req.Header.Get("Authorization") == "" && t.Header.Get("Authorization") == "" && t.sourced() {
+		// Before the clock starts: obtaining a token is no part of the
+		// seller's latency.
+		bearer, tokenErr = t.Token.Token(ctx)
+		if tokenErr == nil && bearer == "" {
+			tokenErr = errors.New("wire: the token source gave an empty token")
+		}
+		sourced = bearer
+	}
+	start := t.now()
 	out := req.Clone(ctx)
-	if origin(firstOf(req).URL) == origin(req.URL) {
-		// Credentials never follow a redirect to another origin.
+	if credentials {
 		for name, vals := range t.Header {
 			if len(out.Header.Values(name)) == 0 {
 				out.Header[http.CanonicalHeaderKey(name)] = append([]string(nil), vals...)
 			}
 		}
-		if t.BearerToken != "" && out.Header.Get("Authorization") == "" {
-			out.Header.Set("Authorization", "Bearer "+t.BearerToken)
+		if bearer != "" && tokenErr == nil && out.Header.Get("Authorization") == "" {
+			out.Header.Set("Authorization", "Bearer "+bearer)
 		}
 	}
 
@@ -213,6 +260,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Recorder != nil {
 		t.Recorder.add(rec)
 	}
+	if err == nil && tokenErr != nil {
+		// No token, no request: the call is the harness's failure.
+		if out.Body != nil {
+			out.Body.Close()
+		}
+		err = tokenErr
+	}
 	if err != nil {
 		rec.finish(err, false, false, 0)
 		return nil, err
@@ -221,6 +275,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() { rec.setFirstByte(t.now()) }}
 	out = out.WithContext(httptrace.WithClientTrace(ctx, trace))
 	resp, err := t.base().RoundTrip(out)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && sourced != "" {
+		if again := t.renewed(out, sourced); again != nil {
+			// The token expired (or was revoked) under the request: the
+			// refusal is no answer to the call, the repeat is.
+			resp.Body.Close()
+			rec.setTokenRefreshed()
+			resp, err = t.base().RoundTrip(again)
+		}
+	}
 	if err != nil {
 		rec.finish(err, false, false, 0)
 		return nil, err
@@ -258,6 +321,29 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func wireLimit(n int64) int64 { return n + n/64 + 4096 }
+
+// renewed returns out to send again with a token t.Token obtained after
+// stale, or nil when there is none (the source cannot renew it, or gives
+// stale back) or out's body cannot be sent twice (one beyond MaxBodyBytes).
+func (t *Transport) renewed(out *http.Request, stale string) *http.Request {
+	if out.Body != nil && out.Body != http.NoBody && out.GetBody == nil {
+		return nil
+	}
+	fresh, err := t.Token.Refresh(out.Context(), stale)
+	if err != nil || fresh == "" || fresh == stale {
+		return nil
+	}
+	again := out.Clone(out.Context())
+	if out.GetBody != nil {
+		body, err := out.GetBody()
+		if err != nil {
+			return nil
+		}
+		again.Body = body
+	}
+	again.Header.Set("Authorization", "Bearer "+fresh)
+	return again
+}
 
 // teeRequest stores up to MaxBodyBytes of the request body and gives out a
 // body that sends all of it.

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -157,7 +156,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
 	case cfg.Dispatcher == nil && cfg.Webhook != nil:
-		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, slices.Concat(cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets), cfg.Add)
+		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.MCP.Limits.Redactor(nil, cfg.A2A.Limits.Secrets...), cfg.Add)
 		live.record(storyboard.ReceiverCall(cfg.Webhook.Base(), t))
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)

@@ -27,8 +27,8 @@ type receiver struct {
 	registered map[string]bool
 }
 
-func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, secrets []string, add func(evidence.Call)) *receiver {
-	return &receiver{rec: rec, t: t, add: add, redact: wire.NewRedactor(secrets, nil), registered: map[string]bool{},
+func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, red *wire.Redactor, add func(evidence.Call)) *receiver {
+	return &receiver{rec: rec, t: t, add: add, redact: red, registered: map[string]bool{},
 		keys: sync.OnceValues(func() ([]webhook.JWK, string) { return plan.SellerKeysFrom(store, t) })}
 }
 
