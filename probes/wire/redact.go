@@ -147,8 +147,9 @@ func RedactHeader(h http.Header) http.Header {
 // Redactor removes credentials from stored evidence: sensitive JSON keys and
 // headers, and configured secret values wherever their bytes appear.
 type Redactor struct {
-	forms [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
-	extra func(string) bool
+	forms   [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
+	needles [][]byte // what a decoded text must not hold: each secret, and with "+" for its spaces
+	extra   func(string) bool
 }
 
 // NewRedactor returns a Redactor for the given secret values (shorter than
@@ -163,6 +164,7 @@ func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
 			r.forms = append(r.forms, []byte(s))
 		}
 	}
+	needles := map[string]bool{}
 	for _, s := range secrets {
 		if len(s) < MinSecretLen {
 			continue
@@ -170,6 +172,12 @@ func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
 		add(s)
 		add(jsonEscape(s))
 		add(url.QueryEscape(s))
+		for _, n := range []string{s, strings.ReplaceAll(s, " ", "+")} {
+			if !needles[n] {
+				needles[n] = true
+				r.needles = append(r.needles, []byte(n))
+			}
+		}
 	}
 	return r
 }
@@ -187,8 +195,11 @@ func (r *Redactor) sensitive(key string) bool {
 }
 
 // Text replaces every secret form in b, in any ASCII letter case (a seller
-// may echo a credential upper-cased); a truncated b also loses a trailing
-// prefix (4 bytes or more) of a secret. It returns how many secrets it found.
+// may echo a credential upper-cased), and every run of b that a JSON, HTML
+// or URL decoder, or several in turn, turns into a secret (see
+// escapedSpans); a truncated b also loses a trailing prefix (4 bytes or
+// more) of a secret. It returns how many secrets it found. The runs cut
+// are whole escapes, so a JSON string stays one.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 	hits := 0
 	for _, f := range r.forms {
@@ -198,6 +209,20 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 	}
 	if truncated {
 		b = r.cutSecretPrefix(b)
+	}
+	// Cutting what one reading holds may leave another reading's secret
+	// whole (two readings may take it from different bytes): again until
+	// none is left.
+	for range MaxEscapeDepth {
+		if !hasEscapes(b) {
+			break
+		}
+		var n int
+		b, n = cutSpans(b, escapedSpans(b, r.needles, truncated))
+		if n == 0 {
+			break
+		}
+		hits += n
 	}
 	return b, hits
 }
@@ -331,7 +356,7 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 	w := spanWriter{in: in}
 	// Without a secret form in the input and without escapes that could
 	// spell one, no token holds a secret: only the keys need a look.
-	secrets := bytes.IndexByte(in, '\\') >= 0
+	secrets := len(r.forms) > 0 && hasEscapes(in)
 	for _, f := range r.forms {
 		secrets = secrets || indexFold(in, f) >= 0
 	}
@@ -463,31 +488,20 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 	if len(r.forms) == 0 {
 		return nil, 0
 	}
-	if bytes.IndexByte(tok, '\\') < 0 {
-		if r.count(tok) == 0 {
-			return nil, 0
-		}
-		return r.Text(append([]byte(nil), tok...), false)
-	}
 	s, ok := decodeString(tok)
-	if !ok {
-		b, n := r.Text(append([]byte(nil), tok...), false)
+	if !ok || bytes.IndexByte(tok, '\\') < 0 {
+		// No JSON escape (or no whole string): the bytes are the text.
+		b, n := r.Text(tok, false)
 		if n == 0 {
 			return nil, 0
 		}
 		return b, n
 	}
-	n := 0
-	for _, f := range r.forms {
-		if b, c := replaceFold([]byte(s), f, []byte(Redacted)); c > 0 {
-			n += c
-			s = string(b)
-		}
-	}
+	b, n := r.Text([]byte(s), false)
 	if n == 0 {
 		return nil, 0
 	}
-	return []byte(`"` + jsonEscape(s) + `"`), n
+	return []byte(`"` + jsonEscape(string(b)) + `"`), n
 }
 
 func (r *Redactor) count(b []byte) int {
@@ -495,19 +509,9 @@ func (r *Redactor) count(b []byte) int {
 	for _, f := range r.forms {
 		n += countFold(b, f)
 	}
-	if len(r.forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
-		// JSON-escaped forms inside strings of a skipped value.
-		for i := 0; i < len(b); i++ {
-			if b[i] == '"' {
-				end := scanString(b, i)
-				if s, ok := decodeString(b[i:end]); ok {
-					for _, f := range r.forms {
-						n += countFold([]byte(s), f)
-					}
-				}
-				i = end - 1
-			}
-		}
+	if n == 0 && len(r.forms) > 0 && hasEscapes(b) {
+		// Escaped forms (inside strings of a skipped value, say).
+		n = len(escapedSpans(b, r.needles, false))
 	}
 	return n
 }

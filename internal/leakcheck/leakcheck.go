@@ -1,0 +1,155 @@
+// Package leakcheck looks for a credential in what the harness wrote, the
+// way a reader of the output could find it: as written, in any ASCII
+// letter case, and after any JSON, HTML or URL decoder, or several in
+// turn, has read the text. It is the tests' proof that no output holds a
+// credential in any escaped form; it decodes with the standard library's
+// decoders (encoding/json, html, net/url), not with the redaction's own.
+//
+//	if where := leakcheck.Find(b, []string{token}); where != "" {
+//		t.Errorf("results.json holds the token: %s", where)
+//	}
+package leakcheck
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Depth is how many decoders in turn a text is read through: as deep as
+// the redaction looks (wire.MaxEscapeDepth).
+const Depth = 4
+
+// maxViews bounds the texts looked at for one input.
+const maxViews = 4096
+
+// Find returns where the first of the secrets (6 bytes or more) shows in
+// b or in one of its decoded readings, with some context, or "" when none
+// does.
+func Find(b []byte, secrets []string) string {
+	var lower []string
+	for _, s := range secrets {
+		if len(s) >= 6 {
+			lower = append(lower, strings.ToLower(s))
+		}
+	}
+	if len(lower) == 0 {
+		return ""
+	}
+	f := finder{secrets: lower, seen: map[[32]byte]bool{}}
+	return f.find(string(b), "as written", 0)
+}
+
+type finder struct {
+	secrets []string
+	seen    map[[32]byte]bool // the readings looked at already
+}
+
+// find looks at one reading of the text, then at its decodings, depth
+// first (one reading of each depth in memory at a time).
+func (f *finder) find(text, how string, depth int) string {
+	sum := sha256.Sum256([]byte(text))
+	if f.seen[sum] || len(f.seen) >= maxViews {
+		return ""
+	}
+	f.seen[sum] = true
+	low := strings.ToLower(text)
+	for _, s := range f.secrets {
+		if i := strings.Index(low, s); i >= 0 {
+			return fmt.Sprintf("%s: …%q…", how, text[max(0, i-60):min(len(text), i+len(s)+20)])
+		}
+	}
+	if depth == Depth {
+		return ""
+	}
+	for _, d := range decoders {
+		for _, out := range d.decode(text) {
+			if out == text {
+				continue
+			}
+			if where := f.find(out, how+" → "+d.name, depth+1); where != "" {
+				return where
+			}
+		}
+	}
+	return ""
+}
+
+type decoder struct {
+	name   string
+	decode func(string) []string
+}
+
+var decoders = []decoder{
+	{"JSON strings", jsonStrings},
+	{"JSON escapes", func(s string) []string { return []string{jsonUnescape(s)} }},
+	{"HTML", func(s string) []string { return []string{html.UnescapeString(s)} }},
+	{"URL", func(s string) []string { return []string{urlUnescape(s)} }},
+}
+
+// jsonStrings decodes a JSON document (or each line of a JSON-lines or
+// event-stream text) and returns every string in it, keys too, joined.
+func jsonStrings(s string) []string {
+	var out []string
+	for _, doc := range append([]string{s}, strings.Split(s, "\n")...) {
+		doc = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(doc), "data:"))
+		if doc == "" || !json.Valid([]byte(doc)) {
+			continue
+		}
+		var strs []string
+		dec := json.NewDecoder(strings.NewReader(doc))
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if str, ok := tok.(string); ok {
+				strs = append(strs, str)
+			}
+		}
+		if len(strs) > 0 {
+			out = append(out, strings.Join(strs, "\n"))
+		}
+		if doc == strings.TrimSpace(s) {
+			break // the whole text was one document
+		}
+	}
+	return out
+}
+
+var jsonEscapeRE = regexp.MustCompile(`\\(u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|["\\/bfnrt])`)
+
+// jsonUnescape decodes every JSON escape in s, inside a string or not, as
+// encoding/json decodes it in a string (a text with JSON in it that is no
+// JSON document: an HTML page, a log line).
+func jsonUnescape(s string) string {
+	return jsonEscapeRE.ReplaceAllStringFunc(s, func(esc string) string {
+		var out string
+		if json.Unmarshal([]byte(`"`+esc+`"`), &out) != nil {
+			// a high surrogate and a \u that is not its pair: one at a time
+			var a, b string
+			if json.Unmarshal([]byte(`"`+esc[:6]+`"`), &a) == nil && json.Unmarshal([]byte(`"`+esc[6:]+`"`), &b) == nil {
+				return a + b
+			}
+			return esc
+		}
+		return out
+	})
+}
+
+var percentRE = regexp.MustCompile(`%[0-9a-fA-F]{2}`)
+
+// urlUnescape decodes every %XX in s, as url.PathUnescape does.
+func urlUnescape(s string) string {
+	return percentRE.ReplaceAllStringFunc(s, func(esc string) string {
+		out, err := url.PathUnescape(esc)
+		if err != nil {
+			return esc
+		}
+		return out
+	})
+}
