@@ -256,19 +256,31 @@ type Store struct {
 	target Target
 	scope  Transport
 	calls  []Call
+	red    *wire.Redactor
 }
 
-// NewStore returns an empty store for the target.
-func NewStore(t Target) *Store { return &Store{target: t} }
+// NewStore returns an empty store for the target that redacts the secrets
+// (the run's credentials) from every call it records, in any letter case
+// and any escaped form (see wire.Redactor).
+func NewStore(t Target, secrets ...string) *Store {
+	return &Store{target: t, red: wire.NewRedactor(secrets, nil)}
+}
+
+// Redactor is the store's redaction: every output written from the store
+// (the reports, the terminal) passes through it too.
+func (s *Store) Redactor() *wire.Redactor { return s.red }
 
 // Target returns what the run tested.
 func (s *Store) Target() Target { return s.target }
 
-// Add records a call.
-func (s *Store) Add(c Call) {
+// Add records a call, redacted, and returns it as recorded: what a
+// recorder shows or reads afterwards is what the evidence holds.
+func (s *Store) Add(c Call) Call {
+	c = redact(s.red, c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, c)
+	return c
 }
 
 // Calls returns the calls that match every filter, ordered by probe ID so
@@ -291,7 +303,7 @@ func (s *Store) Calls(filters ...Filter) []Call {
 // with the same target; its Scope is t. Judges of one transport read such a
 // view, so probe IDs and filters need not name the transport.
 func (s *Store) Only(t Transport) *Store {
-	v := &Store{target: s.target, scope: t}
+	v := &Store{target: s.target, scope: t, red: s.red}
 	for _, c := range s.Calls() {
 		if c.Transport == t {
 			v.calls = append(v.calls, c)
@@ -316,7 +328,7 @@ func (c Call) OtherAgent() bool { return c.Agent != "" }
 // sends the spec's sample requests, with credentials stripped on purpose
 // in places); the storyboards grade their own calls.
 func (s *Store) Probes() *Store {
-	v := &Store{target: s.target, scope: s.scope}
+	v := &Store{target: s.target, scope: s.scope, red: s.red}
 	for _, c := range s.Calls() {
 		if !c.IsStoryboard() {
 			v.calls = append(v.calls, c)

@@ -201,6 +201,9 @@ func (r *Redactor) sensitive(key string) bool {
 // more) of a secret. It returns how many secrets it found. The runs cut
 // are whole escapes, so a JSON string stays one.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
+	if r == nil {
+		return b, 0
+	}
 	hits := 0
 	for _, f := range r.forms {
 		var n int
@@ -277,6 +280,9 @@ func (r *Redactor) foldName(name string) (string, int) {
 // writes that are not bodies (harness errors, skip reasons), which may
 // quote what a seller sent.
 func (r *Redactor) String(s string) string {
+	if r == nil || len(r.forms) == 0 || s == "" {
+		return s
+	}
 	b, n := r.Text([]byte(s), false)
 	if n == 0 {
 		return s
@@ -598,4 +604,51 @@ func skipValue(in []byte, i int) int {
 	default:
 		return scanLiteral(in, i)
 	}
+}
+
+// Exchange returns a copy of x with every secret cut from each of its
+// texts (the URL, headers, bodies, events, the error): what a recorder
+// stores, whatever redaction its transport applied already.
+func (r *Redactor) Exchange(x Exchange) Exchange {
+	x.ProbeID, x.Method, x.URL, x.Proto = r.String(x.ProbeID), r.String(x.Method), r.String(x.URL), r.String(x.Proto)
+	x.ContentEncoding, x.Error, x.TLSVersion, x.TLSCipher = r.String(x.ContentEncoding), r.String(x.Error), r.String(x.TLSVersion), r.String(x.TLSCipher)
+	x.RequestHeaders, x.ResponseHeaders = r.headers(x.RequestHeaders), r.headers(x.ResponseHeaders)
+	x.RequestBody, x.ResponseBody = r.Bytes(x.RequestBody), r.Bytes(x.ResponseBody)
+	if len(x.Events) > 0 {
+		evs := make([]Event, len(x.Events))
+		for i, e := range x.Events {
+			e.Type, e.Data, e.ID = r.String(e.Type), r.String(e.Data), r.String(e.ID)
+			e.Raw = r.Bytes(e.Raw)
+			evs[i] = e
+		}
+		x.Events = evs
+	}
+	if d := x.Dropped; d != nil {
+		c := *d
+		c.BodySHA256 = r.String(c.BodySHA256)
+		x.Dropped = &c
+	}
+	return x
+}
+
+// headers is Header, with absent headers left absent.
+func (r *Redactor) headers(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out, _ := r.Header(h)
+	return out
+}
+
+// Bytes returns b with every secret cut (see Text): b itself when it holds
+// none. Valid JSON stays valid.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r == nil || len(r.forms) == 0 || len(b) == 0 {
+		return b
+	}
+	out, n := r.Text(b, false)
+	if n == 0 {
+		return b
+	}
+	return out
 }
