@@ -27,6 +27,9 @@ type Stdio struct {
 	// runs of one command (the reference seller's passes, --targets):
 	// fetched once, said once.
 	storyboards *storyboardPlan
+	// guard redacts Out and Err once a command names its secrets
+	// (redact.go); Main installs it.
+	guard *terminalGuard
 }
 
 func (s Stdio) getenv(name string) string {
@@ -68,6 +71,8 @@ func Main(args []string, stdio Stdio) ExitCode {
 			wire.Sanitize(args[0], 40), strings.Join(commandNames(), ", "))
 		return ExitUsage
 	}
+	stdio, flush := stdio.guarded() // redact.go
+	defer flush()
 	err := cmd.run(args[1:], stdio)
 	if err != nil && err.Error() != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform %s: %s\n", args[0], oneLine(err.Error()))

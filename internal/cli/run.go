@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -147,6 +149,12 @@ func runRun(args []string, stdio Stdio) error {
 	if err := tune.apply(&cfg); err != nil {
 		return err
 	}
+	// The other agents' credentials are the run's secrets too: every
+	// client, the evidence store and every output redact them
+	// (plan.Config.Secrets), the terminal from here on.
+	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), agentSecrets(agents)...)
+	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), agentSecrets(agents)...)
+	stdio.redact(cfg.Secrets())
 	if err := writableOut(c.out); err != nil { // before a single probe
 		return err
 	}
@@ -228,7 +236,7 @@ func runRun(args []string, stdio Stdio) error {
 	case perr != nil:
 		// The seller may have put the credential in its error (at
 		// initialize, say): redacted before the terminal or a report.
-		meta.HarnessError = wire.Sanitize(wire.NewRedactor(cfg.Secrets(), nil).String(perr.Error()), 500)
+		meta.HarnessError = wire.Sanitize(store.Redactor().String(perr.Error()), 500)
 	case diag.harness != "":
 		meta.HarnessError = diag.harness
 	}
@@ -271,7 +279,7 @@ func runRun(args []string, stdio Stdio) error {
 	if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
 		return err
 	}
-	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
+	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run, store.Redactor()); err != nil {
 		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
 	}
 	if code := sig.exitCode(); code != ExitOK {
@@ -318,16 +326,21 @@ func loopbackTargets(cfg plan.Config) bool {
 }
 
 // appendStepSummary appends the Markdown summary to the file GitHub
-// Actions names in $GITHUB_STEP_SUMMARY; nothing when it is unset.
-func appendStepSummary(path string, run *report.Run) error {
+// Actions names in $GITHUB_STEP_SUMMARY, redacted by red; nothing when it
+// is unset.
+func appendStepSummary(path string, run *report.Run, red *wire.Redactor) error {
 	if path == "" {
 		return nil
+	}
+	var b bytes.Buffer
+	if err := report.WriteStepSummary(&b, run); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteStepSummary(f, run); err != nil {
+	if _, err := f.Write(red.Bytes(b.Bytes())); err != nil {
 		f.Close()
 		return err
 	}
@@ -501,19 +514,11 @@ func (c *runConfig) transports() []catalogue.Transport {
 	return ts
 }
 
-// writeReports writes every report file into dir, whatever the verdict.
+// writeReports writes every report file into dir, whatever the verdict,
+// through the store's redaction (redact.go). evidence.json is written
+// call by call from the store, whose calls were redacted as recorded.
 func writeReports(dir string, run *report.Run, store *evidence.Store) error {
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		return f.Close()
-	}
+	red := store.Redactor()
 	jsonOf := func(v any) func(io.Writer) error {
 		return func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -528,13 +533,21 @@ func writeReports(dir string, run *report.Run, store *evidence.Store) error {
 		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
 		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
 		{FileResults, jsonOf(run)},
-		{FileEvidence, store.WriteJSON}, // call by call: it may hold --max-total about three times
 	} {
-		if err := write(f.name, f.fn); err != nil {
-			return err
+		if err := writeRedacted(red, filepath.Join(dir, f.name), f.fn); err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}
-	return nil
+	// call by call: it may hold --max-total about three times
+	f, err := os.Create(filepath.Join(dir, FileEvidence))
+	if err != nil {
+		return err
+	}
+	if err := store.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", FileEvidence, err)
+	}
+	return f.Close()
 }
 
 // verbosePrinter prints one line per recorded call and its exchanges,

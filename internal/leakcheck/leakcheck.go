@@ -153,3 +153,88 @@ func urlUnescape(s string) string {
 		return out
 	})
 }
+
+// Escape writes s escaped as pick directs, for a fuzz target: each byte
+// of pick after the first chooses how one character is written (as it
+// is, in the other case, \uXXXX in either case, \/, a decimal,
+// hexadecimal or named HTML reference with or without its semicolon,
+// %XX), and the first how many more layers (up to Depth in all) escape
+// the whole again, and with which encoders (a JSON string's, PHP's,
+// HTML's, a URL query's); the rest of pick chooses those.
+func Escape(s string, pick []byte) string {
+	next := func() byte {
+		if len(pick) == 0 {
+			return 0
+		}
+		c := pick[0]
+		pick = pick[1:]
+		return c
+	}
+	layers := next()
+	var b strings.Builder
+	for _, r := range s {
+		switch next() % 11 {
+		case 0:
+			b.WriteRune(r)
+		case 1:
+			b.WriteString(otherCase(r))
+		case 2:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case 3:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		case 4:
+			if r == '/' {
+				b.WriteString(`\/`)
+			} else {
+				b.WriteRune(r)
+			}
+		case 5:
+			fmt.Fprintf(&b, "&#%d;", r)
+		case 6:
+			fmt.Fprintf(&b, "&#x%x;", r)
+		case 7:
+			fmt.Fprintf(&b, "&#%d", r)
+		case 8:
+			if name, ok := namedRefs[r]; ok {
+				b.WriteString(name)
+			} else {
+				b.WriteRune(r)
+			}
+		case 9:
+			for _, c := range []byte(string(r)) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		case 10:
+			fmt.Fprintf(&b, "&#X%X", r)
+		}
+	}
+	out := b.String()
+	for range int(layers % Depth) {
+		switch next() % 4 {
+		case 0: // a JSON string's content
+			q, _ := json.Marshal(out)
+			out = string(q[1 : len(q)-1])
+		case 1: // the same, PHP's way
+			q, _ := json.Marshal(out)
+			out = strings.ReplaceAll(string(q[1:len(q)-1]), "/", `\/`)
+		case 2:
+			out = html.EscapeString(out)
+		case 3:
+			out = url.QueryEscape(out)
+		}
+	}
+	return out
+}
+
+var namedRefs = map[rune]string{'/': "&sol;", '+': "&plus;", '-': "&hyphen;", 'k': "&kappa;", '.': "&period;", 'L': "&Lscr;"}
+
+// otherCase is r in the other ASCII letter case.
+func otherCase(r rune) string {
+	switch {
+	case r >= 'a' && r <= 'z':
+		return string(r - 32)
+	case r >= 'A' && r <= 'Z':
+		return string(r + 32)
+	}
+	return string(r)
+}

@@ -2,10 +2,8 @@ package wire
 
 import (
 	"encoding/json"
-	"fmt"
 	"html"
 	"net/url"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -55,80 +53,8 @@ func TestATruncatedEscapedSecretLosesItsPrefix(t *testing.T) {
 	}
 }
 
-// escapeRandomly writes s as pick directs, in up to MaxEscapeDepth layers:
-// the first byte of pick chooses the layers' encoders, each following
-// byte how one character is written in the innermost layer (raw, the
-// other case, \uXXXX in either case, \/, a decimal, hexadecimal or named
-// HTML reference with or without its semicolon, %XX).
-func escapeRandomly(s string, pick []byte) string {
-	next := func() byte {
-		if len(pick) == 0 {
-			return 0
-		}
-		c := pick[0]
-		pick = pick[1:]
-		return c
-	}
-	layers := next()
-	var b strings.Builder
-	for _, r := range s {
-		switch next() % 11 {
-		case 0:
-			b.WriteRune(r)
-		case 1:
-			b.WriteString(flipCase(string(r), 1))
-		case 2:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case 3:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		case 4:
-			if r == '/' {
-				b.WriteString(`\/`)
-			} else {
-				b.WriteRune(r)
-			}
-		case 5:
-			fmt.Fprintf(&b, "&#%d;", r)
-		case 6:
-			fmt.Fprintf(&b, "&#x%x;", r)
-		case 7:
-			fmt.Fprintf(&b, "&#%d", r)
-		case 8:
-			if name, ok := namedRefs[r]; ok {
-				b.WriteString(name)
-			} else {
-				b.WriteRune(r)
-			}
-		case 9:
-			for _, c := range []byte(string(r)) {
-				fmt.Fprintf(&b, "%%%02X", c)
-			}
-		case 10:
-			fmt.Fprintf(&b, "&#X%X", r)
-		}
-	}
-	out := b.String()
-	for range int(layers % MaxEscapeDepth) {
-		switch next() % 4 {
-		case 0: // a JSON string's content
-			q, _ := json.Marshal(out)
-			out = string(q[1 : len(q)-1])
-		case 1: // the same, PHP's way
-			q, _ := json.Marshal(out)
-			out = strings.ReplaceAll(string(q[1:len(q)-1]), "/", `\/`)
-		case 2:
-			out = html.EscapeString(out)
-		case 3:
-			out = url.QueryEscape(out)
-		}
-	}
-	return out
-}
-
-var namedRefs = map[rune]string{'/': "&sol;", '+': "&plus;", '-': "&hyphen;", 'k': "&kappa;", '.': "&period;", 'L': "&Lscr;"}
-
 // FuzzEscapedSecretRedacted writes a secret escaped at random (see
-// escapeRandomly) into a JSON document, an SSE stream or plain text, and
+// leakcheck.Escape) into a JSON document, an SSE stream or plain text, and
 // redacts it as a body and as a text: no reading of the output by any
 // JSON, HTML or URL decoder, or several in turn, holds the secret (see
 // internal/leakcheck), and a valid JSON document stays valid.
@@ -141,7 +67,7 @@ func FuzzEscapedSecretRedacted(f *testing.F) {
 		if len(before) > 64 || len(after) > 64 || len(pick) > 256 {
 			return
 		}
-		esc := escapeRandomly(escapedSecret, pick)
+		esc := leakcheck.Escape(escapedSecret, pick)
 		var doc string
 		switch container % 4 {
 		case 0: // written into a JSON string as it is (valid when esc is a string's content)
