@@ -56,10 +56,17 @@ func TestHostileAttacksStoryboardLeaks(t *testing.T) {
 			env := map[string]string{"SB_TOKEN": sbLeakToken, "GITHUB_STEP_SUMMARY": summary}
 			args := []string{"run", "--mcp", sb.URL, "--out", dir, "--bearer-env", "SB_TOKEN", "--header", "X-Api-Key: " + sbLeakKey,
 				"--sandbox", "--allow-mutations", "--storyboards", compliance, "--schemas", schemas, "--deadline", sbLeakDeadline.String(), "-v"}
+			mem := startMemWatch()
 			code, out, errOut, took := guardedRun(t, args, env, sbLeakDeadline+time.Minute)
+			allocated, peak := mem.stop()
 			sum, _ := os.ReadFile(summary)
 			r := readResults(t, dir)
-			t.Logf("%s: exit %d in %v, %d tool calls; verdict %s, %d storyboard steps", leak, code, took.Round(time.Millisecond), sb.Calls.Load(), r.Verdict, len(r.Steps))
+			var evSize int64
+			if st, err := os.Stat(filepath.Join(dir, FileEvidence)); err == nil {
+				evSize = st.Size()
+			}
+			t.Logf("%s: exit %d in %v, %d tool calls, allocated %.1f MB, peak heap growth %.1f MB (sampled), evidence.json %.2f MB; verdict %s, %d steps",
+				leak, code, took.Round(time.Millisecond), sb.Calls.Load(), float64(allocated)/(1<<20), float64(peak)/(1<<20), float64(evSize)/(1<<20), r.Verdict, len(r.Steps))
 			noLeak(t, dir, secrets, map[string]string{"stdout": out, "stderr": errOut, "step summary": string(sum)})
 			redactedIn(sbLeakEchoes[leak])(t, nil, dir)
 

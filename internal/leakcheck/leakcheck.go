@@ -86,18 +86,36 @@ type decoder struct {
 
 var decoders = []decoder{
 	{"JSON strings", jsonStrings},
-	{"JSON escapes", func(s string) []string { return []string{jsonUnescape(s)} }},
-	{"HTML", func(s string) []string { return []string{html.UnescapeString(s)} }},
-	{"URL", func(s string) []string { return []string{urlUnescape(s)} }},
+	{"JSON escapes", when(`\`, jsonUnescape)},
+	{"HTML", when("&", html.UnescapeString)},
+	{"URL", when("%", urlUnescape)},
+}
+
+// when is decode for a text that holds opens (an escape's first byte),
+// nothing for another: it would decode nothing.
+func when(opens string, decode func(string) string) func(string) []string {
+	return func(s string) []string {
+		if !strings.Contains(s, opens) {
+			return nil
+		}
+		return []string{decode(s)}
+	}
 }
 
 // jsonStrings decodes a JSON document (or each line of a JSON-lines or
 // event-stream text) and returns every string in it, keys too, joined.
 func jsonStrings(s string) []string {
+	if !strings.ContainsAny(s, "{[") {
+		return nil
+	}
+	docs := []string{s}
+	if !json.Valid([]byte(s)) {
+		docs = strings.Split(s, "\n")
+	}
 	var out []string
-	for _, doc := range append([]string{s}, strings.Split(s, "\n")...) {
+	for _, doc := range docs {
 		doc = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(doc), "data:"))
-		if doc == "" || !json.Valid([]byte(doc)) {
+		if !strings.ContainsAny(doc, "{[") || !json.Valid([]byte(doc)) {
 			continue
 		}
 		var strs []string
@@ -113,9 +131,6 @@ func jsonStrings(s string) []string {
 		}
 		if len(strs) > 0 {
 			out = append(out, strings.Join(strs, "\n"))
-		}
-		if doc == strings.TrimSpace(s) {
-			break // the whole text was one document
 		}
 	}
 	return out
