@@ -515,10 +515,8 @@ func (c *runConfig) transports() []catalogue.Transport {
 }
 
 // writeReports writes every report file into dir, whatever the verdict,
-// through the store's redaction (redact.go). evidence.json is written
-// call by call from the store, whose calls were redacted as recorded.
+// through the store's redaction (redact.go).
 func writeReports(dir string, run *report.Run, store *evidence.Store) error {
-	red := store.Redactor()
 	jsonOf := func(v any) func(io.Writer) error {
 		return func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -533,21 +531,13 @@ func writeReports(dir string, run *report.Run, store *evidence.Store) error {
 		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
 		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
 		{FileResults, jsonOf(run)},
+		{FileEvidence, store.WriteJSON}, // call by call: it may hold --max-total about three times
 	} {
-		if err := writeRedacted(red, filepath.Join(dir, f.name), f.fn); err != nil {
+		if err := writeRedacted(store.Redactor(), filepath.Join(dir, f.name), f.fn); err != nil {
 			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}
-	// call by call: it may hold --max-total about three times
-	f, err := os.Create(filepath.Join(dir, FileEvidence))
-	if err != nil {
-		return err
-	}
-	if err := store.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", FileEvidence, err)
-	}
-	return f.Close()
+	return nil
 }
 
 // verbosePrinter prints one line per recorded call and its exchanges,

@@ -294,38 +294,50 @@ func (c *refCache) get(run []byte) ([]byte, bool) {
 // span is a part of a text to redact: b[lo:hi].
 type span struct{ lo, hi int }
 
+// needles are what a decoded text must not hold (each secret, and with
+// "+" for its spaces), and the bytes a run holding one may be made of:
+// a needle's own bytes (either case), letters, digits and the bytes of
+// escapes (\ & % # ; " /). Any other byte (a space, a brace, a comma…)
+// ends every run that could spell a needle in any reading.
+type needles struct {
+	list     [][]byte
+	in       [256]bool
+	shortest int
+}
+
+func newNeedles(list [][]byte) needles {
+	n := needles{list: list, shortest: math.MaxInt}
+	for _, x := range list {
+		n.shortest = min(n.shortest, len(x))
+		for _, c := range x {
+			n.in[c], n.in[lowerASCII(c)], n.in[upperASCII(c)] = true, true, true
+		}
+	}
+	for c := range 256 {
+		n.in[c] = n.in[c] || isAlnum(byte(c)) || strings.IndexByte(`\&%#;"/`, byte(c)) >= 0
+	}
+	return n
+}
+
 // escapedSpans returns the spans of b that decode to one of the needles
 // (any ASCII letter case) when read by up to MaxEscapeDepth decoders in
 // turn, each a JSON, HTML or URL decoder (see eachReading). With
 // truncated, a decoded text that ends in a prefix (4 bytes or more) of a
 // needle loses it too.
 //
-// A needle's bytes come, in any reading, from a run of b made of the
-// needle's own bytes (either case), letters, digits and the bytes of
-// escapes (\ & % # ; " /): any other byte (a space, a brace, a comma…)
-// splits b into parts read on their own, and a part shorter than every
-// needle, or without an escape, cannot hold one. A JSON text cut into
-// such short words costs no decoding at all.
-func escapedSpans(b []byte, needles [][]byte, truncated bool) []span {
-	var in [256]bool
-	shortest := math.MaxInt
-	for _, n := range needles {
-		shortest = min(shortest, len(n))
-		for _, c := range n {
-			in[c], in[lowerASCII(c)], in[upperASCII(c)] = true, true, true
-		}
-	}
-	for c := range 256 {
-		in[c] = in[c] || isAlnum(byte(c)) || strings.IndexByte(`\&%#;"/`, byte(c)) >= 0
-	}
+// b is cut at the bytes no needle's run holds (see needles) into parts
+// read on their own: a part shorter than every needle, or without an
+// escape, cannot hold one, so a JSON text cut into short words costs no
+// decoding at all.
+func escapedSpans(b []byte, ns *needles, truncated bool) []span {
 	var spans []span
 	for lo := 0; lo < len(b); {
 		hi := lo
-		for hi < len(b) && in[b[hi]] {
+		for hi < len(b) && ns.in[b[hi]] {
 			hi++
 		}
-		if part := b[lo:hi]; (len(part) >= shortest || truncated && hi == len(b) && len(part) >= 4) && hasEscapes(part) {
-			for _, s := range partSpans(part, needles, truncated && hi == len(b)) {
+		if part := b[lo:hi]; (len(part) >= ns.shortest || truncated && hi == len(b) && len(part) >= 4) && hasEscapes(part) {
+			for _, s := range partSpans(part, ns.list, truncated && hi == len(b)) {
 				spans = append(spans, span{lo + s.lo, lo + s.hi})
 			}
 		}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"html"
 	"net/url"
@@ -57,7 +58,8 @@ func TestATruncatedEscapedSecretLosesItsPrefix(t *testing.T) {
 // leakcheck.Escape) into a JSON document, an SSE stream or plain text, and
 // redacts it as a body and as a text: no reading of the output by any
 // JSON, HTML or URL decoder, or several in turn, holds the secret (see
-// internal/leakcheck), and a valid JSON document stays valid.
+// internal/leakcheck), a valid JSON document stays valid, and the
+// streaming Writer writes what Text returns, in whatever pieces it is fed.
 func FuzzEscapedSecretRedacted(f *testing.F) {
 	f.Add([]byte{0, 4, 4, 4}, uint8(0), "mb~", "")
 	f.Add([]byte{1, 2, 3, 5, 6, 7, 8, 9, 10}, uint8(1), "", " tail")
@@ -97,6 +99,18 @@ func FuzzEscapedSecretRedacted(f *testing.F) {
 			}
 			if !cut && utf8.ValidString(doc) && !utf8.Valid(text) {
 				t.Fatalf("valid UTF-8 in, invalid out:\n in %q\nout %q", doc, text)
+			}
+			if !cut {
+				// Streamed in pieces of any size, the same bytes.
+				var streamed bytes.Buffer
+				w := r.Writer(&streamed)
+				for rest, n := []byte(doc), 1+len(before)%7; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+					w.Write(rest[:min(n, len(rest))])
+				}
+				w.Close()
+				if !bytes.Equal(streamed.Bytes(), text) {
+					t.Fatalf("streamed %q\n=  %q\nText %q", doc, streamed.Bytes(), text)
+				}
 			}
 		}
 	})

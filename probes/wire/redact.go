@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -148,7 +149,7 @@ func RedactHeader(h http.Header) http.Header {
 // headers, and configured secret values wherever their bytes appear.
 type Redactor struct {
 	forms   [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
-	needles [][]byte // what a decoded text must not hold: each secret, and with "+" for its spaces
+	needles needles  // what a decoded text must not hold
 	extra   func(string) bool
 }
 
@@ -164,7 +165,8 @@ func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
 			r.forms = append(r.forms, []byte(s))
 		}
 	}
-	needles := map[string]bool{}
+	seenNeedle := map[string]bool{}
+	var list [][]byte
 	for _, s := range secrets {
 		if len(s) < MinSecretLen {
 			continue
@@ -173,12 +175,13 @@ func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
 		add(jsonEscape(s))
 		add(url.QueryEscape(s))
 		for _, n := range []string{s, strings.ReplaceAll(s, " ", "+")} {
-			if !needles[n] {
-				needles[n] = true
-				r.needles = append(r.needles, []byte(n))
+			if !seenNeedle[n] {
+				seenNeedle[n] = true
+				list = append(list, []byte(n))
 			}
 		}
 	}
+	r.needles = newNeedles(list)
 	return r
 }
 
@@ -221,7 +224,7 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 			break
 		}
 		var n int
-		b, n = cutSpans(b, escapedSpans(b, r.needles, truncated))
+		b, n = cutSpans(b, escapedSpans(b, &r.needles, truncated))
 		if n == 0 {
 			break
 		}
@@ -283,11 +286,50 @@ func (r *Redactor) String(s string) string {
 	if r == nil || len(r.forms) == 0 || s == "" {
 		return s
 	}
+	if !r.mayHold(s) {
+		return s // no copy of an event's data megabytes long
+	}
 	b, n := r.Text([]byte(s), false)
 	if n == 0 {
 		return s
 	}
 	return string(b)
+}
+
+// hasPrefixFold reports whether s starts with f under ASCII case folding.
+func hasPrefixFold(s string, f []byte) bool {
+	if len(s) < len(f) {
+		return false
+	}
+	for i, c := range f {
+		if s[i] != c && lowerASCII(s[i]) != lowerASCII(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHold reports whether s holds an escape or a secret form in any ASCII
+// letter case: whether Text could cut anything from it.
+func (r *Redactor) mayHold(s string) bool {
+	if strings.ContainsAny(s, `\&%`) {
+		return true
+	}
+	for _, f := range r.forms {
+		for _, c := range []byte{lowerASCII(f[0]), upperASCII(f[0])} {
+			for i := 0; i+len(f) <= len(s); i++ {
+				j := strings.IndexByte(s[i:len(s)-len(f)+1], c)
+				if j < 0 {
+					break
+				}
+				i += j
+				if hasPrefixFold(s[i:], f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Secrets are the values a run must never write anywhere: the bearer token
@@ -517,7 +559,7 @@ func (r *Redactor) count(b []byte) int {
 	}
 	if n == 0 && len(r.forms) > 0 && hasEscapes(b) {
 		// Escaped forms (inside strings of a skipped value, say).
-		n = len(escapedSpans(b, r.needles, false))
+		n = len(escapedSpans(b, &r.needles, false))
 	}
 	return n
 }
@@ -651,4 +693,52 @@ func (r *Redactor) Bytes(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// Writer returns a writer that passes to w what it is given with every
+// secret cut (see Text), streaming: it holds back only the bytes since the
+// last one that no run spelling a secret, in any reading, may hold (a
+// space, a brace, a comma…; see needles), so a report megabytes long is
+// never held whole. Close writes what it holds back; it does not close w.
+// With no secret, it is w itself (Close does nothing).
+func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
+	if r == nil || len(r.forms) == 0 {
+		return nopCloser{w}
+	}
+	return &redactingWriter{r: r, w: w}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+type redactingWriter struct {
+	r   *Redactor
+	w   io.Writer
+	buf []byte
+}
+
+func (rw *redactingWriter) Write(p []byte) (int, error) {
+	held := len(rw.buf) // no byte held back ends a run: look in p only
+	rw.buf = append(rw.buf, p...)
+	cut := len(rw.buf) - 1
+	for cut >= held && rw.r.needles.in[rw.buf[cut]] {
+		cut--
+	}
+	if cut < held {
+		return len(p), nil
+	}
+	out, _ := rw.r.Text(rw.buf[:cut+1], false)
+	if _, err := rw.w.Write(out); err != nil {
+		return len(p), err
+	}
+	rw.buf = append(rw.buf[:0], rw.buf[cut+1:]...)
+	return len(p), nil
+}
+
+func (rw *redactingWriter) Close() error {
+	out, _ := rw.r.Text(rw.buf, false)
+	rw.buf = nil
+	_, err := rw.w.Write(out)
+	return err
 }
