@@ -267,8 +267,14 @@ func NewStore(t Target, secrets ...string) *Store {
 }
 
 // Redactor is the store's redaction: every output written from the store
-// (the reports, the terminal) passes through it too.
-func (s *Store) Redactor() *wire.Redactor { return s.red }
+// (the reports, the terminal) passes through it too. A nil store's, or a
+// store read back from evidence.json, knows no secret.
+func (s *Store) Redactor() *wire.Redactor {
+	if s == nil {
+		return nil
+	}
+	return s.red
+}
 
 // Target returns what the run tested.
 func (s *Store) Target() Target { return s.target }
