@@ -41,6 +41,9 @@ type Stdio struct {
 	// network, when set, is the network of the runs' guard: tests resolve
 	// names and record every connection the harness attempts through it.
 	network fetch.Network
+	// guard redacts Out and Err once a command names its secrets
+	// (redact.go); Main installs it.
+	guard *terminalGuard
 }
 
 func (s Stdio) getenv(name string) string {
@@ -94,6 +97,8 @@ func Main(args []string, stdio Stdio) ExitCode {
 			wire.Sanitize(args[0], 40), strings.Join(commandNames(), ", "))
 		return ExitUsage
 	}
+	stdio, flush := stdio.guarded() // redact.go
+	defer flush()
 	err := cmd.run(args[1:], stdio)
 	if err != nil && err.Error() != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform %s: %s\n", args[0], oneLine(err.Error()))

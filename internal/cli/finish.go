@@ -114,7 +114,7 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	b = store.Redactor().Bytes(append(b, '\n')) // as every report (redact.go)
 	if err := os.WriteFile(filepath.Join(dir, FileResults), b, 0o644); err != nil {
 		return err
 	}

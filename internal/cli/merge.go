@@ -39,7 +39,7 @@ func runMerge(args []string, stdio Stdio) error {
 		return &UsageError{Msg: fmt.Sprintf("--out %s: %v", *out, err)}
 	}
 	idx := buildIndex(*out, sources)
-	if err := writeIndex(*out, idx); err != nil {
+	if err := writeIndex(*out, idx, nil); err != nil {
 		return err
 	}
 	writeIndexText(stdio.Out, idx)

@@ -151,7 +151,7 @@ func runReference(args []string, c runConfig, stdio Stdio) error {
 			runs = append(runs, f.Run)
 		}
 	}
-	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), runs...); err != nil {
+	if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), wire.NewRedactor([]string{token, liveToken}, nil), runs...); err != nil {
 		fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
 	}
 	return worse(first, second)

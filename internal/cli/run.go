@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,6 +163,13 @@ func runRun(args []string, stdio Stdio) error {
 	if err := c.oauth.apply(&c, &cfg, stdio); err != nil { // the first token, or exit 3 (oauthcc.go)
 		return err
 	}
+	// The other agents' credentials are the run's secrets too: every
+	// client, the evidence store and every output redact them
+	// (plan.Config.Secrets), the terminal from here on — an OAuth client's
+	// tokens too, as it obtains them.
+	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), agentSecrets(agents)...)
+	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), agentSecrets(agents)...)
+	stdio.redact(cfg.Secrets(), cfg.MCP.Limits.LiveSecrets)
 	if err := writableOut(c.out); err != nil { // before a single probe
 		return err
 	}
@@ -245,7 +254,7 @@ func runRun(args []string, stdio Stdio) error {
 	case perr != nil:
 		// The seller may have put the credential in its error (at
 		// initialize, say): redacted before the terminal or a report.
-		meta.HarnessError = wire.Sanitize(wire.NewRedactor(cfg.Secrets(), nil).String(perr.Error()), 500)
+		meta.HarnessError = wire.Sanitize(store.Redactor().String(perr.Error()), 500)
 	case diag.harness != "":
 		meta.HarnessError = diag.harness
 	}
@@ -291,7 +300,7 @@ func runRun(args []string, stdio Stdio) error {
 		if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
 			return err
 		}
-		if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), run); err != nil {
+		if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), store.Redactor(), run); err != nil {
 			fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
 		}
 	}
@@ -339,20 +348,25 @@ func loopbackTargets(cfg plan.Config) bool {
 }
 
 // appendStepSummary appends the Markdown summary of each run to the file
-// GitHub Actions names in $GITHUB_STEP_SUMMARY; nothing when it is unset.
-func appendStepSummary(path string, runs ...*report.Run) error {
+// GitHub Actions names in $GITHUB_STEP_SUMMARY, redacted by red; nothing
+// when it is unset.
+func appendStepSummary(path string, red *wire.Redactor, runs ...*report.Run) error {
 	if path == "" {
 		return nil
+	}
+	var b bytes.Buffer
+	for _, run := range runs {
+		if err := report.WriteStepSummary(&b, run); err != nil {
+			return err
+		}
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	for _, run := range runs {
-		if err := report.WriteStepSummary(f, run); err != nil {
-			f.Close()
-			return err
-		}
+	if _, err := f.Write(red.Bytes(b.Bytes())); err != nil {
+		f.Close()
+		return err
 	}
 	return f.Close()
 }
@@ -524,19 +538,9 @@ func (c *runConfig) transports() []catalogue.Transport {
 	return ts
 }
 
-// writeReports writes every report file into dir, whatever the verdict.
+// writeReports writes every report file into dir, whatever the verdict,
+// through the store's redaction (redact.go).
 func writeReports(dir string, run *report.Run, store *evidence.Store) error {
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		return f.Close()
-	}
 	jsonOf := func(v any) func(io.Writer) error {
 		return func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -553,8 +557,8 @@ func writeReports(dir string, run *report.Run, store *evidence.Store) error {
 		{FileResults, jsonOf(run)},
 		{FileEvidence, store.WriteJSON}, // call by call: it may hold --max-total about three times
 	} {
-		if err := write(f.name, f.fn); err != nil {
-			return err
+		if err := writeRedacted(store.Redactor(), filepath.Join(dir, f.name), f.fn); err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}
 	return nil

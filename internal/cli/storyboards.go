@@ -217,12 +217,17 @@ func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *eviden
 	// The storyboards' sessions, the further agents' too, connect through
 	// the run's guard like the probes' (its --ca-cert, its agents).
 	cfg = cfg.WithGuard(agentURLs(p.agents)...)
-	secrets := append(cfg.Secrets(), agentSecrets(p.agents)...)
-	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
-	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
-	add := store.Add
-	if cfg.OnCall != nil {
-		add = func(c evidence.Call) { store.Add(c); cfg.OnCall(c) }
+	// cfg.Secrets() holds the agents' credentials too (run.go adds them):
+	// every client redacts every credential of the run, and so does the
+	// store, whatever the engine records.
+	secrets := slices.Clip(cfg.Secrets())
+	cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets = secrets, secrets
+	add := func(c evidence.Call) evidence.Call {
+		c = store.Add(c)
+		if cfg.OnCall != nil {
+			cfg.OnCall(c)
+		}
+		return c
 	}
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -205,6 +206,23 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		}
 		return stdio.getenv(k)
 	}
+	// The index and the terminal never show a target's token nor a
+	// credential header, whatever a target's seller put in its results.
+	var secrets []string
+	for _, t := range targets {
+		if t.BearerEnv != "" {
+			secrets = append(secrets, wire.Secrets(getenv(t.BearerEnv), nil)...)
+		}
+		if t.OAuthClientSecretEnv != "" {
+			secrets = append(secrets, wire.Secrets(getenv(t.OAuthClientSecretEnv), nil)...)
+		}
+	}
+	for _, line := range c.headers {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			secrets = append(secrets, wire.Secrets("", http.Header{strings.TrimSpace(name): {strings.TrimSpace(value)}})...)
+		}
+	}
+	stdio.redact(secrets, nil)
 	started := time.Now()
 	codes := make([]ExitCode, len(targets))
 	sem := make(chan struct{}, tune.parallelTargets)
@@ -231,7 +249,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 	}
 	idx := buildIndex(c.out, entries)
 	idx.DurationMS = float64(time.Since(started).Microseconds()) / 1000
-	if err := writeIndex(c.out, idx); err != nil {
+	if err := writeIndex(c.out, idx, wire.NewRedactor(secrets, nil)); err != nil {
 		return err
 	}
 	writeIndexText(stdio.Out, idx)
@@ -260,21 +278,23 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 	args = append(args, t.OAuthKeys.args()...)
 	args = append(args, common...)
 	var log bytes.Buffer
+	// The run redacts its own terminal, here run.log (redact.go).
+	stdio, flush := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv, network: n}.guarded()
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(&log, "adcp-conform: internal error: %v\n%s", p, debug.Stack())
+			fmt.Fprintf(stdio.Err, "adcp-conform: internal error: %v\n%s", p, debug.Stack())
 			code = ExitHarness
 		}
+		flush()
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), log.Bytes(), 0o644)
 	}()
-	stdio := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv, network: n}
 	if sb != nil {
 		stdio.storyboards = sb.shared(true)
 	}
 	err := runRun(args, stdio)
 	if err != nil && err.Error() != "" {
-		fmt.Fprintf(&log, "adcp-conform run: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "adcp-conform run: %s\n", oneLine(err.Error()))
 	}
 	return exitCodeOf(err)
 }
@@ -392,22 +412,20 @@ func (idx Index) exit() ExitCode {
 	return worst
 }
 
-// writeIndex writes index.json and index.html into dir.
-func writeIndex(dir string, idx Index) error {
-	var js bytes.Buffer
-	enc := json.NewEncoder(&js)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(idx); err != nil {
+// writeIndex writes index.json and index.html into dir, redacted by red.
+func writeIndex(dir string, idx Index, red *wire.Redactor) error {
+	err := writeRedacted(red, filepath.Join(dir, FileIndexJSON), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(idx)
+	})
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, FileIndexJSON), js.Bytes(), 0o644); err != nil {
-		return err
-	}
-	var page bytes.Buffer
-	if err := indexPage.Execute(&page, idx); err != nil {
+	if err := writeRedacted(red, filepath.Join(dir, FileIndexHTML), func(w io.Writer) error { return indexPage.Execute(w, idx) }); err != nil {
 		return fmt.Errorf("writing %s: %w", FileIndexHTML, err)
 	}
-	return os.WriteFile(filepath.Join(dir, FileIndexHTML), page.Bytes(), 0o644)
+	return nil
 }
 
 // writeIndexText prints one terminal-safe line per target.

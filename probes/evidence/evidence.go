@@ -256,19 +256,43 @@ type Store struct {
 	target Target
 	scope  Transport
 	calls  []Call
+	red    *wire.Redactor
 }
 
-// NewStore returns an empty store for the target.
-func NewStore(t Target) *Store { return &Store{target: t} }
+// NewStore returns an empty store for the target that redacts the secrets
+// (the run's credentials) from every call it records, in any letter case
+// and any escaped form (see wire.Redactor).
+func NewStore(t Target, secrets ...string) *Store {
+	return &Store{target: t, red: wire.NewRedactor(secrets, nil)}
+}
+
+// NewStoreWith returns an empty store for the target that redacts with
+// red (one that follows the secrets a run learns as it goes, say).
+func NewStoreWith(t Target, red *wire.Redactor) *Store {
+	return &Store{target: t, red: red}
+}
+
+// Redactor is the store's redaction: every output written from the store
+// (the reports, the terminal) passes through it too. A nil store's, or a
+// store read back from evidence.json, knows no secret.
+func (s *Store) Redactor() *wire.Redactor {
+	if s == nil {
+		return nil
+	}
+	return s.red
+}
 
 // Target returns what the run tested.
 func (s *Store) Target() Target { return s.target }
 
-// Add records a call.
-func (s *Store) Add(c Call) {
+// Add records a call, redacted, and returns it as recorded: what a
+// recorder shows or reads afterwards is what the evidence holds.
+func (s *Store) Add(c Call) Call {
+	c = redact(s.red, c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, c)
+	return c
 }
 
 // Calls returns the calls that match every filter, ordered by probe ID so
@@ -291,7 +315,7 @@ func (s *Store) Calls(filters ...Filter) []Call {
 // with the same target; its Scope is t. Judges of one transport read such a
 // view, so probe IDs and filters need not name the transport.
 func (s *Store) Only(t Transport) *Store {
-	v := &Store{target: s.target, scope: t}
+	v := &Store{target: s.target, scope: t, red: s.red}
 	for _, c := range s.Calls() {
 		if c.Transport == t {
 			v.calls = append(v.calls, c)
@@ -316,7 +340,7 @@ func (c Call) OtherAgent() bool { return c.Agent != "" }
 // sends the spec's sample requests, with credentials stripped on purpose
 // in places); the storyboards grade their own calls.
 func (s *Store) Probes() *Store {
-	v := &Store{target: s.target, scope: s.scope}
+	v := &Store{target: s.target, scope: s.scope, red: s.red}
 	for _, c := range s.Calls() {
 		if !c.IsStoryboard() {
 			v.calls = append(v.calls, c)

@@ -67,7 +67,7 @@ func rpcCode(rpcErr json.RawMessage) (int64, bool) {
 // View returns a view of the store (same target and scope) whose calls are
 // f applied to each call.
 func (s *Store) View(f func(Call) Call) *Store {
-	v := &Store{target: s.target, scope: s.scope}
+	v := &Store{target: s.target, scope: s.scope, red: s.red}
 	for _, c := range s.Calls() {
 		v.calls = append(v.calls, f(c))
 	}

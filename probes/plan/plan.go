@@ -100,12 +100,14 @@ type Config struct {
 // Secrets are the run's credential values (the bearer token and the
 // credential headers of both faces, the live-mode principal's token, and
 // what the faces' LiveSecrets learnt so far: an OAuth client's secret and
-// tokens): never written to any output.
+// tokens, and the extra secrets of both faces' limits: another agent's
+// token, say): never written to any output.
 func (cfg Config) Secrets() []string {
 	out := append(wire.Secrets(cfg.MCP.BearerToken, cfg.MCP.Header), wire.Secrets(cfg.A2A.BearerToken, cfg.A2A.Header)...)
 	out = append(out, cfg.MCP.Limits.LiveSecrets.List()...)
 	out = append(out, cfg.A2A.Limits.LiveSecrets.List()...)
-	return append(out, wire.Secrets(cfg.LiveBearerToken, nil)...)
+	out = append(out, wire.Secrets(cfg.LiveBearerToken, nil)...)
+	return append(append(out, cfg.MCP.Limits.Secrets...), cfg.A2A.Limits.Secrets...)
 }
 
 // Redactor redacts the run's secrets (Secrets) and every secret the MCP
@@ -318,19 +320,19 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	// Every transport redacts the run's credentials, also one that sends
 	// none (the no-credential probes, a fetch on another origin): a seller
 	// echoes what it learnt from any earlier request.
-	secrets := cfg.Secrets()
-	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), secrets...)
-	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), secrets...)
+	secrets := slices.Clip(cfg.Secrets())
+	cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets = secrets, secrets
 	cfg = cfg.WithGuard()
-	store := evidence.NewStore(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
+	// The store redacts every call it records, the texts the harness
+	// writes about a call too (they may quote the seller: an error at
+	// initialize, a refusal), and every report written from it — the
+	// tokens an OAuth client obtains later too (cfg.Redactor follows them).
+	store := evidence.NewStoreWith(evidence.Target{MCP: cfg.MCP.Endpoint, A2A: cfg.A2A.BaseURL,
 		Credential:     cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "",
-		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != "", BrandJSON: cfg.BrandJSON})
-	red := cfg.Redactor()
+		AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, LiveCredential: cfg.LiveBearerToken != "", BrandJSON: cfg.BrandJSON},
+		cfg.Redactor())
 	add := func(c evidence.Call) {
-		// Texts the harness writes about a call may quote the seller (an
-		// error at initialize, a refusal): they are redacted like bodies.
-		c.HarnessError, c.NotRun, c.Refused, c.Blocked = red.String(c.HarnessError), red.String(c.NotRun), red.String(c.Refused), red.String(c.Blocked)
-		store.Add(c)
+		c = store.Add(c)
 		if cfg.OnCall != nil {
 			cfg.OnCall(c)
 		}

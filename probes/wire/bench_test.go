@@ -55,3 +55,25 @@ func BenchmarkRoundTrip(b *testing.B) {
 		run(b, tr.client(), true)
 	})
 }
+
+// BenchmarkRedactBody redacts a 1 MB MCP reply whose text item is JSON
+// (every quote escaped, as a seller's reply holds its data twice), with no
+// secret in it (the common case) and with the secret JSON-escaped in it;
+// and, the worst case, a 1 MB string of escapes of every kind escaped
+// again, with no byte that splits it.
+func BenchmarkRedactBody(b *testing.B) {
+	item := strings.Repeat(`{\"product_id\":\"p-1\",\"name\":\"Product \\u00e9 name\",\"url\":\"https:\/\/x.example\/a?b=1&c=%20\"},`, 9000)
+	clean := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[` + item + `{}]"}]}}`)
+	leaked := bytes.Replace(clean, []byte(`p-1`), []byte(`sb\\\/Leak+Tok3n-7d1c`), 1)
+	r := NewRedactor([]string{escapedSecret}, nil)
+	worst := []byte(`{"m":"` + strings.Repeat(`a\\u0041\u0026amp;%2541`, 50000) + `"}`)
+	for name, body := range map[string][]byte{"clean": clean, "leaked": leaked, "worst": worst} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				r.Body(body, false)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -148,27 +149,37 @@ func RedactHeader(h http.Header) http.Header {
 }
 
 // Redactor removes credentials from stored evidence: sensitive JSON keys and
-// headers, and configured secret values wherever their bytes appear. A
-// Redactor following a SecretSet also removes every secret the set learns,
-// from the moment it learns it.
+// headers, and configured secret values wherever their bytes appear.
+//
+// A Redactor following a SecretSet (NewLiveRedactor) also removes every
+// secret the set learns, from the moment it learns it.
 type Redactor struct {
-	forms [][]byte // secret byte forms: raw, JSON-escaped, URL-escaped
+	fixed *formSet
 	extra func(string) bool
 	live  *SecretSet
-	// merged caches forms plus the live set's, for one state of the set.
+	// merged caches fixed plus the live set's secrets, for one state of
+	// the set.
 	merged atomic.Pointer[mergedForms]
 }
 
+// formSet is what a Redactor looks for: the secrets, their byte forms
+// (raw, JSON-escaped, URL-escaped) and what a decoded text must not hold.
+type formSet struct {
+	secrets []string
+	forms   [][]byte
+	needles needles
+}
+
 type mergedForms struct {
-	of    *secretSnapshot
-	forms [][]byte
+	of  *secretSnapshot
+	set *formSet
 }
 
 // NewRedactor returns a Redactor for the given secret values (shorter than
 // MinSecretLen are ignored) and an optional extra key matcher that extends
 // SensitiveKey.
 func NewRedactor(secrets []string, extraKey func(string) bool) *Redactor {
-	return &Redactor{extra: extraKey, forms: secretForms(nil, secrets)}
+	return &Redactor{extra: extraKey, fixed: newFormSet(secrets)}
 }
 
 // NewLiveRedactor is NewRedactor that also redacts every secret live holds
@@ -179,44 +190,61 @@ func NewLiveRedactor(secrets []string, live *SecretSet, extraKey func(string) bo
 	return r
 }
 
-// secretForms appends to forms the byte forms of each secret not already
-// there (raw, JSON-escaped, URL-escaped; shorter than MinSecretLen
-// ignored).
-func secretForms(forms [][]byte, secrets []string) [][]byte {
+// newFormSet builds the forms and needles of secrets (shorter than
+// MinSecretLen ignored).
+func newFormSet(secrets []string) *formSet {
+	fs := &formSet{}
 	seen := map[string]bool{}
-	for _, f := range forms {
-		seen[string(f)] = true
+	add := func(s string) {
+		if len(s) >= MinSecretLen && !seen[s] {
+			seen[s] = true
+			fs.forms = append(fs.forms, []byte(s))
+		}
 	}
+	seenNeedle := map[string]bool{}
+	var list [][]byte
 	for _, s := range secrets {
-		if len(s) < MinSecretLen {
+		if len(s) < MinSecretLen || slices.Contains(fs.secrets, s) {
 			continue
 		}
-		for _, f := range []string{s, jsonEscape(s), url.QueryEscape(s)} {
-			if len(f) >= MinSecretLen && !seen[f] {
-				seen[f] = true
-				forms = append(forms, []byte(f))
+		fs.secrets = append(fs.secrets, s)
+		add(s)
+		add(jsonEscape(s))
+		add(url.QueryEscape(s))
+		for _, n := range []string{s, strings.ReplaceAll(s, " ", "+")} {
+			if !seenNeedle[n] {
+				seenNeedle[n] = true
+				list = append(list, []byte(n))
 			}
 		}
 	}
-	return forms
+	fs.needles = newNeedles(list)
+	return fs
 }
 
-// all returns the secret forms to look for now: the fixed ones and those
-// of every secret the live set has learnt so far.
-func (r *Redactor) all() [][]byte {
+// emptyForms is the form set of a Redactor made without NewRedactor.
+var emptyForms = newFormSet(nil)
+
+// set returns what to look for now: the fixed secrets and every secret the
+// live set has learnt so far.
+func (r *Redactor) set() *formSet {
+	fixed := r.fixed
+	if fixed == nil {
+		fixed = emptyForms
+	}
 	if r.live == nil {
-		return r.forms
+		return fixed
 	}
 	snap := r.live.snap.Load()
 	if snap == nil {
-		return r.forms
+		return fixed
 	}
 	if m := r.merged.Load(); m != nil && m.of == snap {
-		return m.forms
+		return m.set
 	}
-	m := &mergedForms{of: snap, forms: secretForms(slices.Clip(r.forms), snap.list)}
+	m := &mergedForms{of: snap, set: newFormSet(append(slices.Clip(fixed.secrets), snap.list...))}
 	r.merged.Store(m)
-	return m.forms
+	return m.set
 }
 
 // SecretSet holds the secrets a run learns while it goes — the access
@@ -276,11 +304,17 @@ func (r *Redactor) sensitive(key string) bool {
 }
 
 // Text replaces every secret form in b, in any ASCII letter case (a seller
-// may echo a credential upper-cased); a truncated b also loses a trailing
-// prefix (4 bytes or more) of a secret. It returns how many secrets it found.
+// may echo a credential upper-cased), and every run of b that a JSON, HTML
+// or URL decoder, or several in turn, turns into a secret (see
+// escapedSpans); a truncated b also loses a trailing prefix (4 bytes or
+// more) of a secret. It returns how many secrets it found. The runs cut
+// are whole escapes, so a JSON string stays one.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
+	if r == nil {
+		return b, 0
+	}
 	hits := 0
-	for _, f := range r.all() {
+	for _, f := range r.set().forms {
 		var n int
 		b, n = replaceFold(b, f, []byte(Redacted))
 		hits += n
@@ -288,11 +322,25 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 	if truncated {
 		b = r.cutSecretPrefix(b)
 	}
+	// Cutting what one reading holds may leave another reading's secret
+	// whole (two readings may take it from different bytes): again until
+	// none is left.
+	for range MaxEscapeDepth {
+		if !hasEscapes(b) {
+			break
+		}
+		var n int
+		b, n = cutSpans(b, escapedSpans(b, &r.set().needles, truncated))
+		if n == 0 {
+			break
+		}
+		hits += n
+	}
 	return b, hits
 }
 
 func (r *Redactor) cutSecretPrefix(b []byte) []byte {
-	for _, f := range r.all() {
+	for _, f := range r.set().forms {
 		for k := len(f) - 1; k >= 4; k-- {
 			if hasSuffixFold(b, f[:k]) {
 				b = append(b[:len(b)-k:len(b)-k], Redacted...)
@@ -341,11 +389,53 @@ func (r *Redactor) foldName(name string) (string, int) {
 // writes that are not bodies (harness errors, skip reasons), which may
 // quote what a seller sent.
 func (r *Redactor) String(s string) string {
+	if r == nil || len(r.set().forms) == 0 || s == "" {
+		return s
+	}
+	if !r.mayHold(s) {
+		return s // no copy of an event's data megabytes long
+	}
 	b, n := r.Text([]byte(s), false)
 	if n == 0 {
 		return s
 	}
 	return string(b)
+}
+
+// hasPrefixFold reports whether s starts with f under ASCII case folding.
+func hasPrefixFold(s string, f []byte) bool {
+	if len(s) < len(f) {
+		return false
+	}
+	for i, c := range f {
+		if s[i] != c && lowerASCII(s[i]) != lowerASCII(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHold reports whether s holds an escape or a secret form in any ASCII
+// letter case: whether Text could cut anything from it.
+func (r *Redactor) mayHold(s string) bool {
+	if strings.ContainsAny(s, `\&%`) {
+		return true
+	}
+	for _, f := range r.set().forms {
+		for _, c := range []byte{lowerASCII(f[0]), upperASCII(f[0])} {
+			for i := 0; i+len(f) <= len(s); i++ {
+				j := strings.IndexByte(s[i:len(s)-len(f)+1], c)
+				if j < 0 {
+					break
+				}
+				i += j
+				if hasPrefixFold(s[i:], f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Secrets are the values a run must never write anywhere: the bearer token
@@ -420,8 +510,8 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 	w := spanWriter{in: in}
 	// Without a secret form in the input and without escapes that could
 	// spell one, no token holds a secret: only the keys need a look.
-	secrets := bytes.IndexByte(in, '\\') >= 0
-	for _, f := range r.all() {
+	secrets := len(r.set().forms) > 0 && hasEscapes(in)
+	for _, f := range r.set().forms {
 		secrets = secrets || indexFold(in, f) >= 0
 	}
 	var stack []frame
@@ -549,56 +639,33 @@ func (w *spanWriter) done() []byte {
 // stringSecrets returns a string token with the secrets inside it
 // replaced, and how many there were (0: nothing to replace).
 func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
-	forms := r.all()
-	if len(forms) == 0 {
+	if len(r.set().forms) == 0 {
 		return nil, 0
 	}
-	if bytes.IndexByte(tok, '\\') < 0 {
-		if r.count(tok) == 0 {
-			return nil, 0
-		}
-		return r.Text(append([]byte(nil), tok...), false)
-	}
 	s, ok := decodeString(tok)
-	if !ok {
-		b, n := r.Text(append([]byte(nil), tok...), false)
+	if !ok || bytes.IndexByte(tok, '\\') < 0 {
+		// No JSON escape (or no whole string): the bytes are the text.
+		b, n := r.Text(tok, false)
 		if n == 0 {
 			return nil, 0
 		}
 		return b, n
 	}
-	n := 0
-	for _, f := range forms {
-		if b, c := replaceFold([]byte(s), f, []byte(Redacted)); c > 0 {
-			n += c
-			s = string(b)
-		}
-	}
+	b, n := r.Text([]byte(s), false)
 	if n == 0 {
 		return nil, 0
 	}
-	return []byte(`"` + jsonEscape(s) + `"`), n
+	return []byte(`"` + jsonEscape(string(b)) + `"`), n
 }
 
 func (r *Redactor) count(b []byte) int {
-	forms := r.all()
 	n := 0
-	for _, f := range forms {
+	for _, f := range r.set().forms {
 		n += countFold(b, f)
 	}
-	if len(forms) > 0 && bytes.IndexByte(b, '\\') >= 0 {
-		// JSON-escaped forms inside strings of a skipped value.
-		for i := 0; i < len(b); i++ {
-			if b[i] == '"' {
-				end := scanString(b, i)
-				if s, ok := decodeString(b[i:end]); ok {
-					for _, f := range forms {
-						n += countFold([]byte(s), f)
-					}
-				}
-				i = end - 1
-			}
-		}
+	if n == 0 && len(r.set().forms) > 0 && hasEscapes(b) {
+		// Escaped forms (inside strings of a skipped value, say).
+		n = len(escapedSpans(b, &r.set().needles, false))
 	}
 	return n
 }
@@ -685,4 +752,99 @@ func skipValue(in []byte, i int) int {
 	default:
 		return scanLiteral(in, i)
 	}
+}
+
+// Exchange returns a copy of x with every secret cut from each of its
+// texts (the URL, headers, bodies, events, the error): what a recorder
+// stores, whatever redaction its transport applied already.
+func (r *Redactor) Exchange(x Exchange) Exchange {
+	x.ProbeID, x.Method, x.URL, x.Proto = r.String(x.ProbeID), r.String(x.Method), r.String(x.URL), r.String(x.Proto)
+	x.ContentEncoding, x.Error, x.TLSVersion, x.TLSCipher = r.String(x.ContentEncoding), r.String(x.Error), r.String(x.TLSVersion), r.String(x.TLSCipher)
+	x.RequestHeaders, x.ResponseHeaders = r.headers(x.RequestHeaders), r.headers(x.ResponseHeaders)
+	x.RequestBody, x.ResponseBody = r.Bytes(x.RequestBody), r.Bytes(x.ResponseBody)
+	if len(x.Events) > 0 {
+		evs := make([]Event, len(x.Events))
+		for i, e := range x.Events {
+			e.Type, e.Data, e.ID = r.String(e.Type), r.String(e.Data), r.String(e.ID)
+			e.Raw = r.Bytes(e.Raw)
+			evs[i] = e
+		}
+		x.Events = evs
+	}
+	if d := x.Dropped; d != nil {
+		c := *d
+		c.BodySHA256 = r.String(c.BodySHA256)
+		x.Dropped = &c
+	}
+	return x
+}
+
+// headers is Header, with absent headers left absent.
+func (r *Redactor) headers(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out, _ := r.Header(h)
+	return out
+}
+
+// Bytes returns b with every secret cut (see Text): b itself when it holds
+// none. Valid JSON stays valid.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r == nil || len(r.set().forms) == 0 || len(b) == 0 {
+		return b
+	}
+	out, n := r.Text(b, false)
+	if n == 0 {
+		return b
+	}
+	return out
+}
+
+// Writer returns a writer that passes to w what it is given with every
+// secret cut (see Text), streaming: it holds back only the bytes since the
+// last one that no run spelling a secret, in any reading, may hold (a
+// space, a brace, a comma…; see needles), so a report megabytes long is
+// never held whole. Close writes what it holds back; it does not close w.
+// With no secret, it is w itself (Close does nothing).
+func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
+	if r == nil || len(r.set().forms) == 0 {
+		return nopCloser{w}
+	}
+	return &redactingWriter{r: r, w: w}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+type redactingWriter struct {
+	r   *Redactor
+	w   io.Writer
+	buf []byte
+}
+
+func (rw *redactingWriter) Write(p []byte) (int, error) {
+	held := len(rw.buf) // no byte held back ends a run: look in p only
+	rw.buf = append(rw.buf, p...)
+	cut := len(rw.buf) - 1
+	for cut >= held && rw.r.set().needles.in[rw.buf[cut]] {
+		cut--
+	}
+	if cut < held {
+		return len(p), nil
+	}
+	out, _ := rw.r.Text(rw.buf[:cut+1], false)
+	if _, err := rw.w.Write(out); err != nil {
+		return len(p), err
+	}
+	rw.buf = append(rw.buf[:0], rw.buf[cut+1:]...)
+	return len(p), nil
+}
+
+func (rw *redactingWriter) Close() error {
+	out, _ := rw.r.Text(rw.buf, false)
+	rw.buf = nil
+	_, err := rw.w.Write(out)
+	return err
 }

@@ -48,8 +48,9 @@ type Config struct {
 	// Store holds the probe phase's calls: the tool list and the
 	// capabilities are read from it, not asked again.
 	Store *evidence.Store
-	// Add records a step's call.
-	Add func(evidence.Call)
+	// Add records a step's call and returns it as recorded (redacted): the
+	// engine reads what the evidence holds, never more.
+	Add func(evidence.Call) evidence.Call
 	// Include selects storyboards (--storyboard, labels); nil selects all.
 	Include func(*storyboard.Storyboard) bool
 	// Concurrency bounds the storyboards in flight; 0 means
@@ -156,7 +157,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
 	case cfg.Dispatcher == nil && cfg.Webhook != nil:
-		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.MCP.Limits.Redactor(nil, cfg.A2A.Limits.Secrets...), cfg.Add)
+		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.Add)
 		live.record(storyboard.ReceiverCall(cfg.Webhook.Base(), t))
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
@@ -298,7 +299,7 @@ func toolNames(result json.RawMessage) []string {
 // is the step's evidence.
 type dispatcher struct {
 	cfg Config
-	add func(evidence.Call)
+	add func(evidence.Call) evidence.Call
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -333,10 +334,12 @@ func (d *dispatcher) close() {
 	d.sessions = nil
 }
 
-func (d *dispatcher) record(c evidence.Call) {
+// record records c and returns it as recorded.
+func (d *dispatcher) record(c evidence.Call) evidence.Call {
 	if d.add != nil {
-		d.add(c)
+		return d.add(c)
 	}
+	return c
 }
 
 // entry returns (*m)[key], made (a zero T) under d.mu on first use.
@@ -362,7 +365,7 @@ func (d *dispatcher) shared(ctx context.Context, storyboardID, agent string, cfg
 	s.once.Do(func() {
 		sess, init, err := mcp.Dial(ctx, cfg, evidence.StoryboardPrefix+key+"#initialize")
 		init.Agent = agent
-		d.record(init)
+		init = d.record(init)
 		if err != nil {
 			s.dialErr = init
 			if s.dialErr.HarnessError == "" {
@@ -456,8 +459,7 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 			call.HarnessError = fmt.Sprintf("the seller refused the live-mode principal's credential (--live-bearer-env) with HTTP %d: the step proves nothing about what it does for a live account", st)
 		}
 	}
-	d.record(call)
-	return storyboard.Observe(call, req.Task, req.Args, override)
+	return storyboard.Observe(d.record(call), req.Task, req.Args, override)
 }
 
 func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mcp.Config, override bool) evidence.Call {
@@ -551,7 +553,7 @@ func (d *dispatcher) discover(ctx context.Context, req storyboard.Request, agent
 	ac.once.Do(func() {
 		ac.card, ac.call, ac.err = a2a.Discover(ctx, cfg, cardProbeID(agent))
 		ac.call.Agent = agent
-		d.record(ac.call)
+		ac.call = d.record(ac.call)
 	})
 	if ac.err != nil {
 		c := ac.call
@@ -586,8 +588,7 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 	if a2aFace {
 		c.Transport = evidence.A2A
 	}
-	d.record(c)
-	return storyboard.Observe(c, "", nil, true)
+	return storyboard.Observe(d.record(c), "", nil, true)
 }
 
 // FetchPublic GETs a public URL the agent named (its OAuth discovery graph, a preview) under the
@@ -607,7 +608,11 @@ func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt s
 	}
 	c, r := fetch.Get(ctx, p, probeID, url)
 	d.record(c)
-	return storyboard.OAuthResponseFrom(r)
+	// The walk reads the document as the evidence holds it.
+	red := d.cfg.Store.Redactor()
+	o := storyboard.OAuthResponseFrom(r)
+	o.Body, o.Location, o.Blocked, o.Failed = red.Bytes(o.Body), red.String(o.Location), red.String(o.Blocked), red.String(o.Failed)
+	return o
 }
 
 func origin(u string) string {

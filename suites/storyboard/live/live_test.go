@@ -96,7 +96,7 @@ func TestEachAgentHasASessionOfItsOwn(t *testing.T) {
 
 func TestAnUnknownAgentIsAHarnessError(t *testing.T) {
 	var got []evidence.Call
-	d := &dispatcher{add: func(c evidence.Call) { got = append(got, c) }}
+	d := &dispatcher{add: func(c evidence.Call) evidence.Call { got = append(got, c); return c }}
 	o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/x/p/s", Storyboard: "x", Task: "sync_plans", Agent: "governance"})
 	if o.Failure == "" || len(got) != 1 || got[0].Agent != "governance" || !strings.Contains(got[0].HarnessError, "no agent governance") {
 		t.Errorf("observation %+v, recorded %+v", o, got)

@@ -44,7 +44,7 @@ func TestALiveStepCarriesTheLiveTokenAlone(t *testing.T) {
 				cfg.A2A = a2a.Config{BaseURL: srv.URL + "/a2a/v1", BearerToken: runTok, Header: runHeader}
 			}
 			var got []evidence.Call
-			d := &dispatcher{cfg: cfg, add: func(c evidence.Call) { got = append(got, c) }}
+			d := &dispatcher{cfg: cfg, add: func(c evidence.Call) evidence.Call { got = append(got, c); return c }}
 			o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/gate/deny/deny_live_caller", Storyboard: "gate", Task: "comply_test_controller",
 				Auth: &storyboard.Auth{Type: "api_key", FromTestKit: true}, Live: true,
 				Args: map[string]any{"scenario": "force_creative_status", "account": map[string]any{"sandbox": true},
@@ -77,7 +77,7 @@ func TestARefusedLiveCredentialIsAnErrorNamingTheFlag(t *testing.T) {
 	srv := httptest.NewServer(seller.New(seller.Options{BearerToken: "run-token-0123456789", LiveBearerToken: "live-token-9876543210", Sandbox: true}))
 	defer srv.Close()
 	d := &dispatcher{cfg: Config{MCP: mcp.Config{Endpoint: srv.URL + "/mcp", BearerToken: "run-token-0123456789"}, LiveBearerToken: "not-the-live-token"},
-		add: func(evidence.Call) {}}
+		add: func(c evidence.Call) evidence.Call { return c }}
 	o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/gate/deny/deny_live_caller", Storyboard: "gate", Task: "comply_test_controller",
 		Auth: &storyboard.Auth{Type: "api_key", FromTestKit: true}, Live: true,
 		Args: map[string]any{"scenario": "force_creative_status", "account": map[string]any{"sandbox": true}}})

@@ -21,14 +21,15 @@ type receiver struct {
 	keys   func() ([]webhook.JWK, string)
 	redact *wire.Redactor
 	t      evidence.Transport
-	add    func(evidence.Call)
+	add    func(evidence.Call) evidence.Call
 
 	mu         sync.Mutex
 	registered map[string]bool
 }
 
-func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, red *wire.Redactor, add func(evidence.Call)) *receiver {
-	return &receiver{rec: rec, t: t, add: add, redact: red, registered: map[string]bool{},
+// newReceiver returns the receiver, redacting with the store's redaction.
+func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, add func(evidence.Call) evidence.Call) *receiver {
+	return &receiver{rec: rec, t: t, add: add, redact: store.Redactor(), registered: map[string]bool{},
 		keys: sync.OnceValues(func() ([]webhook.JWK, string) { return plan.SellerKeysFrom(store, t) })}
 }
 
@@ -52,7 +53,8 @@ func (h *receiver) URL(key string) string {
 func (h *receiver) Fail(key string, n, status int) { h.rec.Fail(key, n, status) }
 
 // Deliveries are key's deliveries, their bodies redacted like a reply's
-// (credential-named keys, the run's secrets) before any step reads them.
+// (credential-named keys, the run's secrets) and their headers like a
+// response's, before any step reads them.
 func (h *receiver) Deliveries(key string) []storyboard.Delivery {
 	got := h.rec.Deliveries(key)
 	out := make([]storyboard.Delivery, 0, len(got))
@@ -61,7 +63,8 @@ func (h *receiver) Deliveries(key string) []storyboard.Delivery {
 		if len(body) > 0 {
 			body, _ = h.redact.Body(body, d.Truncated)
 		}
-		out = append(out, storyboard.Delivery{Key: key, Header: d.Header, Body: body, Status: d.Status, At: d.At,
+		header, _ := h.redact.Header(d.Header)
+		out = append(out, storyboard.Delivery{Key: key, Header: header, Body: body, Status: d.Status, At: d.At,
 			Truncated: d.Truncated, Dropped: d.Dropped, Scheme: d.Scheme, SignatureError: d.SignatureError})
 	}
 	return out

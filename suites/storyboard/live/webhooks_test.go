@@ -17,7 +17,6 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
-	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
 
@@ -153,7 +152,7 @@ func TestWebhookStepsThroughTheReceiver(t *testing.T) {
 		sb.Kind, sb.Path = storyboard.Protocols, "protocols/media-buy/live.yaml"
 		env := &storyboard.Env{Tools: []string{"create_media_buy"}, AllowMutations: true, Mutating: storyboard.Mutating,
 			Capabilities: map[string]any{"supported_protocols": []any{"media_buy"}},
-			Webhooks:     newReceiver(rec, store, evidence.MCP, wire.NewRedactor(nil, nil), store.Add)}
+			Webhooks:     newReceiver(rec, store, evidence.MCP, store.Add)}
 		s := &hookSeller{key: priv, reuseNonce: reuse}
 		res := storyboard.Run(context.Background(), sb, env, s)
 		s.wg.Wait()
