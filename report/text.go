@@ -53,6 +53,13 @@ func WriteText(w io.Writer, r *Run, opts TextOptions) error {
 	if r.HarnessError != "" {
 		fmt.Fprintf(&b, "harness error: %s\n", wire.Sanitize(r.HarnessError, maxMessage))
 	}
+	if rel := r.Release; rel != nil {
+		v := rel.Version
+		if v == "" {
+			v = "none"
+		}
+		fmt.Fprintf(&b, "storyboards and schemas: AdCP %s — %s\n", v, wire.Sanitize(rel.Reason, 4*maxMessage))
+	}
 	if opts.Verbose {
 		writeFullTable(&b, r)
 		writeStoryboardTable(&b, r)

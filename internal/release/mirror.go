@@ -83,7 +83,7 @@ func (m Mirror) Storyboards(release string) (dir, tgz string) {
 		return "", ""
 	}
 	if d := filepath.Join(m.Dir, "compliance", release); isDir(d) {
-		return d, ""
+		return resolved(d), ""
 	}
 	if f := filepath.Join(m.Dir, "protocol", release+".tgz"); isFile(f) {
 		return "", f
@@ -95,7 +95,7 @@ func (m Mirror) Storyboards(release string) (dir, tgz string) {
 // it has none.
 func (m Mirror) Schemas(release string) string {
 	if d := filepath.Join(m.Dir, "schemas", release); safe(release) && isDir(d) {
-		return d
+		return resolved(d)
 	}
 	return ""
 }
@@ -109,7 +109,7 @@ func (m Mirror) Releases() []string {
 	for _, sub := range []string{"compliance", "schemas"} {
 		entries, _ := os.ReadDir(filepath.Join(m.Dir, sub))
 		for _, e := range entries {
-			if e.IsDir() {
+			if isDir(filepath.Join(m.Dir, sub, e.Name())) { // a link to a folder too
 				names = append(names, e.Name())
 			}
 		}
@@ -223,6 +223,15 @@ func readBounded(path string) ([]byte, error) {
 		err = fmt.Errorf("%s is larger than %d bytes", path, maxIndexBytes)
 	}
 	return b, err
+}
+
+// resolved is p with its symbolic links resolved: a mirror may link its
+// release folders to where they live, and the loaders walk no link.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 func isDir(p string) bool {

@@ -140,11 +140,18 @@ func TestAFolderMirrorListsTheReleasesItHolds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A release folder may be a link to where it lives.
+	if err := os.MkdirAll(filepath.Join(dir, "elsewhere", "3.0.26"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "elsewhere", "3.0.26"), filepath.Join(dir, "compliance", "3.0.26")); err != nil {
+		t.Fatal(err)
+	}
 	m, err := ParseMirror(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Releases(); !slices.Equal(got, []string{"3.3.0", "3.2.0-beta.5", "3.1.19"}) {
+	if got := m.Releases(); !slices.Equal(got, []string{"3.3.0", "3.2.0-beta.5", "3.1.19", "3.0.26"}) {
 		t.Errorf("Releases = %v", got)
 	}
 	if d, f := m.Storyboards("3.1.19"); d != filepath.Join(dir, "compliance", "3.1.19") || f != "" {
@@ -152,6 +159,9 @@ func TestAFolderMirrorListsTheReleasesItHolds(t *testing.T) {
 	}
 	if d, f := m.Storyboards("3.3.0"); d != "" || f != filepath.Join(dir, "protocol", "3.3.0.tgz") {
 		t.Errorf("Storyboards(3.3.0) = %q, %q", d, f)
+	}
+	if d, _ := m.Storyboards("3.0.26"); d != filepath.Join(dir, "elsewhere", "3.0.26") {
+		t.Errorf("Storyboards(3.0.26) = %q, want the link resolved", d)
 	}
 	if d, f := m.Storyboards("../3.1.19"); d != "" || f != "" {
 		t.Errorf("a name that is no release reached %q %q", d, f)
