@@ -154,6 +154,15 @@ func chooseRelease(ctx context.Context, in releaseInputs, advertised func() (ver
 // evidence, on the face the storyboards run on (MCP when there is one);
 // note says so when its other face lists other versions.
 func advertisedIn(store *evidence.Store, cfg plan.Config) (versions []string, read bool, note string) {
+	// The seller's strings reach the terminal and the reports: bounded,
+	// without control characters (one that held any matches no version).
+	clean := func(vs []string) []string {
+		vs = slices.Clone(vs[:min(len(vs), 64)])
+		for i, v := range vs {
+			vs[i] = wire.Sanitize(v, 40)
+		}
+		return vs
+	}
 	order := []evidence.Transport{evidence.MCP, evidence.A2A}
 	if cfg.MCP.Endpoint == "" {
 		order = []evidence.Transport{evidence.A2A}
@@ -163,21 +172,15 @@ func advertisedIn(store *evidence.Store, cfg plan.Config) (versions []string, re
 			break
 		}
 	}
-	// The seller's strings reach the terminal and the reports: bounded,
-	// without control characters (one that held any matches no version).
-	versions = slices.Clone(versions[:min(len(versions), 64)])
-	for i, v := range versions {
-		versions[i] = wire.Sanitize(v, 40)
-	}
 	if cfg.MCP.Endpoint != "" && cfg.A2A.BaseURL != "" {
 		mcpV, mcpRead := plan.Advertised(store, evidence.MCP)
 		a2aV, a2aRead := plan.Advertised(store, evidence.A2A)
 		if mcpRead && a2aRead && !slices.Equal(mcpV, a2aV) {
 			note = fmt.Sprintf("; the seller's A2A face lists [%s], its MCP face, where the storyboards run, [%s]: the release follows the MCP face",
-				strings.Join(a2aV[:min(len(a2aV), 16)], ", "), strings.Join(mcpV[:min(len(mcpV), 16)], ", "))
+				strings.Join(clean(a2aV[:min(len(a2aV), 16)]), ", "), strings.Join(clean(mcpV[:min(len(mcpV), 16)]), ", "))
 		}
 	}
-	return versions, read, note
+	return clean(versions), read, note
 }
 
 // availableReleases lists the releases the run can get from a mirror,

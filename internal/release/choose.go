@@ -103,8 +103,10 @@ func (c Choice) Why(available []string, from string) string {
 	list := "[" + strings.Join(c.Listed, ", ") + "]"
 	var b strings.Builder
 	switch {
+	case len(c.Listed) == 0:
+		return "the seller advertises no adcp.supported_versions"
 	case len(c.Advertised) == 0:
-		fmt.Fprintf(&b, "the seller advertises no release-precision version in adcp.supported_versions")
+		return fmt.Sprintf("the seller's adcp.supported_versions %q holds no release-precision version", c.Listed)
 	case c.Release == "":
 		fmt.Fprintf(&b, "the seller's adcp.supported_versions %s lists no release the harness can get%s (it has %s)", list, from, orNone(available))
 	case c.StandIn:

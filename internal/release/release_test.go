@@ -67,7 +67,9 @@ func TestChooseTakesTheNewestReleaseOfTheNewestAdvertisedVersion(t *testing.T) {
 		{name: "nothing the harness can get", advertised: []string{"4.0"}, have: both,
 			why: "the seller's adcp.supported_versions [4.0] lists no release the harness can get from M (it has 3.2.0-beta.5, 3.2.0-beta.4, 3.1.19, 3.1.18, 3.0.26)"},
 		{name: "no releases at all", advertised: []string{"3.1"}, why: "the seller's adcp.supported_versions [3.1] lists no release the harness can get from M (it has none)"},
-		{name: "nothing advertised", have: both, why: "the seller advertises no release-precision version in adcp.supported_versions"},
+		{name: "nothing advertised", have: both, why: "the seller advertises no adcp.supported_versions"},
+		{name: "no version advertised", advertised: []string{"3", "latest"}, have: both, ignored: []string{"3", "latest"},
+			why: `the seller's adcp.supported_versions ["3" "latest"] holds no release-precision version`},
 		{name: "entries that are no version", advertised: []string{"3.1.2", "3", "3.1"}, have: both, release: "3.1.19", matched: "3.1", ignored: []string{"3.1.2", "3"},
 			why: `3.1.19 is the newest release of 3.1, the newest version the seller's adcp.supported_versions [3.1.2, 3, 3.1] lists that the harness can get from M; ["3.1.2" "3"] are not release-precision`},
 		{name: "duplicates", advertised: []string{"3.1", "3.1"}, have: []string{"3.1.19", "3.1.19", "garbage"}, release: "3.1.19", matched: "3.1"},
@@ -183,5 +185,17 @@ func TestParseMirror(t *testing.T) {
 		if _, err := ParseMirror(bad); err == nil {
 			t.Errorf("ParseMirror(%q) accepted", bad)
 		}
+	}
+}
+
+// A seller's list is untrusted: only its first entries are read.
+func TestChooseReadsABoundedList(t *testing.T) {
+	long := make([]string, 10000)
+	for i := range long {
+		long[i] = "9.9"
+	}
+	long = append(long, "3.1")
+	if c := Choose(long, []string{"3.1.19"}); c.Release != "" || len(c.Listed) != maxListed {
+		t.Errorf("Choose read %d entries, chose %q", len(c.Listed), c.Release)
 	}
 }
