@@ -23,6 +23,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/report/schema"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle/bundletest"
 )
 
@@ -72,6 +73,9 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 		if !strings.Contains(se, line) {
 			t.Errorf("stderr lacks %q", line)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, FileResults)); err != nil || schema.Validate(b) != nil {
+		t.Errorf("results.json does not match its schema: %v %v", err, schema.Validate(b))
 	}
 	res := readResults(t, out)
 	if res.StoryboardsRelease != "3.2.0-beta.5" || res.SchemasRelease != "3.2.0-beta.5" {
