@@ -411,6 +411,33 @@ const (
 	TargetBundledReference TargetKind = "bundled_reference"
 )
 
+// Release is the AdCP release a run graded the seller on, and why.
+type Release struct {
+	// Version is the published release ("3.2.0-beta.5"); "" when the run
+	// could get no release the seller speaks.
+	Version string `json:"version,omitempty"`
+	// ChosenBy is what decided it: ReleaseBySeller (its
+	// adcp.supported_versions), a flag ("--release", "--storyboards",
+	// "--schemas"), or ReleaseByDefault (the seller's capabilities named no
+	// version).
+	ChosenBy string `json:"chosen_by"`
+	// Reason says why, in one sentence.
+	Reason string `json:"reason"`
+	// Advertised is the seller's adcp.supported_versions, as read before
+	// the probes (when the seller chose).
+	Advertised []string `json:"advertised,omitempty"`
+	// Mirror is where the releases came from (a folder or a site), and
+	// Available the releases the run could get there.
+	Mirror    string   `json:"mirror,omitempty"`
+	Available []string `json:"available,omitempty"`
+}
+
+// What may choose a run's release besides a flag.
+const (
+	ReleaseBySeller  = "seller"
+	ReleaseByDefault = "default"
+)
+
 // Run is the model of one run against one target.
 type Run struct {
 	Tool               string `json:"tool"`
@@ -451,6 +478,9 @@ type Run struct {
 	// storyboards again.
 	StoryboardsRelease string   `json:"storyboards_release,omitempty"`
 	StoryboardIDs      []string `json:"storyboard_ids,omitempty"`
+	// Release is the AdCP release whose storyboards and schemas the run
+	// used and what chose it; nil when it used neither.
+	Release *Release `json:"release,omitempty"`
 	// Certify is set on a certification run (--certify): every rule, no
 	// label filter, no baseline.
 	Certify bool `json:"certify,omitempty"`

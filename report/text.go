@@ -84,6 +84,13 @@ func writeHeader(b *strings.Builder, r *Run) {
 	if r.HarnessError != "" {
 		fmt.Fprintf(b, "harness error: %s\n", wire.Sanitize(r.HarnessError, maxMessage))
 	}
+	if rel := r.Release; rel != nil {
+		v := rel.Version
+		if v == "" {
+			v = "none"
+		}
+		fmt.Fprintf(b, "storyboards and schemas: AdCP %s — %s\n", v, wire.Sanitize(rel.Reason, 4*maxMessage))
+	}
 }
 
 // verdictOf is the verdict as the terminal shows it: a run against the

@@ -138,3 +138,28 @@ func TestTheStoryboardFailuresStayOneScreen(t *testing.T) {
 		}
 	}
 }
+
+// The summary says which release the storyboards and schemas were, and
+// why, under the verdict; the seller's words in the reason reach the
+// terminal stripped of control characters.
+func TestWriteTextSaysTheRunsRelease(t *testing.T) {
+	for _, tc := range []struct {
+		rel  *Release
+		want string
+	}{
+		{&Release{Version: "3.2.0-beta.5", ChosenBy: ReleaseBySeller, Reason: "the seller's adcp.supported_versions [3.2-beta.5\x1b[31m]"},
+			"storyboards and schemas: AdCP 3.2.0-beta.5 — the seller's adcp.supported_versions [3.2-beta.5?[31m]\n"},
+		{&Release{ChosenBy: ReleaseBySeller, Reason: "none fits"}, "storyboards and schemas: AdCP none — none fits\n"},
+	} {
+		r := summaryRun()
+		r.Release = tc.rel
+		var out bytes.Buffer
+		if err := WriteText(&out, r, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(out.String(), "\n")
+		if len(lines) < 3 || lines[2] != tc.want {
+			t.Errorf("third line %q, want %q", lines[min(2, len(lines)-1)], tc.want)
+		}
+	}
+}

@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/internal/release"
 )
 
 // TestMain keeps the package's tests off the network: a run that would
 // fetch the published schemas (or storyboards) finds no cache folder and
-// skips SCHEMA-01/02 (the storyboards) with that reason. Tests of the fetch point the cache at a temporary
+// skips SCHEMA-01/02 (the storyboards) with that reason, and the published
+// release index is never read. Tests of the fetch point the cache at a temporary
 // folder and the source at a local server (withCache).
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childArgsEnv); args != "" {
@@ -17,6 +22,12 @@ func TestMain(m *testing.M) {
 	}
 	cacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published schemas") }
 	storyboardsCacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published storyboards") }
+	fetchIndex = func(ctx context.Context, c *http.Client, m release.Mirror) ([]string, error) {
+		if m.URL == release.Published {
+			return nil, errors.New("tests do not read the published release index")
+		}
+		return release.FetchIndex(ctx, c, m)
+	}
 	os.Exit(m.Run())
 }
 

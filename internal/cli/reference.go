@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -166,10 +167,12 @@ const (
 // referenceRelease is the release the reference seller serves in a run
 // against it, and the flag that chose it: the 3.2 beta (seller.Release32)
 // when the run's --storyboards are that release's, or, with no
-// --storyboards (or off), its --schemas are, so that what the run grades is the release the seller
-// speaks; otherwise "" (the seller's default, 3.1), so a run with no flags
-// or with the 3.1.19 folders is what it always was.
-func referenceRelease(c runConfig, sb *storyboardPlan) (release, from string) {
+// --storyboards (or off), its --schemas are, or, with neither, --release
+// names it (or 3.2, whose newest release it is), so that what the run
+// grades is the release the seller speaks; otherwise "" (the seller's
+// default, 3.1, which the run then chooses 3.1.19 for), so a run with no
+// flags or with the 3.1.19 folders is what it always was.
+func referenceRelease(c runConfig, sb *storyboardPlan) (serves, from string) {
 	var rel string
 	switch {
 	case c.storyboards == "" || c.storyboards == storyboardsOff:
@@ -187,6 +190,16 @@ func referenceRelease(c runConfig, sb *storyboardPlan) (release, from string) {
 			rel, _ = schemas.ReleaseOf(c.schemasDir)
 		} else {
 			rel = filepath.Base(filepath.Clean(c.schemasDir))
+		}
+	}
+	if rel == "" && c.release != "" {
+		rel, from = c.release, "--release"
+		if w, ok := release.ParseWire(c.release); ok && w.Pre == "" {
+			// A version pin takes its newest release: 3.2's is the beta
+			// the seller serves.
+			if b, _ := release.ParseWire(seller.Release32); b.Major == w.Major && b.Minor == w.Minor {
+				rel = seller.Release32
+			}
 		}
 	}
 	if seller.WireRelease(rel) == seller.Release32 {

@@ -42,4 +42,21 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 			t.Errorf("--storyboards %q --schemas %q: %q from %q, want %q from %q", tc.storyboards, tc.schemas, got, from, tc.want, tc.from)
 		}
 	}
+	// --release counts when neither folder names a release.
+	for _, tc := range []struct {
+		release, storyboards, want, from string
+	}{
+		{"3.2.0-beta.5", "", seller.Release32, "--release"},
+		{"3.2-beta.5", "", seller.Release32, "--release"},
+		{"3.2", "", seller.Release32, "--release"},
+		{"3.1.19", "", "", ""},
+		{"3.1", "", "", ""},
+		{"3.2.0-beta.4", "", "", ""},
+		{"3.2", sb31, "", ""}, // the storyboards win
+	} {
+		got, from := referenceRelease(runConfig{release: tc.release, storyboards: tc.storyboards}, nil)
+		if got != tc.want || from != tc.from {
+			t.Errorf("--release %q --storyboards %q: %q from %q, want %q from %q", tc.release, tc.storyboards, got, from, tc.want, tc.from)
+		}
+	}
 }

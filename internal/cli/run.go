@@ -78,6 +78,8 @@ type runConfig struct {
 	webhookWait    time.Duration
 	taskWait       time.Duration
 	storyboards    string
+	release        string
+	releaseMirror  string
 	storyboardIDs  multiValue
 	agents         multiValue
 	agentBearers   multiValue
@@ -108,6 +110,8 @@ func runRun(args []string, stdio Stdio) error {
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
 	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)          // schemas.go
 	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp) // storyboards.go
+	fs.StringVar(&c.release, "release", "", releaseHelp)             // release.go
+	fs.StringVar(&c.releaseMirror, "release-mirror", "", releaseMirrorHelp)
 	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
 	fs.Var(&c.agents, "agent", agentHelp)                        // agents.go
 	fs.Var(&c.agentBearers, "agent-bearer-env", agentBearerHelp) // agents.go
@@ -182,50 +186,35 @@ func runRun(args []string, stdio Stdio) error {
 		defer rec.Close()
 		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
 	}
-	sbPlan := stdio.storyboards
-	if sbPlan == nil {
-		sbPlan, err = loadStoryboards(c.storyboards) // storyboards.go
-		if err != nil {
-			return err
-		}
-	}
-	if len(agents) > 0 {
-		q := *sbPlan // a plan a test shares between runs stays as it was
-		q.agents, sbPlan = agents, &q
-	}
 	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
 	sel, err := runner.Select(c.labelFilter, opts)
 	var fe *runner.FilterError
-	switch {
-	case err != nil && !errors.As(err, &fe):
-		return err
-	case err != nil:
-		// A filter that selects no rule may name storyboards only.
-		if only, serr := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter); serr != nil || !only {
-			return &UsageError{Msg: fe.Msg}
-		}
-		sel = runner.SelectNone(c.labelFilter, opts)
-	default:
-		if _, err := sbPlan.selectStoryboards(c.storyboardIDs, c.labelFilter); err != nil {
-			return err
-		}
-		if len(c.storyboardIDs) > 0 && c.labelFilter == "" {
-			sel = runner.SelectNone("", opts) // --storyboard focuses on storyboards
-		}
-	}
-	if err := loadSchemas(c.schemasDir, &sel, stdio.Err); err != nil { // schemas.go
+	if err != nil && !errors.As(err, &fe) {
 		return err
 	}
-	fmt.Fprint(stdio.Err, sbPlan.notice) // the flags are good: say where the storyboards came from
+	if fe != nil {
+		sel = runner.SelectNone(c.labelFilter, opts) // unless the filter names no storyboard either (planRelease)
+	}
+	// The release, storyboards and schemas the flags decide now; without
+	// them the seller's capabilities decide, after the probes (release.go).
+	rp, err := c.planRelease(stdio, agents, &sel, fe)
+	if err != nil {
+		return err
+	}
 
 	// --deadline bounds the whole run: the probes stop early enough to
 	// leave a fifth of it (at most 30 s) for judging and writing the
-	// reports, and judging stops halfway through that reserve.
+	// reports, and judging stops halfway through that reserve. Fetching
+	// the release the seller chose, after the probes, is not counted (a
+	// fetch before them never was).
 	reserve := min(c.deadline/5, 30*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), c.deadline-reserve)
+	runCtx, stopRun := context.WithCancel(context.Background())
+	defer stopRun()
+	probeEnd := time.Now().Add(c.deadline - reserve)
+	ctx, cancel := context.WithDeadline(runCtx, probeEnd)
 	defer cancel()
 	started := time.Now()
-	sig := onSignal(cancel) // signal.go
+	sig := onSignal(stopRun) // signal.go
 	defer sig.stop()
 	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
 	if c.verbose {
@@ -233,6 +222,22 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	cfg.DiscoveryOnly = len(sel.Selected) == 0 // storyboards only: no rule reads the other probes
 	store, perr := plan.Execute(ctx, cfg)
+	var paused time.Duration
+	if rp.deferred {
+		if perr != nil || ctx.Err() != nil {
+			rp.unchosen(&sel)
+		} else {
+			at := time.Now()
+			if err := rp.choose(runCtx, store, cfg, &sel, stdio.Err); err != nil {
+				return err
+			}
+			paused = time.Since(at)
+			var cancelSB context.CancelFunc
+			ctx, cancelSB = context.WithDeadline(runCtx, probeEnd.Add(paused))
+			defer cancelSB()
+		}
+	}
+	sbPlan := rp.sb
 	var sbResults []storyboard.StoryboardResult
 	if perr == nil && ctx.Err() == nil {
 		sbResults = sbPlan.run(ctx, cfg, store, sel.Options.Schemas)
@@ -261,7 +266,7 @@ func runRun(args []string, stdio Stdio) error {
 	for _, n := range diag.notes {
 		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
-	deadline := started.Add(c.deadline - reserve/2)
+	deadline := started.Add(c.deadline - reserve/2 + paused)
 	sel.Options.Stop = func() string {
 		if n := sig.name(); n != "" {
 			return "interrupted by " + n
@@ -287,6 +292,7 @@ func runRun(args []string, stdio Stdio) error {
 	if sbPlan.release != nil {
 		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
 	}
+	run.Release = rp.rel.report()
 	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err

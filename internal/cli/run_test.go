@@ -119,6 +119,10 @@ func TestRunRejectsBadConfiguration(t *testing.T) {
 		"stray argument":              {"extra"},
 		"bad brand.json":              {"--brand-json", "ftp://op.example/brand.json"},
 		"brand.json with credentials": {"--brand-json", "https://u:p@op.example/brand.json"},
+		"no release":                  {"--release", "latest"},
+		"not a version":               {"--release", "v3.1"},
+		"an absent mirror":            {"--release-mirror", "/nonexistent/adcp-mirror"},
+		"a mirror with credentials":   {"--release-mirror", "https://u:p@mirror.example"},
 	} {
 		code, _, errOut := run(t, nil, "", append([]string{"run", "--out", dir}, args...)...)
 		if code != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {

@@ -25,29 +25,24 @@ const schemasFetchTimeout = 2 * time.Minute
 
 // schemasHelp is the help of run's --schemas flag.
 var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
-	"the URL of a published release folder (fetched once into the user's cache), or %[2]q; "+
-	"default: %[3]s/%[1]s/, fetched once into the user's cache", schemas.DefaultRelease, schemasOff, schemas.PublishedBase)
+	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", schemas.DefaultRelease, schemasOff, schemas.PublishedBase)
 
 // cacheRoot is where fetched releases are kept (a variable for tests).
 var cacheRoot = schemas.CacheRoot
 
 // loadSchemas sets the selection's Schemas from --schemas: a folder is
-// loaded (an unusable one is a usage error); a URL, or nothing, is fetched
-// into the user's cache unless it is there already, saying so on errOut,
-// when the selection judges a SCHEMA rule. A release that cannot be fetched
-// leaves those rules skipped with the reason.
+// loaded (an unusable one is a usage error); a URL is fetched into the
+// user's cache unless it is there already, saying so on errOut, when the
+// selection judges a SCHEMA rule. A release that cannot be fetched leaves
+// those rules skipped with the reason. Without the flag the run's release
+// decides (schemasOf).
 func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 	opts := &sel.Options
-	if src == schemasOff {
+	if src == "" || src == schemasOff {
 		return nil
 	}
-	remote := src == "" || strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
-	if remote && !slices.ContainsFunc(sel.Selected, func(c suites.Check) bool { return strings.HasPrefix(c.ID, "SCHEMA-") }) {
-		return nil // nothing would use them
-	}
-	if src == "" {
-		src = schemas.PublishedBase + "/" + schemas.DefaultRelease + "/"
-	}
+	remote := strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 	if !remote {
 		set, err := schemas.Load(src)
 		if err != nil {
@@ -59,25 +54,48 @@ func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 	if _, err := schemas.ReleaseOf(src); err != nil {
 		return usagef("--schemas: %v", err)
 	}
-	unavailable := func(err error) error {
-		opts.SchemasUnavailable = wire.Sanitize(err.Error(), 300)
-		fmt.Fprintf(errOut, "adcp-conform: schemas: %s; SCHEMA-01 and SCHEMA-02 are skipped (give a local copy with --schemas DIR)\n", opts.SchemasUnavailable)
-		return nil
+	if judgesSchemas(*sel) {
+		fetchSchemas(context.Background(), src, opts, errOut)
 	}
+	return nil
+}
+
+// judgesSchemas reports whether the selection judges a SCHEMA rule: the
+// published schemas are fetched for nothing else.
+func judgesSchemas(sel runner.Selection) bool {
+	return slices.ContainsFunc(sel.Selected, func(c suites.Check) bool { return strings.HasPrefix(c.ID, "SCHEMA-") })
+}
+
+// schemasUnavailable leaves SCHEMA-01/02 skipped with the reason, said on
+// errOut.
+func schemasUnavailable(opts *suites.Options, err error, errOut io.Writer) {
+	opts.SchemasUnavailable = wire.Sanitize(err.Error(), 600)
+	fmt.Fprintf(errOut, "adcp-conform: schemas: %s; SCHEMA-01 and SCHEMA-02 are skipped (give a local copy with --schemas DIR)\n", opts.SchemasUnavailable)
+}
+
+// fetchSchemas sets opts.Schemas to the release published at src, fetched
+// into the user's cache once per process (another pass or target reads
+// the cache), or says why it cannot.
+func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut io.Writer) {
 	root, err := cacheRoot()
 	if err != nil {
-		return unavailable(fmt.Errorf("no cache folder for %s: %w", src, err))
+		schemasUnavailable(opts, fmt.Errorf("no cache folder for %s: %w", src, err), errOut)
+		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), schemasFetchTimeout)
-	defer cancel()
 	started := time.Now()
-	dir, fetched, err := schemas.Fetch(ctx, nil, src, root)
+	dir, fetched, err := fetchShared("schemas\x00"+root+"\x00"+src, func() (string, bool, error) {
+		ctx, cancel := context.WithTimeout(ctx, schemasFetchTimeout)
+		defer cancel()
+		return schemas.Fetch(ctx, nil, src, root)
+	})
 	if err != nil {
-		return unavailable(err)
+		schemasUnavailable(opts, err, errOut)
+		return
 	}
 	set, err := schemas.Load(dir)
 	if err != nil {
-		return unavailable(fmt.Errorf("the cached copy %s: %w", dir, err))
+		schemasUnavailable(opts, fmt.Errorf("the cached copy %s: %w", dir, err), errOut)
+		return
 	}
 	if fetched {
 		fmt.Fprintf(errOut, "adcp-conform: schemas: fetched release %s from %s into %s in %s\n", set.Release(), wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
@@ -85,7 +103,6 @@ func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 		fmt.Fprintf(errOut, "adcp-conform: schemas: release %s from the cache %s\n", set.Release(), dir)
 	}
 	opts.Schemas = set
-	return nil
 }
 
 // cachedHint names the cached copy of a release a run fetched into the

@@ -33,7 +33,7 @@ const storyboardsOff = "off"
 // storyboardsHelp is the help of run's --storyboards flag.
 var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
 	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
-	"default: %[2]s/%[1]s.tgz, fetched once into the user's cache (when it cannot be fetched the storyboards are skipped, and the report says so)",
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
 	schemas.DefaultRelease, bundle.PublishedBase, storyboardsOff)
 
 // storyboardsCacheRoot is where fetched compliance trees are kept (a
@@ -69,26 +69,25 @@ func (p *storyboardPlan) shared(notice bool) *storyboardPlan {
 }
 
 // remoteStoryboards reports whether --storyboards names a published bundle
-// (a URL, or nothing: the default release's).
+// (a URL).
 func remoteStoryboards(src string) bool {
-	return src == "" || strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
+	return strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 }
 
 // loadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
-// every flag): a folder that does not load is a usage error; a URL, or
-// nothing, is the published bundle of a release, fetched into the user's
-// cache unless it is there already (saying so in the plan's notice). A
-// bundle that cannot be fetched leaves the storyboards out, with the
-// reason in the report's notes, as schemas do.
+// every flag): a folder that does not load is a usage error; a URL is the
+// published bundle of a release, fetched into the user's cache unless it
+// is there already (saying so in the plan's notice). A bundle that cannot
+// be fetched leaves the storyboards out, with the reason in the report's
+// notes, as schemas do. Without the flag the run's release decides
+// (storyboardsOf).
 func loadStoryboards(src string) (*storyboardPlan, error) {
 	p := &storyboardPlan{}
 	if src == storyboardsOff {
 		p.unavailable = "--storyboards off"
 		return p, nil
 	}
-	if src == "" {
-		src = bundle.URLOf(schemas.DefaultRelease)
-	} else if !remoteStoryboards(src) {
+	if !remoteStoryboards(src) {
 		if st, err := os.Stat(src); err != nil || !st.IsDir() {
 			return nil, usagef("--storyboards %s: not a folder", src)
 		}
@@ -105,37 +104,49 @@ func loadStoryboards(src string) (*storyboardPlan, error) {
 	if _, err := bundle.ReleaseOf(src); err != nil {
 		return nil, usagef("--storyboards: %v", wire.Sanitize(err.Error(), 300))
 	}
-	unavailable := func(err error) (*storyboardPlan, error) {
-		p.unavailable = "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 300) + "; give a local copy with --storyboards DIR"
-		p.notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.unavailable)
-		return p, nil
-	}
+	return fetchedStoryboards(context.Background(), src, func(ctx context.Context, root string) (string, bool, error) { return bundle.Fetch(ctx, nil, src, root) }), nil
+}
+
+// unavailableStoryboards is the plan of a run whose storyboards could not
+// be had, saying why.
+func unavailableStoryboards(err error) *storyboardPlan {
+	p := &storyboardPlan{unavailable: "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 600) + "; give a local copy with --storyboards DIR"}
+	p.notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.unavailable)
+	return p
+}
+
+// fetchedStoryboards makes the plan of a bundle that fetch brings into the
+// cache (once per process: another pass or target reading it says it came
+// from the cache); src names it.
+func fetchedStoryboards(ctx context.Context, src string, fetch func(ctx context.Context, root string) (string, bool, error)) *storyboardPlan {
 	root, err := storyboardsCacheRoot()
 	if err != nil {
-		return unavailable(fmt.Errorf("no cache folder for %s: %w", src, err))
+		return unavailableStoryboards(fmt.Errorf("no cache folder for %s: %w", src, err))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storyboardsFetchTimeout)
-	defer cancel()
 	started := time.Now()
-	dir, fetched, err := bundle.Fetch(ctx, nil, src, root)
+	dir, fetched, err := fetchShared("compliance\x00"+root+"\x00"+src, func() (string, bool, error) {
+		ctx, cancel := context.WithTimeout(ctx, storyboardsFetchTimeout)
+		defer cancel()
+		return fetch(ctx, root)
+	})
 	if err != nil {
-		return unavailable(err)
+		return unavailableStoryboards(err)
 	}
 	rel, err := loadRelease(dir)
 	if err == nil && len(rel.Storyboards) == 0 {
 		err = fmt.Errorf("no storyboards")
 	}
 	if err != nil {
-		return unavailable(fmt.Errorf("the cached copy %s: %w", dir, err))
+		return unavailableStoryboards(fmt.Errorf("the cached copy %s: %w", dir, err))
 	}
+	p := &storyboardPlan{release: rel}
 	name := filepath.Base(dir)
 	if fetched {
 		p.notice = fmt.Sprintf("adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
 	} else {
 		p.notice = fmt.Sprintf("adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
 	}
-	p.release = rel
-	return p, nil
+	return p
 }
 
 // releases caches loaded compliance folders by absolute path: the

@@ -49,6 +49,19 @@ func Cached(root, release string) string {
 	return dir
 }
 
+// List returns the releases fetched completely into root, in directory
+// order; none when root cannot be read.
+func List(root string) []string {
+	entries, _ := os.ReadDir(root)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && Cached(root, e.Name()) != "" {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
 // Fill makes root/<release>: fill writes the release into a temporary
 // folder inside root (its error is returned as it is), mark is written
 // last, and the folder is renamed into place. A folder another run

@@ -40,3 +40,26 @@ func TestReleaseNamesNeverClimbOut(t *testing.T) {
 		}
 	}
 }
+
+// List names the complete releases only: an interrupted fetch, a stray
+// file and a folder without the mark are none.
+func TestListNamesCompleteReleasesOnly(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Fill(root, "3.1.19", []byte("u\n"), func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".3.2.0.fetching-1", "3.0.0"} {
+		if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "3.3.0"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := List(root); len(got) != 1 || got[0] != "3.1.19" {
+		t.Errorf("List = %v", got)
+	}
+	if got := List(filepath.Join(root, "absent")); got != nil {
+		t.Errorf("List of no folder = %v", got)
+	}
+}

@@ -151,3 +151,21 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Advertised returns adcp.supported_versions of the first valid
+// get_adcp_capabilities reply recorded over t (DiscoveryOnly records one),
+// and whether such a reply carried AdCP data at all: a seller that answers
+// without the list is read, one that never answered is not.
+func Advertised(store *evidence.Store, t evidence.Transport) (versions []string, read bool) {
+	for _, c := range store.Calls() {
+		if c.Transport != t || c.Kind != evidence.KindToolCall || c.Tool != "get_adcp_capabilities" || !c.Has(evidence.PurposeValid) || c.OtherAgent() || c.Message == nil {
+			continue
+		}
+		out, err := extract.FromJSONRPCResponse(extract.Transport(t), c.Message)
+		if err != nil || out.Data == nil {
+			continue
+		}
+		return supportedVersions(extract.Transport(t), c), true
+	}
+	return nil, false
+}

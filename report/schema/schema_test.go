@@ -104,3 +104,24 @@ func TestTheSchemaKnowsTheTargetKinds(t *testing.T) {
 		t.Error("an unknown target_kind is accepted")
 	}
 }
+
+func TestTheSchemaHoldsTheRelease(t *testing.T) {
+	with := func(rel string) []byte {
+		return []byte(strings.Replace(string(doc("")), `"tool":`, `"release":`+rel+`,"tool":`, 1))
+	}
+	if err := Validate(with(`{"version":"3.2.0-beta.5","chosen_by":"seller","reason":"r","advertised":["3.2-beta.5"],"mirror":"/m","available":["3.2.0-beta.5"]}`)); err != nil {
+		t.Errorf("a chosen release: %v", err)
+	}
+	if err := Validate(with(`{"chosen_by":"seller","reason":"no release the seller speaks"}`)); err != nil {
+		t.Errorf("no release: %v", err)
+	}
+	for name, rel := range map[string]string{
+		"an unknown chooser": `{"version":"3.1.19","chosen_by":"guess","reason":"r"}`,
+		"no reason":          `{"version":"3.1.19","chosen_by":"--release"}`,
+		"an unknown field":   `{"version":"3.1.19","chosen_by":"--release","reason":"r","why":"x"}`,
+	} {
+		if err := Validate(with(rel)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -50,8 +50,11 @@ func outcomeOf(o storyboard.Outcome) report.Outcome {
 }
 
 func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step {
+	// A step that made no call (skipped, or a runner-side assertion)
+	// extracted nothing: path "none", which the contract's enum holds
+	// (an empty path does not match results.schema.json).
 	step := report.Step{StoryboardID: sb.ID, PhaseID: st.PhaseID, StepID: st.StepID, Title: st.Title, Task: st.Task,
-		Passed: st.Passed, DurationMS: st.DurationMS, Error: st.Error, Validations: []report.Validation{}}
+		Passed: st.Passed, DurationMS: st.DurationMS, Error: st.Error, Validations: []report.Validation{}, Extraction: report.Extraction{Path: "none"}}
 	if st.Skip != nil {
 		step.Skip = &report.Skip{Reason: st.Skip.Reason, Detail: st.Skip.Detail}
 		step.Passed = false

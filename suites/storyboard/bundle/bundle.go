@@ -113,20 +113,79 @@ func Fetch(ctx context.Context, client *http.Client, bundleURL, root string) (di
 	if err != nil {
 		return fail(err)
 	}
+	dir, err = install(tgz, want, release, bundleURL, root)
+	if err != nil {
+		return fail(err)
+	}
+	return dir, true, nil
+}
+
+// FetchFile is Fetch for a bundle in a folder (a mirror for a machine
+// without network): path is <release>.tgz, its checksum is the
+// <release>.tgz.sha256 beside it, and it is used, and extracted into the
+// cache, only when they match.
+func FetchFile(path, root string) (dir string, fetched bool, err error) {
+	release, ok := strings.CutSuffix(filepath.Base(path), ".tgz")
+	if !ok || !schemas.ValidRelease(release) {
+		return "", false, fmt.Errorf("%s is not a release bundle such as %s.tgz", path, schemas.DefaultRelease)
+	}
+	if dir := Cached(root, release); dir != "" {
+		return dir, false, nil
+	}
+	fail := func(err error) (string, bool, error) {
+		return "", false, fmt.Errorf("reading the %s storyboards from %s: %w", release, path, err)
+	}
+	sidecar, err := readFile(path+".sha256", maxSidecarBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return fail(fmt.Errorf("no checksum %s.sha256 beside it (a bundle is never used unverified)", filepath.Base(path)))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	want, err := parseChecksum(sidecar, path+".sha256")
+	if err != nil {
+		return fail(err)
+	}
+	tgz, err := readFile(path, maxBundleBytes)
+	if err != nil {
+		return fail(err)
+	}
+	dir, err = install(tgz, want, release, path, root)
+	if err != nil {
+		return fail(err)
+	}
+	return dir, true, nil
+}
+
+// install checks a bundle against the checksum its publisher gave and
+// extracts its compliance tree into root/<release>; from names where it
+// came from, in the cache folder's mark.
+func install(tgz []byte, want, release, from, root string) (string, error) {
 	sum := sha256.Sum256(tgz)
 	got := hex.EncodeToString(sum[:])
 	if got != want {
-		return fail(fmt.Errorf("the bundle's SHA-256 is %s, the published checksum %s", got, want))
+		return "", fmt.Errorf("the bundle's SHA-256 is %s, the published checksum %s", got, want)
 	}
-	var bad error // the bundle's fault, named with its URL
-	dir, err = relcache.Fill(root, release, []byte(bundleURL+"\n"+got+"\n"), func(tmp string) error {
-		bad = extract(tgz, release, tmp)
-		return bad
+	return relcache.Fill(root, release, []byte(from+"\n"+got+"\n"), func(tmp string) error {
+		return extract(tgz, release, tmp)
 	})
-	if bad != nil {
-		return fail(bad)
+}
+
+// readFile reads at most limit bytes of a file.
+func readFile(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	return dir, err == nil, err
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
 }
 
 // checksum returns the lowercase hex SHA-256 the sidecar at u publishes:
@@ -140,13 +199,19 @@ func checksum(ctx context.Context, client *http.Client, u string) (string, error
 	if err != nil {
 		return "", err
 	}
+	return parseChecksum(b, u)
+}
+
+// parseChecksum reads a .sha256 sidecar: its first whitespace-separated
+// field, a hex SHA-256 (`shasum -a 256` output).
+func parseChecksum(b []byte, where string) (string, error) {
 	fields := strings.Fields(string(b))
 	if len(fields) == 0 {
-		return "", fmt.Errorf("the checksum at %s is empty", u)
+		return "", fmt.Errorf("the checksum at %s is empty", where)
 	}
 	sum := strings.ToLower(fields[0])
 	if d, err := hex.DecodeString(sum); err != nil || len(d) != sha256.Size {
-		return "", fmt.Errorf("the checksum at %s is not a hex SHA-256", u)
+		return "", fmt.Errorf("the checksum at %s is not a hex SHA-256", where)
 	}
 	return sum, nil
 }

@@ -365,3 +365,50 @@ func FuzzExtract(f *testing.F) {
 		_ = extract(b, "1.2.3", t.TempDir())
 	})
 }
+
+// A bundle in a folder (a mirror without network) is used only beside a
+// matching .sha256, and extracted into the cache like a fetched one.
+func TestFetchFileVerifiesTheSidecarBesideTheBundle(t *testing.T) {
+	good := tgz(t, entry{name: "adcp-3.1.19/compliance/universal/a.yaml", body: "id: a\n"})
+	for _, tc := range []struct {
+		name, sidecar, want string
+		noSidecar           bool
+	}{
+		{name: "matching", sidecar: hexSum(good) + "  3.1.19.tgz\n"},
+		{name: "no sidecar", noSidecar: true, want: "no checksum 3.1.19.tgz.sha256 beside it"},
+		{name: "another checksum", sidecar: strings.Repeat("ab", 32) + "\n", want: "the bundle's SHA-256 is " + hexSum(good)},
+		{name: "not a checksum", sidecar: "nope\n", want: "is not a hex SHA-256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, root := t.TempDir(), t.TempDir()
+			path := filepath.Join(dir, "3.1.19.tgz")
+			if err := os.WriteFile(path, good, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.noSidecar {
+				if err := os.WriteFile(path+".sha256", []byte(tc.sidecar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, fetched, err := FetchFile(path, root)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || Cached(root, "3.1.19") != "" {
+					t.Fatalf("err %v, want %q and nothing cached", err, tc.want)
+				}
+				return
+			}
+			if err != nil || !fetched || got != filepath.Join(root, "3.1.19") {
+				t.Fatalf("FetchFile: %q, %v, %v", got, fetched, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(got, "universal", "a.yaml")); err != nil || string(b) != "id: a\n" {
+				t.Errorf("extracted a.yaml: %q, %v", b, err)
+			}
+			if again, fetched, err := FetchFile(path, root); err != nil || fetched || again != got {
+				t.Errorf("second FetchFile: %q, fetched %v, %v (want the cache)", again, fetched, err)
+			}
+		})
+	}
+	if _, _, err := FetchFile(filepath.Join(t.TempDir(), "latest.zip"), t.TempDir()); err == nil {
+		t.Error("a file named no release was accepted")
+	}
+}
