@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -202,7 +202,11 @@ func availableReleases(ctx context.Context, m release.Mirror) (list []string, no
 		}
 		ctx, cancel := context.WithTimeout(ctx, releaseIndexTimeout)
 		defer cancel()
-		idx.list, idx.err = fetchIndex(ctx, &http.Client{Timeout: releaseIndexTimeout}, m)
+		// The site may move its index (redirects followed), every hop
+		// connecting through a guard like the release material's fetches.
+		client := fetch.For(m.URL).Client(fetch.AnyRedirects)
+		client.Timeout = releaseIndexTimeout
+		idx.list, idx.err = fetchIndex(ctx, client, m)
 	})
 	if idx.err == nil {
 		return idx.list, ""

@@ -407,3 +407,41 @@ func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.
 		}
 	}
 }
+
+// A step whose task is named through the test kit is judged for the run
+// mode as the task it sends: webhook_emission's triggers are
+// "$test_kit.operations.primary_webhook_emitter", create_media_buy in the
+// webhook-receiver kit. A read-only run ran that storyboard in part, and
+// the triggers' skips cascaded into a failed assert_contribution on a
+// seller that did nothing wrong.
+func TestATestKitTaskIsJudgedForTheRunModeAsTheTaskItSends(t *testing.T) {
+	sb := parse(t, `
+id: kit_emitter
+version: "1"
+title: t
+category: test
+summary: s
+narrative: n
+prerequisites:
+  test_kit: test-kits/emitter.yaml
+phases:
+  - id: p
+    title: p
+    steps:
+      - id: trigger
+        title: trigger
+        task: "$test_kit.operations.primary_webhook_emitter"
+`)
+	e := env("create_media_buy")
+	e.AllowMutations = false
+	e.TestKits = map[string]map[string]any{"test-kits/emitter.yaml": {"operations": map[string]any{"primary_webhook_emitter": "create_media_buy"}}}
+	f := &fake{}
+	res := Run(t.Context(), sb, e, f)
+	if res.NotSelected == nil || res.NotSelected.Reason != RunModeExcluded || !strings.Contains(res.NotSelected.Detail, "create_media_buy") || len(f.got) != 0 {
+		t.Fatalf("not selected %+v, calls %d", res.NotSelected, len(f.got))
+	}
+	e.AllowMutations = true
+	if res := RunMode(sb, e); res != nil {
+		t.Fatalf("with --allow-mutations: %+v", res)
+	}
+}

@@ -176,14 +176,23 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 func RunMode(sb *Storyboard, env *Env) *Skip {
 	var mutating []string
 	controller := slices.Contains(sb.Requires, "controller")
+	kit := TestKitFor(sb, env)
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
-			if st.Task == controllerTool {
+			// A task named through the test kit
+			// ("$test_kit.operations.primary_webhook_emitter") is the task
+			// the step will send: read-only runs judge it, not its
+			// reference (webhook_emission's triggers are create_media_buy).
+			task := st.Task
+			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil {
+				task = t
+			}
+			if task == controllerTool {
 				controller = true
 				continue
 			}
-			if env.Mutating != nil && env.Mutating(st.Task) && !slices.Contains(mutating, st.Task) {
-				mutating = append(mutating, st.Task)
+			if env.Mutating != nil && env.Mutating(task) && !slices.Contains(mutating, task) {
+				mutating = append(mutating, task)
 			}
 		}
 	}
