@@ -127,7 +127,7 @@ func TestOAuthWalkEnforcesTheGraphLimits(t *testing.T) {
 	}
 	docs["https://agent.example.com/.well-known/oauth-protected-resource/mcp"] = jsonDoc(`{"resource":"https://agent.example.com/mcp","authorization_servers":[` + strings.Join(servers, ",") + `]}`)
 	g := &graphFake{docs: docs}
-	graph := walkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", false)
+	graph := WalkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", OAuthGraph{})
 	first, needs := evalOAuthGraph("https://agent.example.com/mcp", *graph)
 	if len(needs) != 0 || first == nil || first.code != "oauth_graph_limit_exceeded" || !strings.Contains(first.detail, "bytes in all") {
 		t.Fatalf("16 documents of 200 KiB: %+v (needs %v), want the 2 MiB limit", first, needs)
