@@ -195,7 +195,37 @@ func Run(ctx context.Context, cfg Config) *Report {
 	w.keys(ctx)
 	// The key chain's causes come after the handshake's of their verdict.
 	slices.SortStableFunc(w.rep.Causes, func(a, b Hypothesis) int { return tier(a.Verdict) - tier(b.Verdict) })
+	w.cleanReport()
 	return w.rep
+}
+
+// cleanReport passes every string of the report through clean once more:
+// the hypotheses quote the facts (the seller's strings, the token's
+// claims), which must show no secret and no control character either.
+func (w *walker) cleanReport() {
+	r := w.rep
+	each := func(ss []string) {
+		for i := range ss {
+			ss[i] = w.clean(ss[i], 0)
+		}
+	}
+	for _, hs := range [][]Hypothesis{r.Causes, r.RuledOut} {
+		for i := range hs {
+			hs[i].Title, hs[i].Fix = w.clean(hs[i].Title, 0), w.clean(hs[i].Fix, 0)
+			each(hs[i].Evidence)
+		}
+	}
+	for _, steps := range [][]Step{r.Handshake, r.Keys} {
+		for i := range steps {
+			steps[i].Title = w.clean(steps[i].Title, 0)
+			for j := range steps[i].Lines {
+				l := &steps[i].Lines[j]
+				l.What, l.Read, l.Expected = w.clean(l.What, 0), w.clean(l.Read, 0), w.clean(l.Expected, 0)
+			}
+		}
+	}
+	each(r.Notes)
+	r.Unreachable = w.clean(r.Unreachable, 0)
 }
 
 // endpoint is the URL the credential is for: the MCP endpoint, or the
@@ -213,7 +243,7 @@ func (w *walker) walk(ctx context.Context) {
 	w.f.noCred = w.calls(ctx, &step, false)
 	w.rep.Handshake = append(w.rep.Handshake, step)
 	if nc := w.f.noCred; nc.failure != "" && nc.status == 0 {
-		w.rep.Unreachable = nc.failure
+		w.rep.Unreachable = w.clean(nc.failure, 400)
 		return
 	}
 	// 2 and 3. The discovery documents.

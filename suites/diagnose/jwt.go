@@ -70,7 +70,7 @@ func DecodeJWT(tok string) (*Claims, error) {
 	c.HasIss = str(body["iss"], &c.Iss)
 	str(body["sub"], &c.Sub)
 	var one string
-	var many []string
+	var many, scp []string
 	switch {
 	case str(body["aud"], &one):
 		c.Aud, c.HasAud = []string{one}, true
@@ -83,8 +83,8 @@ func DecodeJWT(tok string) (*Claims, error) {
 		c.Scopes, c.HasScope = strings.Fields(one), true
 	case str(body["scp"], &one):
 		c.Scopes, c.HasScope = strings.Fields(one), true
-	case json.Unmarshal(body["scp"], &many) == nil && many != nil:
-		c.Scopes, c.HasScope = many, true
+	case json.Unmarshal(body["scp"], &scp) == nil && scp != nil:
+		c.Scopes, c.HasScope = scp, true
 	}
 	return c, nil
 }

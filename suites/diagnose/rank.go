@@ -379,8 +379,9 @@ func scope(f facts) *Hypothesis {
 			h.Evidence = append(h.Evidence, refusal(f.withCred))
 		}
 	case f.withCred != nil && f.withCred.status == 403:
-		h.Verdict = Possible
-		h.Evidence = []string{refusal(f.withCred) + ": a 403 refuses a token it authenticated, for what it may do"}
+		// RFC 6750 §3.1: a 403 is insufficient_scope's status.
+		h.Verdict = Likely
+		h.Evidence = []string{refusal(f.withCred) + ": a 403 refuses a token the seller authenticated, for what it may do (RFC 6750 §3.1)"}
 	case f.claims != nil && f.claims.HasScope && len(need) > 0:
 		h.Verdict, h.Evidence = RuledOut, []string{"the token carries " + q(strings.Join(have, " ")) + ", which the seller asks for"}
 		return h
