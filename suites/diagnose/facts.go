@@ -150,19 +150,17 @@ func missing(need, have []string) []string {
 	return out
 }
 
-// oauth reports whether the seller is expected to speak OAuth: the walk
-// was given client credentials, a challenge is a Bearer one or names the
-// metadata, or the metadata was found.
+// oauth reports whether the seller is expected to publish OAuth
+// discovery: the walk was given client credentials, the challenge names
+// the metadata, the metadata was found, or the seller refuses the
+// credential given (or, given none, challenges for a Bearer token) — a
+// seller that takes the API key it was given need publish none.
 func (f *facts) oauth() bool {
-	if f.credential == credOAuth || f.prmNamed || f.prmStatus == 200 {
+	switch {
+	case f.credential == credOAuth, f.prmNamed, f.prmStatus == 200, refused(f.withCred):
 		return true
 	}
-	for _, c := range []*callFact{f.noCred, f.withCred} {
-		if c != nil && Bearer(c.challenges) != nil {
-			return true
-		}
-	}
-	return false
+	return f.credential == credNone && refused(f.noCred) && Bearer(f.noCred.challenges) != nil
 }
 
 // refused reports whether c refused its credential (or the lack of one).

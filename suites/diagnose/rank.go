@@ -489,8 +489,6 @@ func graph(f facts) []Hypothesis {
 				h.Evidence = append(h.Evidence, "the challenge's resource_metadata names it")
 			case !f.oauth():
 				continue
-			case f.credential != credOAuth && !refused(f.noCred):
-				continue
 			default:
 				h.Verdict = Possible
 				h.Evidence = append(h.Evidence, "a client that is not configured by hand cannot find the authorization server")
