@@ -80,6 +80,8 @@ var commands = map[string]command{
 	"rules":   {"list the rule catalogue: IDs, levels, transports, statements", runRules},
 	"verify":  {"check a report folder's signature and evidence hashes", runVerify},
 	"version": {"print the tool version and the protocol versions it tests", runVersion},
+
+	"diagnose": {"walk a seller's OAuth handshake and brand.json → JWKS chain, and name why its token is refused", runDiagnose}, // diagnose_auth.go
 }
 
 // Main runs the command line and returns the exit code.

@@ -32,7 +32,7 @@ func TestUnknownCommandIsAUsageError(t *testing.T) {
 	if code != ExitUsage {
 		t.Fatalf("exit code = %d, want %d", code, ExitUsage)
 	}
-	oneErrorLine(t, errOut, "adcp-conform: unknown command \"bogus\": the commands are diff, extract, judge, keygen, merge, rules, run, verify, version; see `adcp-conform --help`")
+	oneErrorLine(t, errOut, "adcp-conform: unknown command \"bogus\": the commands are diagnose, diff, extract, judge, keygen, merge, rules, run, verify, version; see `adcp-conform --help`")
 }
 
 func TestVersionJSONNamesTheProtocolVersions(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
@@ -44,6 +45,10 @@ type OAuthResponse struct {
 type OAuthGraph struct {
 	Responses map[string]*OAuthResponse
 	Local     bool
+	// Metadata is where the RFC 9728 document is read when the resource
+	// named it (the resource_metadata parameter of its WWW-Authenticate
+	// challenge, RFC 9728 §5.1); "" is its well-known location (§3).
+	Metadata string
 }
 
 // oauthFailure is one graph failure.
@@ -128,9 +133,9 @@ func (e *oauthEval) get(u string, follow bool) (resp *OAuthResponse, final strin
 	}
 }
 
-// wellKnown inserts a well-known suffix between host and path (RFC 9728
-// §3, RFC 8414 §3): https://h/p → https://h/.well-known/<name>/p.
-func wellKnown(base, name string) (string, error) {
+// WellKnownURL inserts a well-known suffix between host and path (RFC
+// 9728 §3, RFC 8414 §3): https://h/p → https://h/.well-known/<name>/p.
+func WellKnownURL(base, name string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("%q is not an absolute URL", base)
@@ -156,11 +161,17 @@ func doc(r *OAuthResponse) (map[string]any, string) {
 	return m, ""
 }
 
+// evalOAuth walks the graph of agentURL once over g's responses.
+func evalOAuth(agentURL string, g OAuthGraph) *oauthEval {
+	e := &oauthEval{local: g.Local, have: g.Responses, needSeen: map[string]bool{}, urls: map[string]bool{}}
+	e.walk(agentURL, g.Metadata)
+	return e
+}
+
 // evalOAuthGraph evaluates the graph from agentURL over have. needs are
 // the URLs it would read that have no response (graded fail-closed).
 func evalOAuthGraph(agentURL string, g OAuthGraph) (first *oauthFailure, needs []string) {
-	e := &oauthEval{local: g.Local, have: g.Responses, needSeen: map[string]bool{}, urls: map[string]bool{}}
-	e.walk(agentURL)
+	e := evalOAuth(agentURL, g)
 	best := -1
 	for i, f := range e.fails {
 		if best < 0 || rank(f.code) < rank(e.fails[best].code) {
@@ -174,6 +185,32 @@ func evalOAuthGraph(agentURL string, g OAuthGraph) (first *oauthFailure, needs [
 	return first, e.needs
 }
 
+// OAuthFailure is one failure of the discovery graph: the kit's code
+// (oauth_issuer_mismatch, …), the URL and field it concerns, what was
+// read, and the HTTP status of an unavailable document.
+type OAuthFailure struct {
+	Code, URL, Field, Detail string
+	Status                   int
+}
+
+// OAuthGraphFailures evaluates the walked graph of agentURL and returns
+// every failure, in the kit's diagnostic precedence (the first is the one
+// the oauth_metadata_graph check reports); none for a sound graph.
+func OAuthGraphFailures(agentURL string, g OAuthGraph) []OAuthFailure {
+	e := evalOAuth(agentURL, g)
+	out := make([]OAuthFailure, 0, len(e.fails))
+	for _, f := range e.fails {
+		out = append(out, OAuthFailure{Code: f.code, URL: f.url, Field: f.field, Detail: f.detail, Status: f.status})
+	}
+	slices.SortStableFunc(out, func(a, b OAuthFailure) int { return rank(a.Code) - rank(b.Code) })
+	return out
+}
+
+// SameResource reports whether two resource identifiers are one (RFC 9728
+// §3.3's comparison as the kit's resource_equals_agent_url makes it:
+// scheme and host without case, default ports elided, the rest exact).
+func SameResource(a, b string) bool { return canonResource(a) == canonResource(b) }
+
 func rank(code string) int {
 	for i, c := range oauthPrecedence {
 		if c == code {
@@ -183,8 +220,11 @@ func rank(code string) int {
 	return len(oauthPrecedence)
 }
 
-func (e *oauthEval) walk(agentURL string) {
-	prmURL, err := wellKnown(agentURL, "oauth-protected-resource")
+func (e *oauthEval) walk(agentURL, prmURL string) {
+	var err error
+	if prmURL == "" {
+		prmURL, err = WellKnownURL(agentURL, "oauth-protected-resource")
+	}
 	if err != nil {
 		e.fail(oauthFailure{code: "oauth_protected_resource_metadata_unavailable", url: agentURL, detail: err.Error()})
 		return
@@ -256,7 +296,7 @@ func (e *oauthEval) metadata(url, codePrefix string) (md map[string]any, at stri
 
 // server evaluates one RFC 8414 authorization server.
 func (e *oauthEval) server(issuer string) {
-	asURL, err := wellKnown(issuer, "oauth-authorization-server")
+	asURL, err := WellKnownURL(issuer, "oauth-authorization-server")
 	if err != nil {
 		e.fail(oauthFailure{code: "oauth_authorization_server_url_invalid", url: issuer})
 		return

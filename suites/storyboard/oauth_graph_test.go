@@ -59,7 +59,7 @@ func TestOAuthGraphVectors(t *testing.T) {
 		t.Run(v.ID, func(t *testing.T) {
 			net := newVectorNet(t, v)
 			live := vectorFetcher{policy: net.policy()}
-			g := walkOAuthGraph(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, false)
+			g := WalkOAuthGraph(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
 			first, needs := evalOAuthGraph(v.AgentURL, *g)
 			if len(needs) > 0 {
 				t.Fatalf("the walk left needs: %v", needs)
@@ -76,7 +76,7 @@ func TestOAuthGraphVectors(t *testing.T) {
 			for _, c := range live.calls {
 				store.Add(c)
 			}
-			rg := walkOAuthGraph(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, false)
+			rg := WalkOAuthGraph(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
 			again, _ := evalOAuthGraph(v.AgentURL, *rg)
 			if (first == nil) != (again == nil) || first != nil && again.code != first.code {
 				t.Fatalf("the replay grades %+v, the walk %+v", again, first)

@@ -41,16 +41,17 @@ const (
 // max_response_bytes.
 var OverLimit = fmt.Sprintf("a response over %d bytes", fetch.MaxBytes)
 
-// walkOAuthGraph fetches the discovery graph of agentURL until the
-// evaluation needs nothing more: each round fetches what the last
-// evaluation asked for, four at a time, under probe IDs numbered in that
-// order (so a replay asks for the same calls). Requests beyond 64, bytes
-// beyond 2 MiB and a walk beyond 60 s are answered with the limit, which
-// the evaluation reports as oauth_graph_limit_exceeded.
-func walkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL string, local bool) *OAuthGraph {
+// WalkOAuthGraph fetches the discovery graph of agentURL until the
+// evaluation needs nothing more, from: its Local and Metadata say how and
+// where the walk starts (its Responses are ignored). Each round fetches
+// what the last evaluation asked for, four at a time, under probe IDs
+// numbered in that order (so a replay asks for the same calls). Requests
+// beyond 64, bytes beyond 2 MiB and a walk beyond 60 s are answered with
+// the limit, which the evaluation reports as oauth_graph_limit_exceeded.
+func WalkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL string, from OAuthGraph) *OAuthGraph {
 	ctx, cancel := context.WithTimeout(ctx, oauthWalkTimeout)
 	defer cancel()
-	g := &OAuthGraph{Responses: map[string]*OAuthResponse{}, Local: local}
+	g := &OAuthGraph{Responses: map[string]*OAuthResponse{}, Local: from.Local, Metadata: from.Metadata}
 	sent, total := 0, 0
 	for {
 		needs := OAuthGraphFetches(agentURL, *g)

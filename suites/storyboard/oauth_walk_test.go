@@ -127,12 +127,37 @@ func TestOAuthWalkEnforcesTheGraphLimits(t *testing.T) {
 	}
 	docs["https://agent.example.com/.well-known/oauth-protected-resource/mcp"] = jsonDoc(`{"resource":"https://agent.example.com/mcp","authorization_servers":[` + strings.Join(servers, ",") + `]}`)
 	g := &graphFake{docs: docs}
-	graph := walkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", false)
+	graph := WalkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", OAuthGraph{})
 	first, needs := evalOAuthGraph("https://agent.example.com/mcp", *graph)
 	if len(needs) != 0 || first == nil || first.code != "oauth_graph_limit_exceeded" || !strings.Contains(first.detail, "bytes in all") {
 		t.Fatalf("16 documents of 200 KiB: %+v (needs %v), want the 2 MiB limit", first, needs)
 	}
 	if len(g.fetched) > maxOAuthRequests {
 		t.Fatalf("%d fetches, more than %d", len(g.fetched), maxOAuthRequests)
+	}
+}
+
+// TestWalkOAuthGraphFromNamedMetadata: a walk given the metadata URL a
+// challenge named (RFC 9728 §5.1) reads it there, not at the well-known
+// location, and OAuthGraphFailures lists the graph's failures in the kit's
+// precedence.
+func TestWalkOAuthGraphFromNamedMetadata(t *testing.T) {
+	const agent = "https://agent.example.com/mcp"
+	const named = "https://meta.example.com/prm"
+	g := &graphFake{docs: map[string]*OAuthResponse{
+		named: {Status: 200, ContentType: "application/json", Body: []byte(`{"resource":"https://agent.example.com/mcp","authorization_servers":["https://as.example.com"]}`)},
+		"https://as.example.com/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
+			Body: []byte(`{"issuer":"https://as.example.com/","token_endpoint":"https://as.example.com/token","grant_types_supported":["client_credentials"]}`)},
+	}}
+	graph := WalkOAuthGraph(context.Background(), g, "p", agent, OAuthGraph{Metadata: named})
+	if _, ok := graph.Responses["https://agent.example.com/.well-known/oauth-protected-resource/mcp"]; ok {
+		t.Error("the walk read the well-known location although the challenge named the metadata")
+	}
+	fails := OAuthGraphFailures(agent, *graph)
+	if len(fails) != 1 || fails[0].Code != "oauth_issuer_mismatch" || fails[0].Field != "issuer" {
+		t.Errorf("failures %+v, want one oauth_issuer_mismatch on issuer", fails)
+	}
+	if !SameResource("HTTPS://Agent.Example.com:443/mcp", agent) || SameResource(agent+"/", agent) {
+		t.Error("SameResource does not compare as RFC 9728 §3.3 does")
 	}
 }

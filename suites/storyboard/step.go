@@ -136,7 +136,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		if pf, ok := r.d.(PublicFetcher); ok && task == "protected_resource_metadata" && slices.ContainsFunc(st.Validations, func(v Validation) bool {
 			return v.Check == "oauth_metadata_graph"
 		}) {
-			facts.OAuthGraph = walkOAuthGraph(ctx, pf, probeID, r.env.AgentURL, r.env.LocalFetch)
+			facts.OAuthGraph = WalkOAuthGraph(ctx, pf, probeID, r.env.AgentURL, OAuthGraph{Local: r.env.LocalFetch})
 		}
 	default:
 		req, unresolved := r.request(st)
