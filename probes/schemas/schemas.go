@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,12 @@ type Violation struct {
 	Keyword    string
 	SchemaPath string
 	Message    string
+	// More, on the last violation of a document, counts the violations
+	// found beyond MaxViolations and not listed; Unlisted says which parts
+	// of the document were validated for the verdict only (the items of a
+	// long list past the first DetailItems), "" when none.
+	More     int
+	Unlisted string
 }
 
 // Load reads the schema tree at dir (its base name is the release).
@@ -188,7 +195,16 @@ func (s *Set) schema(rel string) (*jsonschema.Schema, error) {
 	if sch, ok := s.compiled[rel]; ok {
 		return sch, nil
 	}
-	sch, err := s.c.Compile(base + "/schemas/" + s.release + "/" + rel)
+	url := base + "/schemas/" + s.release + "/" + rel
+	if target, ok := strings.CutPrefix(rel, checkPrefix); ok {
+		url = base + "/adcp-conform/verdict/" + target
+		doc := map[string]any{"$schema": "http://json-schema.org/draft-07/schema#",
+			"if": map[string]any{"$ref": base + "/schemas/" + s.release + "/" + target}, "else": false}
+		if err := s.c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+	}
+	sch, err := s.c.Compile(url)
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +273,21 @@ func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
 // Error validates an adcp_error object against core/error.json.
 func (s *Set) Error(obj []byte) ([]Violation, error) { return s.validate("core/error.json", obj) }
 
+// Bounds of one document's validation: a hostile reply of ten thousand
+// items, each breaking its schema in a dozen places, would otherwise have
+// the validator build (and the reports carry) a hundred thousand errors.
+const (
+	// MaxViolations is the most violations one document reports; the last
+	// one listed carries More, the count of those found beyond it.
+	MaxViolations = 50
+	// DetailItems is how many items of each list are validated in detail
+	// (each error located); the whole document, every item of every list,
+	// is validated for its verdict.
+	DetailItems = 16
+	// maxMessage bounds a violation's message (it may quote the value).
+	maxMessage = 512
+)
+
 func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 	sch, err := s.schema(rel)
 	if err != nil {
@@ -266,15 +297,25 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	err = sch.Validate(v)
-	if err == nil {
+	// The verdict first, in the validator's yes-or-no mode: it stops at an
+	// instance's first error and records none, so its cost is the
+	// document's size, never its number of errors.
+	verdict, err := s.schema(checkPrefix + rel)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", rel, err)
+	}
+	if verdict.Validate(v) == nil {
 		return nil, nil
 	}
+	// Then the errors, of the document with each list cut to its first
+	// DetailItems items.
+	cut := map[string]int{}
+	err = sch.Validate(detailed(v, "", cut))
 	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	if err != nil && !errors.As(err, &ve) {
 		return nil, err
 	}
-	var out []Violation
+	var out []Violation // of the cut document: a bounded number
 	var leaves func(e *jsonschema.ValidationError)
 	leaves = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -287,9 +328,13 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		for _, tok := range e.InstanceLocation {
 			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 		}
+		kp := e.ErrorKind.KeywordPath()
+		if _, wasCut := cut[p]; wasCut && len(kp) > 0 && (kp[len(kp)-1] == "minItems" || kp[len(kp)-1] == "contains") {
+			return // the cut list's, not the document's
+		}
 		id := strings.TrimPrefix(e.SchemaURL, base)
 		kw, sp := "", id
-		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		if len(kp) > 0 {
 			kw = kp[len(kp)-1]
 			if strings.Contains(id, "#") {
 				sp = id + "/" + strings.Join(kp, "/")
@@ -297,12 +342,83 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 				sp = id + "#/" + strings.Join(kp, "/")
 			}
 		}
-		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
+		msg := e.ErrorKind.LocalizedString(english)
+		if len(msg) > maxMessage {
+			msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
+		}
+		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: msg})
 	}
-	leaves(ve)
+	if ve != nil {
+		leaves(ve)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	if len(out) == 0 {
-		out = append(out, Violation{Message: err.Error()})
+	more := 0
+	if len(out) > MaxViolations {
+		out, more = out[:MaxViolations], len(out)-MaxViolations
 	}
+	if len(out) == 0 {
+		// Every error lies past the detailed items of a long list, or in
+		// the list as a whole (maxItems, uniqueItems).
+		p := longest(cut)
+		out = append(out, Violation{Pointer: p, SchemaID: "/schemas/" + s.release + "/" + rel, Message: fmt.Sprintf(
+			"the list of %d items breaks the schema past its first %d items or as a whole (a list this long is validated for its verdict, in detail only up to item %d)",
+			cut[p], DetailItems, DetailItems)})
+	}
+	if len(cut) > 0 {
+		p := longest(cut)
+		out[len(out)-1].Unlisted = fmt.Sprintf("the items past the first %d of each list (%s holds %d) were validated for the verdict only, their errors not listed", DetailItems, p, cut[p])
+	}
+	out[len(out)-1].More = more
 	return out, nil
+}
+
+// checkPrefix names, in the compiled cache, the yes-or-no schema of a
+// release schema: {"if": {"$ref": <it>}, "else": false}. A validator
+// applies an if schema in its yes-or-no mode.
+const checkPrefix = "?"
+
+// detailed returns v with every list longer than DetailItems cut to its
+// first DetailItems items, noting in cut the JSON pointer and length of
+// each list it cut. v is not changed.
+func detailed(v any, at string, cut map[string]int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = detailed(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), cut)
+		}
+		return out
+	case []any:
+		n := len(x)
+		if n > DetailItems {
+			cut[at] = n
+			n = DetailItems
+		}
+		out := make([]any, n)
+		for i := range n {
+			out[i] = detailed(x[i], at+"/"+strconv.Itoa(i), cut)
+		}
+		return out
+	}
+	return v
+}
+
+// longest is the pointer of the longest list cut ("" when none).
+func longest(cut map[string]int) string {
+	best, n := "", -1
+	for p, l := range cut {
+		if l > n || (l == n && p < best) {
+			best, n = p, l
+		}
+	}
+	return best
+}
+
+// Total is the number of violations vs stands for: those listed and the
+// More of the last.
+func Total(vs []Violation) int {
+	if len(vs) == 0 {
+		return 0
+	}
+	return len(vs) + vs[len(vs)-1].More
 }
