@@ -341,14 +341,14 @@ func validationsText(st Step) string {
 func stepPayloads(st Step) string {
 	var b strings.Builder
 	if q := st.Request; q != nil {
-		fmt.Fprintf(&b, "--- request (%s %s; redacted)\n%s\n", q.Transport, q.Operation, indentJSON(q.Payload))
+		fmt.Fprintf(&b, "--- request (%s %s; redacted)\n%s\n", q.Transport, q.Operation, indentBounded(q.Payload))
 	}
 	if p := st.Response; p != nil {
 		status := ""
 		if p.Status != 0 {
 			status = fmt.Sprintf(", HTTP %d", p.Status)
 		}
-		fmt.Fprintf(&b, "--- response (%s%s; redacted; seller-controlled content)\n%s\n", p.Transport, status, indentJSON(p.Payload))
+		fmt.Fprintf(&b, "--- response (%s%s; redacted; seller-controlled content)\n%s\n", p.Transport, status, indentBounded(p.Payload))
 	}
 	if b.Len() > maxSystemOut {
 		return b.String()[:maxSystemOut] + "… (cut)"
@@ -356,14 +356,6 @@ func stepPayloads(st Step) string {
 	return b.String()
 }
 
-// indentJSON pretty-prints raw JSON, leaving anything else as it is.
-func indentJSON(raw json.RawMessage) string {
-	var out bytes.Buffer
-	if json.Indent(&out, raw, "", "  ") == nil {
-		return out.String()
-	}
-	return string(raw)
-}
 
 // jsonValue is v as compact JSON ("" for nil).
 func jsonValue(v any) string {
@@ -376,13 +368,16 @@ func jsonValue(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return tooDeep(b.Bytes()) + strings.TrimSuffix(b.String(), "\n")
 }
 
 // rawValue is raw JSON compacted ("" when empty).
 func rawValue(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
+	}
+	if note := tooDeep(raw); note != "" {
+		return note + string(raw)
 	}
 	var out bytes.Buffer
 	if json.Compact(&out, raw) == nil {

@@ -8,9 +8,12 @@ import (
 )
 
 // packedKey names the wrapper that carries, in evidence.json, a raw value
-// encoding/json cannot embed: a reply nested deeper than its 10 000 levels
-// (the harness reads it, so the evidence must keep it). The wrapper holds
-// the exact bytes as a wire.Bytes: {"adcp_conform_json_text": "…"}.
+// a report does not write as JSON: one encoding/json cannot embed (a reply
+// nested deeper than its 10 000 levels: the harness reads it, so the
+// evidence must keep it), or one nested deeper than wire.MaxJSONDepth
+// (indented, its depth would cost its square in bytes, and Python's json
+// cannot load it). The wrapper holds the exact bytes as a wire.Bytes:
+// {"adcp_conform_json_text": "…"}.
 const packedKey = "adcp_conform_json_text"
 
 // rawFields are the raw JSON members of a call.
@@ -26,10 +29,14 @@ func isPacked(raw []byte) bool {
 }
 
 // pack returns raw as evidence.json can hold it: itself, or wrapped when
-// encoding/json cannot embed it (or when it already looks like a wrapper,
+// encoding/json cannot embed it, when it nests deeper than
+// wire.MaxJSONDepth (or when it already looks like a wrapper,
 // so that unpacking gives it back exactly).
 func pack(raw json.RawMessage) json.RawMessage {
-	if raw == nil || (json.Valid(raw) && !isPacked(raw)) {
+	if raw == nil {
+		return raw
+	}
+	if depth, ok := extract.Depth(raw); ok && depth <= wire.MaxJSONDepth && json.Valid(raw) && !isPacked(raw) {
 		return raw
 	}
 	b, err := json.Marshal(map[string]wire.Bytes{packedKey: wire.Bytes(raw)})

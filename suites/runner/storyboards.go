@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -71,12 +72,13 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 		step.Extraction = extraction(o)
 		if st.Request != nil {
 			b, _ := json.Marshal(st.Request)
-			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: wire.RedactJSON(b)}
+			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: report.Embed(wire.RedactJSON(b))}
 		}
 		resp := &report.Response{Transport: o.Transport, Status: o.HTTPStatus, Payload: o.PayloadRaw}
 		if resp.Payload == nil && o.Call.Message != nil {
 			resp.Payload = o.Call.Message
 		}
+		resp.Payload = report.Embed(resp.Payload) // cut as the rules' evidence is
 		step.Response = resp
 	}
 	return step
@@ -104,9 +106,17 @@ func reportValidation(v storyboard.Result) report.Validation {
 		NotApplicable: v.NotApplicable, Note: v.Note, Observations: v.Observations, Message: v.Message, JSONPointer: v.JSONPointer}
 	if !v.Passed {
 		out.Expected = v.Expected
+		if v.Expected != nil {
+			// A value a seller sent earlier may be nested thousands deep.
+			if b, err := json.Marshal(v.Expected); err == nil {
+				if e := report.Embed(b); !bytes.Equal(e, b) {
+					out.Expected = e
+				}
+			}
+		}
 		if v.Actual != nil {
 			if b, err := json.Marshal(v.Actual); err == nil {
-				out.Actual = b
+				out.Actual = report.Embed(b)
 			}
 		} else {
 			out.Actual = json.RawMessage("null")
