@@ -356,7 +356,6 @@ func stepPayloads(st Step) string {
 	return b.String()
 }
 
-
 // jsonValue is v as compact JSON ("" for nil).
 func jsonValue(v any) string {
 	if v == nil {
