@@ -33,6 +33,10 @@ type postConfig struct {
 
 	priv     ed25519.PrivateKey
 	expected []report.BaselineEntry
+	// stop, when set, says why the evidence must stop being written (the
+	// run interrupted, or out of time): the calls left are named as
+	// omitted in evidence.json, so the reports are written in time.
+	stop func() string
 }
 
 // addPostFlags registers --sign-key, --certify and --baseline on fs.
@@ -92,8 +96,12 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 	run.Baseline = p.expected
 	run.Settle()
 	certify.Mark(run, p.certify)
-	if err := writeReports(dir, run, store); err != nil {
+	written, err := writeReports(dir, run, store, p.stop)
+	if err != nil {
 		return err
+	}
+	if left := len(store.Calls()) - len(written); left > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("%s holds the first %d recorded calls of %d: %s while writing it", FileEvidence, len(written), len(written)+left, p.stop()))
 	}
 	var files []string
 	for _, f := range sealed {
@@ -101,11 +109,7 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 			files = append(files, f)
 		}
 	}
-	var ids []string
-	for _, c := range store.Calls() {
-		ids = append(ids, c.ProbeID)
-	}
-	in, err := certify.Seal(dir, files, ids)
+	in, err := certify.Seal(dir, files, written)
 	if err != nil {
 		return fmt.Errorf("hashing the evidence: %w", err)
 	}

@@ -370,6 +370,16 @@ func matches(c Call, filters []Filter) bool {
 type document struct {
 	Target Target `json:"target"`
 	Calls  []Call `json:"calls"`
+	// Omitted says how many recorded calls the file leaves out, and why:
+	// the run was interrupted, or hit its deadline, while writing them.
+	Omitted *Omitted `json:"omitted,omitempty"`
+}
+
+// Omitted is the count of recorded calls an evidence.json leaves out (the
+// last ones, in probe-ID order) and the reason.
+type Omitted struct {
+	Calls  int    `json:"calls"`
+	Reason string `json:"reason"`
 }
 
 // MarshalJSON writes the store in probe-ID order. A raw member encoding/json
@@ -384,37 +394,52 @@ func (s *Store) MarshalJSON() ([]byte, error) {
 // whole document, which holds every kept reply about three times (the
 // exchange's body, the message, the result), is never in memory at once.
 func (s *Store) WriteJSON(w io.Writer) error {
+	_, err := s.WriteJSONUntil(w, nil)
+	return err
+}
+
+// WriteJSONUntil is WriteJSON that asks stop (nil: never) before each call
+// whether to go on: once it gives a reason, the calls left are not
+// written, and the document's "omitted" member counts them and gives the
+// reason. It returns the probe IDs of the calls written, in order.
+func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error) {
 	target, err := json.MarshalIndent(s.target, "  ", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": ", target)
-	calls := packed(s.Calls()) // a reply deeper than encoding/json's limit, wrapped (see pack)
-	if calls == nil {
-		bw.WriteString("null")
-	} else {
-		bw.WriteString("[")
-		for i, c := range calls {
-			b, err := json.MarshalIndent(c, "    ", "  ")
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				bw.WriteString(",")
-			}
-			bw.WriteString("\n    ")
-			if _, err := bw.Write(b); err != nil {
-				return err
-			}
+	all := s.Calls()
+	var written []string
+	bw.WriteString("[")
+	for i, c := range all {
+		if stop != nil && stop() != "" {
+			break
 		}
-		if len(calls) > 0 {
-			bw.WriteString("\n  ")
+		c = packed([]Call{c})[0] // a reply deeper than a report's limit, wrapped (see pack)
+		b, err := json.MarshalIndent(c, "    ", "  ")
+		if err != nil {
+			return written, err
 		}
-		bw.WriteString("]")
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		if _, err := bw.Write(b); err != nil {
+			return written, err
+		}
+		written = append(written, c.ProbeID)
+	}
+	if len(written) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]")
+	if left := len(all) - len(written); left > 0 {
+		om, _ := json.Marshal(Omitted{Calls: left, Reason: stop()})
+		fmt.Fprintf(bw, ",\n  \"omitted\": %s", om)
 	}
 	bw.WriteString("\n}\n")
-	return bw.Flush()
+	return written, bw.Flush()
 }
 
 // UnmarshalJSON reads a store written by MarshalJSON.
