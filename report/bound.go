@@ -62,17 +62,28 @@ func Embed(payload json.RawMessage) json.RawMessage {
 	return b
 }
 
+// EmbedValue is Embed of v's JSON encoding; null when encoding/json
+// cannot write v.
+func EmbedValue(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return Embed(b)
+}
+
 // unembeddable says why a report does not embed raw as JSON ("" when it
 // does) and, for a value nested too deep, its depth.
 func unembeddable(raw []byte) (why string, depth int) {
+	if len(raw) > MaxEmbeddedBytes { // never read further: it is not embedded whatever it holds
+		return fmt.Sprintf("over the %d bytes a report embeds: its first %d kept as text", MaxEmbeddedBytes, MaxEmbeddedBytes), 0
+	}
 	depth, ok := extract.Depth(raw)
 	switch {
 	case !ok || !json.Valid(raw):
 		return "not one JSON text: kept as text", 0
 	case depth > wire.MaxJSONDepth:
 		return fmt.Sprintf("nested %d levels deep, beyond the %d a report writes as JSON: kept as text", depth, wire.MaxJSONDepth), depth
-	case len(raw) > MaxEmbeddedBytes:
-		return fmt.Sprintf("over the %d bytes a report embeds: its first %d kept as text", MaxEmbeddedBytes, MaxEmbeddedBytes), 0
 	}
 	return "", 0
 }

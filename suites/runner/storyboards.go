@@ -107,7 +107,8 @@ func reportValidation(v storyboard.Result) report.Validation {
 	if !v.Passed {
 		out.Expected = v.Expected
 		if v.Expected != nil {
-			// A value a seller sent earlier may be nested thousands deep.
+			// A value a seller sent earlier may be megabytes long, or
+			// nested thousands deep.
 			if b, err := json.Marshal(v.Expected); err == nil {
 				if e := report.Embed(b); !bytes.Equal(e, b) {
 					out.Expected = e
@@ -115,9 +116,7 @@ func reportValidation(v storyboard.Result) report.Validation {
 			}
 		}
 		if v.Actual != nil {
-			if b, err := json.Marshal(v.Actual); err == nil {
-				out.Actual = report.Embed(b)
-			}
+			out.Actual = report.EmbedValue(v.Actual)
 		} else {
 			out.Actual = json.RawMessage("null")
 		}
