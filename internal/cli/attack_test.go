@@ -106,6 +106,7 @@ func TestHostileAttacks(t *testing.T) {
 			}
 		})
 	}
+	t.Run("storyboard", func(t *testing.T) { testStoryboardAttacks(t, targets) }) // sbattack_test.go
 }
 
 // attackRun runs `adcp-conform run` against url with a bearer token and
