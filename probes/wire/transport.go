@@ -207,6 +207,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec.ex.RequestHeaders, _ = t.red.Header(out.Header)
 	if len(reqBody) > 0 {
 		rec.ex.RequestBody, _ = t.red.Body(reqBody, truncated)
+		// Charged to the run's evidence budget like a reply: a storyboard
+		// may echo megabytes of a seller's reply back in its requests. One
+		// the budget cannot take is kept all the same (its reply is matched
+		// by its JSON-RPC id), and leaves the budget spent.
+		if !t.lim.Budget.take(len(rec.ex.RequestBody)) {
+			t.lim.Budget.refuse()
+		}
 	}
 	rec.ex.RequestBodySize = size
 	rec.ex.RequestTruncated = truncated
