@@ -128,6 +128,15 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	for _, sb := range r.Storyboards {
 		doc.Suites = append(doc.Suites, storyboardSuite(r, sb))
 	}
+	for i := range doc.Suites {
+		if r.HarnessError != "" {
+			// The run's own error (its deadline hit, a signal) stands beside
+			// the verdict: a failure found before it still fails the run
+			// (exit 1), as the README's exit codes say.
+			doc.Suites[i].Properties = append(doc.Suites[i].Properties, junitProperty{"harness_error", clean(r.HarnessError)},
+				junitProperty{"verdict", string(r.Verdict)})
+		}
+	}
 	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
