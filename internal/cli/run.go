@@ -42,6 +42,10 @@ const (
 	// written: the rest of the 2 s the README promises goes to judging
 	// what is there and writing the other reports.
 	signalWriteTime = time.Second
+	// deadlineWriteTime is how long past --deadline the evidence is still
+	// written (judging stops before the deadline; the run ends within it
+	// plus 5 s).
+	deadlineWriteTime = 2 * time.Second
 )
 
 // The report files a run writes into --out.
@@ -249,13 +253,14 @@ func runRun(args []string, stdio Stdio) error {
 		}
 		return ""
 	}
-	// The evidence stops being written at the deadline, or a second after
-	// a signal, whatever it holds: Ctrl-C ends a run in 2 s.
+	// The evidence stops being written 2 s past the deadline, or a second
+	// after a signal, whatever it holds: Ctrl-C ends a run in 2 s, and a
+	// run within its deadline + 5 s.
 	post.stop = func() string {
 		if d, ok := sig.since(); ok && d > signalWriteTime {
 			return "interrupted by " + sig.name()
 		}
-		if time.Now().After(started.Add(c.deadline)) {
+		if time.Now().After(started.Add(c.deadline + deadlineWriteTime)) {
 			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
 		}
 		return ""
