@@ -80,10 +80,10 @@ func unembeddable(raw []byte) (why string, depth int) {
 	}
 	depth, ok := extract.Depth(raw)
 	switch {
+	case ok && depth > wire.MaxJSONDepth: // before json.Valid, which refuses past 10 000 levels
+		return fmt.Sprintf("nested %d levels deep, beyond the %d a report writes as JSON: kept as text", depth, wire.MaxJSONDepth), depth
 	case !ok || !json.Valid(raw):
 		return "not one JSON text: kept as text", 0
-	case depth > wire.MaxJSONDepth:
-		return fmt.Sprintf("nested %d levels deep, beyond the %d a report writes as JSON: kept as text", depth, wire.MaxJSONDepth), depth
 	}
 	return "", 0
 }
