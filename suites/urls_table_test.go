@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -247,5 +248,22 @@ func TestURLWalkDoesNotRepeatFileParts(t *testing.T) {
 	})
 	if n != 1 {
 		t.Fatalf("file.uri walked %d times", n)
+	}
+}
+
+// TestURLShapedIsTheSchemeGrammar: urlShaped takes a string as URL-03 must,
+// the RFC 3986 scheme grammar then "://", as the regexp it replaced
+// (^[a-zA-Z][a-zA-Z0-9+.-]*://) did, on each edge of that grammar.
+func TestURLShapedIsTheSchemeGrammar(t *testing.T) {
+	shaped := regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	for _, v := range []string{
+		"https://a", "x://", "H+t.t-p9://a", "z9://", "file:///tmp",
+		"", "://a", "1http://a", "+a://", "ht tp://a", "http:/a", "http:", "mailto:a@b", "a:b://c", "é://a",
+		"https", "http//a", "urn:isbn:0", strings.Repeat("p", 1<<16), strings.Repeat("p", 1<<16) + "://",
+		"ab/://c", "a?b://c",
+	} {
+		if got, want := urlShaped(v), shaped.MatchString(v); got != want {
+			t.Errorf("urlShaped(%.40q) = %v, want %v", v, got, want)
+		}
 	}
 }
