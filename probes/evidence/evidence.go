@@ -11,10 +11,7 @@
 package evidence
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -387,59 +384,6 @@ type Omitted struct {
 // a wrapper (see pack).
 func (s *Store) MarshalJSON() ([]byte, error) {
 	return json.Marshal(document{Target: s.target, Calls: packed(s.Calls())})
-}
-
-// WriteJSON writes the store as a json.Encoder with SetIndent("", "  ")
-// writes it (the same bytes, newline included), one call at a time: the
-// whole document, which holds every kept reply about three times (the
-// exchange's body, the message, the result), is never in memory at once.
-func (s *Store) WriteJSON(w io.Writer) error {
-	_, err := s.WriteJSONUntil(w, nil)
-	return err
-}
-
-// WriteJSONUntil is WriteJSON that asks stop (nil: never) before each call
-// whether to go on: once it gives a reason, the calls left are not
-// written, and the document's "omitted" member counts them and gives the
-// reason. It returns the probe IDs of the calls written, in order.
-func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error) {
-	target, err := json.MarshalIndent(s.target, "  ", "  ")
-	if err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": ", target)
-	all := s.Calls()
-	var written []string
-	bw.WriteString("[")
-	for i, c := range all {
-		if stop != nil && stop() != "" {
-			break
-		}
-		c = packed([]Call{c})[0] // a reply deeper than a report's limit, wrapped (see pack)
-		b, err := json.MarshalIndent(c, "    ", "  ")
-		if err != nil {
-			return written, err
-		}
-		if i > 0 {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n    ")
-		if _, err := bw.Write(b); err != nil {
-			return written, err
-		}
-		written = append(written, c.ProbeID)
-	}
-	if len(written) > 0 {
-		bw.WriteString("\n  ")
-	}
-	bw.WriteString("]")
-	if left := len(all) - len(written); left > 0 {
-		om, _ := json.Marshal(Omitted{Calls: left, Reason: stop()})
-		fmt.Fprintf(bw, ",\n  \"omitted\": %s", om)
-	}
-	bw.WriteString("\n}\n")
-	return written, bw.Flush()
 }
 
 // UnmarshalJSON reads a store written by MarshalJSON.
