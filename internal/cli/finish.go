@@ -96,22 +96,19 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 	run.Baseline = p.expected
 	run.Settle()
 	certify.Mark(run, p.certify)
-	written, err := writeReports(dir, run, store, p.stop)
+	written, hashes, err := writeReports(dir, run, store, p.stop)
 	if err != nil {
 		return err
 	}
 	if left := len(store.Calls()) - len(written); left > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("%s holds the first %d recorded calls of %d: %s while writing it", FileEvidence, len(written), len(written)+left, p.stop()))
 	}
-	var files []string
+	in := &report.Integrity{Algorithm: certify.Algorithm, Files: []report.FileHash{}, Calls: []report.CallHash{}}
 	for _, f := range sealed {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			files = append(files, f)
-		}
+		in.Files = append(in.Files, hashes[f])
 	}
-	in, err := certify.Seal(dir, files, written)
-	if err != nil {
-		return fmt.Errorf("hashing the evidence: %w", err)
+	for i, c := range written {
+		in.Calls = append(in.Calls, report.CallHash{Index: i, ProbeID: c.ProbeID, SHA256: c.SHA256})
 	}
 	run.Integrity = in
 	b, err := json.MarshalIndent(run, "", "  ")

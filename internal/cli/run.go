@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -523,17 +525,23 @@ func (c *runConfig) transports() []catalogue.Transport {
 
 // writeReports writes every report file into dir, whatever the verdict,
 // evidence.json last and only as long as stop (nil: never) gives no
-// reason; it returns the probe IDs of the calls evidence.json holds.
-func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]string, error) {
+// reason. It returns the calls evidence.json holds and the hash of each
+// file, both taken as they were written: sealing the folder reads nothing
+// back (evidence.json may be hundreds of megabytes).
+func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]evidence.Written, map[string]report.FileHash, error) {
+	hashes := map[string]report.FileHash{}
 	write := func(name string, fn func(io.Writer) error) error {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
-		if err := fn(f); err != nil {
+		h := sha256.New()
+		n := &counter{}
+		if err := fn(io.MultiWriter(f, h, n)); err != nil {
 			f.Close()
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
+		hashes[name] = report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}
 		return f.Close()
 	}
 	jsonOf := func(v any) func(io.Writer) error {
@@ -552,15 +560,23 @@ func writeReports(dir string, run *report.Run, store *evidence.Store, stop func(
 		{FileResults, jsonOf(run)},
 	} {
 		if err := write(f.name, f.fn); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	var written []string
+	var written []evidence.Written
 	err := write(FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
 		written, err = store.WriteJSONUntil(w, stop)
 		return err
 	})
-	return written, err
+	return written, hashes, err
+}
+
+// counter counts the bytes written through it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // verbosePrinter prints one line per recorded call and its exchanges,

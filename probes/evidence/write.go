@@ -2,9 +2,12 @@ package evidence
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"unicode/utf8"
 
@@ -19,10 +22,19 @@ func (s *Store) WriteJSON(w io.Writer) error {
 	return err
 }
 
+// Written is a call WriteJSONUntil wrote: its probe ID and the SHA-256 of
+// its bytes in the file, from its opening brace to its closing one (the
+// hash report/certify gives a call of evidence.json).
+type Written struct {
+	ProbeID string
+	SHA256  string
+}
+
 // WriteJSONUntil is WriteJSON that asks stop (nil: never) before each call
 // whether to go on: once it gives a reason, the calls left are not
 // written, and the document's "omitted" member counts them and gives the
-// reason. It returns the probe IDs of the calls written, in order.
+// reason. It returns the calls written, in order, with their hashes taken
+// as they were written (sealing the file need not read it again).
 //
 // The document is the one MarshalJSON writes, indented, but the seller's
 // bytes are never encoded again: a raw member (the message, the result…)
@@ -32,7 +44,7 @@ func (s *Store) WriteJSON(w io.Writer) error {
 // after its other members. Writing 8 MiB replies went from about 13 MB/s
 // (an indenting encoder that validated, compacted and re-indented each
 // reply three times over) to the speed of a copy.
-func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error) {
+func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]Written, error) {
 	target, err := json.MarshalIndent(s.target, "  ", "  ")
 	if err != nil {
 		return nil, err
@@ -40,7 +52,8 @@ func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error
 	bw := bufio.NewWriterSize(w, 256<<10)
 	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": [", target)
 	all := s.Calls()
-	var written []string
+	var written []Written
+	call := &hashing{w: bw, h: sha256.New()}
 	for i, c := range all {
 		if stop != nil && stop() != "" {
 			break
@@ -49,10 +62,11 @@ func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error
 			bw.WriteString(",")
 		}
 		bw.WriteString("\n    ")
-		if err := writeCall(bw, c); err != nil {
+		call.h.Reset()
+		if err := writeCall(call, c); err != nil {
 			return written, err
 		}
-		written = append(written, c.ProbeID)
+		written = append(written, Written{ProbeID: c.ProbeID, SHA256: hex.EncodeToString(call.h.Sum(nil))})
 	}
 	if len(written) > 0 {
 		bw.WriteString("\n  ")
@@ -66,6 +80,36 @@ func (s *Store) WriteJSONUntil(w io.Writer, stop func() string) ([]string, error
 	return written, bw.Flush()
 }
 
+// output is where a call is written.
+type output interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// hashing writes to w and hashes what it writes.
+type hashing struct {
+	w   *bufio.Writer
+	h   hash.Hash
+	one [1]byte
+}
+
+func (t *hashing) Write(p []byte) (int, error) {
+	t.h.Write(p)
+	return t.w.Write(p)
+}
+
+func (t *hashing) WriteString(s string) (int, error) {
+	io.WriteString(t.h, s)
+	return t.w.WriteString(s)
+}
+
+func (t *hashing) WriteByte(c byte) error {
+	t.one[0] = c
+	_, err := t.Write(t.one[:])
+	return err
+}
+
 // The indentation of a call's members and of an exchange's in
 // evidence.json.
 const (
@@ -75,7 +119,7 @@ const (
 
 // writeCall writes one call at callIndent: its small members indented by
 // encoding/json, then its raw members and exchanges.
-func writeCall(w *bufio.Writer, c Call) error {
+func writeCall(w output, c Call) error {
 	small := c
 	for _, m := range rawMembers(&small) {
 		*m.v = nil
@@ -117,7 +161,7 @@ func writeCall(w *bufio.Writer, c Call) error {
 
 // writeExchange writes one exchange at exchangeIndent, its bodies escaped
 // straight into w and its events encoded without indentation.
-func writeExchange(w *bufio.Writer, x wire.Exchange) error {
+func writeExchange(w output, x wire.Exchange) error {
 	small := x
 	small.RequestBody, small.ResponseBody, small.Events = nil, nil, nil
 	if err := openObject(w, small, exchangeIndent); err != nil {
@@ -146,7 +190,7 @@ func writeExchange(w *bufio.Writer, x wire.Exchange) error {
 
 // openObject writes v (a struct with at least one member always written)
 // indented at indent, without its closing brace and the line before it.
-func openObject(w *bufio.Writer, v any, indent string) error {
+func openObject(w output, v any, indent string) error {
 	b, err := json.MarshalIndent(v, indent, "  ")
 	if err != nil {
 		return err
@@ -156,13 +200,13 @@ func openObject(w *bufio.Writer, v any, indent string) error {
 }
 
 // member starts the next member, name, of an object opened by openObject.
-func member(w *bufio.Writer, indent, name string) {
+func member(w output, indent, name string) {
 	w.WriteString(",\n" + indent + `  "` + name + `": `)
 }
 
 // writeBytes writes b as wire.Bytes encodes it: a JSON string when b is
 // UTF-8, else {"base64": "…"}, in one pass over b.
-func writeBytes(w *bufio.Writer, b []byte) {
+func writeBytes(w output, b []byte) {
 	if !utf8.Valid(b) {
 		w.WriteString(`{"base64":"`)
 		enc := base64.NewEncoder(base64.StdEncoding, w)
@@ -171,7 +215,6 @@ func writeBytes(w *bufio.Writer, b []byte) {
 		w.WriteString(`"}`)
 		return
 	}
-	const hex = "0123456789abcdef"
 	w.WriteByte('"')
 	start := 0
 	for i := 0; i < len(b); i++ {
@@ -180,23 +223,20 @@ func writeBytes(w *bufio.Writer, b []byte) {
 			continue
 		}
 		w.Write(b[start:i])
-		switch c {
-		case '"', '\\':
-			w.WriteByte('\\')
-			w.WriteByte(c)
-		case '\n':
-			w.WriteString(`\n`)
-		case '\r':
-			w.WriteString(`\r`)
-		case '\t':
-			w.WriteString(`\t`)
-		default:
-			w.WriteString(`\u00`)
-			w.WriteByte(hex[c>>4])
-			w.WriteByte(hex[c&0xF])
-		}
+		w.WriteString(escapes[c])
 		start = i + 1
 	}
 	w.Write(b[start:])
 	w.WriteByte('"')
 }
+
+// escapes are the JSON escapes of the bytes a string cannot hold as they
+// are: the control characters, the quote and the backslash.
+var escapes = func() (e [256]string) {
+	const hex = "0123456789abcdef"
+	for c := range 0x20 {
+		e[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xF])
+	}
+	e['"'], e['\\'], e['\n'], e['\r'], e['\t'] = `\"`, `\\`, `\n`, `\r`, `\t`
+	return e
+}()

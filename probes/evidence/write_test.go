@@ -95,7 +95,7 @@ func TestWriteJSONUntilNamesTheCallsItLeftOut(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	if len(written) != 1 || written[0] != "a" || len(doc.Calls) != 1 {
+	if len(written) != 1 || written[0].ProbeID != "a" || len(doc.Calls) != 1 {
 		t.Errorf("written %v, %d calls in the file", written, len(doc.Calls))
 	}
 	if doc.Omitted == nil || doc.Omitted.Calls != 2 || doc.Omitted.Reason != "interrupted by SIGINT" {
