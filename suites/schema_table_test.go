@@ -49,6 +49,19 @@ func publishedSchemas(t *testing.T) *schemas.Set {
 	return set
 }
 
+// stopAfter is o with a Stop that lets n replies be validated, then says
+// the run's deadline was hit.
+func stopAfter(o Options, n int) Options {
+	asked := 0
+	o.Stop = func() string {
+		if asked++; asked > n {
+			return "the run deadline (30s) was hit"
+		}
+		return ""
+	}
+	return o
+}
+
 // schemaNoSet are the cases without schemas, the same for every set.
 func schemaNoSet(call evidence.Call) []judgeCase {
 	return []judgeCase{
@@ -96,6 +109,12 @@ func TestSCHEMA01CraftedTable(t *testing.T) {
 		{name: "a violation found elsewhere still fails beside an unvalidated reply", calls: []evidence.Call{mcp(ok),
 			mcpBody("mcp/get_signals/valid", "get_signals", `{"status":"completed"}`, false, evidence.PurposeValid)}, opts: brokenSchemas(t),
 			want: Fail, ptr: sc},
+		{name: "a reply left unvalidated at the run's deadline is a harness error saying so, never a pass", calls: []evidence.Call{mcp(ok)},
+			opts: stopAfter(o, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was validated"},
+		{name: "a violation found before the deadline stands", calls: []evidence.Call{
+			mcpBody("mcp/get_products/a", "get_products", `{"status":"completed"}`, false, evidence.PurposeValid),
+			mcpBody("mcp/get_products/b", "get_products", ok, false, evidence.PurposeValid)},
+			opts: stopAfter(o, 1), want: Fail, ptr: sc},
 	}, schemaNoSet(mcp(`{"status":"completed","products":7}`))...))
 	runJudgeTable(t, "SCHEMA-01", catalogue.A2A, append([]judgeCase{
 		{name: "a conformant DataPart passes", calls: []evidence.Call{a2a("completed", ok)}, opts: o, want: Pass},
@@ -160,6 +179,8 @@ func TestSCHEMA02Table(t *testing.T) {
 		{name: "a harness error is the harness's", calls: []evidence.Call{a2aURLHarness}, opts: crafted, want: HarnessError},
 		{name: "an error schema that does not compile is a harness error, never the seller's failure", calls: []evidence.Call{a2aErr(good)}, opts: brokenSchemas(t),
 			want: HarnessError, msg: "could not be applied"},
+		{name: "an error left unvalidated at the run's deadline is a harness error saying so", calls: []evidence.Call{a2aErr(good)}, opts: stopAfter(crafted, 0),
+			want: HarnessError, msg: "the run deadline (30s) was hit before this reply was validated"},
 	}, schemaNoSet(a2aErr(`{"code":42}`))...))
 	t.Run("published", func(t *testing.T) {
 		runJudgeTable(t, "SCHEMA-02", catalogue.MCP, cases(Options{Schemas: publishedSchemas(t)}))
