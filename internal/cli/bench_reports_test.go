@@ -12,6 +12,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
@@ -22,7 +23,8 @@ import (
 // nested 10 001 levels deep (and one 5 000 deep, which encoding/json
 // reads), a schema bomb of 10 000 items and its failed validation, and
 // 8 MiB replies; each recorded as a rule probe's call and as the payload
-// of storyboardSteps storyboard steps. It reports the bytes allocated and
+// of storyboardSteps storyboard steps (slimmed, as a run slims a graded
+// storyboard). It reports the bytes allocated and
 // the sampled peak heap growth per run (see memWatch), and the size of
 // results.json:
 //
@@ -99,6 +101,7 @@ func reportFixture(b *testing.B, payload []byte, n int) (*evidence.Store, runner
 			Request: map[string]any{"brief": "video"}, Validations: []storyboard.Result{{Check: "response_schema", Passed: false,
 				Description: "validates", Expected: actual, Actual: actual, Message: "the reply breaks its schema"}}})
 	}
+	res.Slim(report.Embed) // as a run does once a storyboard is graded
 	return store, sel, []storyboard.StoryboardResult{res}
 }
 

@@ -93,7 +93,7 @@ func extraction(o *storyboard.Observation) report.Extraction {
 		return report.Extraction{Path: "error", Note: "extracted by " + o.ExtractionPath}
 	case o.Transport == "http":
 		return report.Extraction{Path: "none", Note: "an HTTP document, read as JSON"}
-	case o.Payload == nil:
+	case !o.HasPayload():
 		return report.Extraction{Path: "none"}
 	case o.ExtractionPath == "artifact" || o.ExtractionPath == "status_message":
 		return report.Extraction{Path: "structured_content", Note: "A2A DataPart (" + o.ExtractionPath + ")"}
@@ -105,20 +105,26 @@ func reportValidation(v storyboard.Result) report.Validation {
 	out := report.Validation{ID: v.ID, Check: v.Check, Rule: "storyboard", Passed: v.Passed, Description: v.Description, Severity: v.Severity,
 		NotApplicable: v.NotApplicable, Note: v.Note, Observations: v.Observations, Message: v.Message, JSONPointer: v.JSONPointer}
 	if !v.Passed {
+		// A value a seller sent may be megabytes long, or nested
+		// thousands deep: embedded as rule evidence is, unless
+		// StoryboardResult.Slim already did.
 		out.Expected = v.Expected
-		if v.Expected != nil {
-			// A value a seller sent earlier may be megabytes long, or
-			// nested thousands deep.
-			if b, err := json.Marshal(v.Expected); err == nil {
+		switch e := v.Expected.(type) {
+		case nil, json.RawMessage:
+		default:
+			if b, err := json.Marshal(e); err == nil {
 				if e := report.Embed(b); !bytes.Equal(e, b) {
 					out.Expected = e
 				}
 			}
 		}
-		if v.Actual != nil {
-			out.Actual = report.EmbedValue(v.Actual)
-		} else {
+		switch a := v.Actual.(type) {
+		case nil:
 			out.Actual = json.RawMessage("null")
+		case json.RawMessage:
+			out.Actual = a
+		default:
+			out.Actual = report.EmbedValue(a)
 		}
 	}
 	if v.SchemaID != "" {
