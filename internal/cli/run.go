@@ -92,6 +92,9 @@ type runConfig struct {
 }
 
 func runRun(args []string, stdio Stdio) error {
+	// --deadline counts from here: loading the storyboards and compiling
+	// the schemas are part of the run (a second or more on a busy machine).
+	started := time.Now()
 	var c runConfig
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
 	fs.StringVar(&c.mcpURL, "mcp", "", "the seller's MCP endpoint (Streamable HTTP); none: test the bundled reference seller")
@@ -209,9 +212,8 @@ func runRun(args []string, stdio Stdio) error {
 	// leave a fifth of it (at most 30 s) for judging and writing the
 	// reports, and judging stops halfway through that reserve.
 	reserve := min(c.deadline/5, 30*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), c.deadline-reserve)
+	ctx, cancel := context.WithDeadline(context.Background(), started.Add(c.deadline-reserve))
 	defer cancel()
-	started := time.Now()
 	sig := onSignal(cancel) // signal.go
 	defer sig.stop()
 	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
