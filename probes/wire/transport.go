@@ -386,7 +386,7 @@ func (b *teeBody) read(p []byte) (int, error) {
 			over = true
 		}
 		b.n += int64(n)
-		b.rec.addBody(p[:n], b.counted.n)
+		b.rec.addBody(p[:n], b.counted.n, b.lim.MaxBodyBytes)
 		if b.sse != nil {
 			if serr := b.sse.feed(p[:n]); serr != nil {
 				return n, b.end(serr, false, true)
