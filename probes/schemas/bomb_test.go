@@ -18,7 +18,8 @@ func widgetSet(t *testing.T) *Set {
 		"core/error.json": `{"$id":"/schemas/9.2.0/core/error.json","type":"object","required":["code"],"properties":{"code":{"type":"string"}}}`,
 		"media-buy/get-widgets-response.json": `{"$id":"/schemas/9.2.0/media-buy/get-widgets-response.json","type":"object","required":["widgets"],
 			"properties":{"widgets":{"type":"array","maxItems":100,"items":{"type":"object","required":["widget_id","name","size"],"additionalProperties":false,
-			"properties":{"widget_id":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}}}}`,
+			"properties":{"widget_id":{"type":"string"},"name":{"type":"string"},"size":{"type":"integer"}}}},
+			"tags":{"type":"array","items":{"type":"string"}}}}`,
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -89,30 +90,52 @@ func TestASchemaBombIsJudgedWholeAndListedBounded(t *testing.T) {
 
 // The verdict covers every item: a list whose only broken item is past
 // the detailed ones, or that is too long as a whole, still breaks its
-// schema, with one violation at the list saying where to look; a sound
-// list of the same length has none.
+// schema, with one violation at the list saying so (or, when several
+// lists were cut, at the member holding them, naming them); a sound list
+// of the same length has none.
 func TestAListBrokenPastItsDetailedItemsStillFails(t *testing.T) {
 	s := widgetSet(t)
+	withTags := func(doc []byte, bad int) []byte {
+		tags := make([]string, 40)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("%q", fmt.Sprint("t", i))
+		}
+		if bad >= 0 {
+			tags[bad] = "7"
+		}
+		return []byte(strings.TrimSuffix(string(doc), "}") + `,"tags":[` + strings.Join(tags, ",") + `]}`)
+	}
+	past := fmt.Sprintf("past its first %d items", DetailItems)
 	for _, c := range []struct {
 		name string
 		doc  []byte
-		want bool
+		ptr  string // "" with msg "": no violation
+		msg  string
 	}{
-		{"sound", widgets(90, func(int) bool { return false }), false},
-		{"item 60 broken", widgets(90, func(i int) bool { return i == 60 }), true},
-		{"too many items", widgets(150, func(int) bool { return false }), true},
-		{"item 3 broken", widgets(90, func(i int) bool { return i == 3 }), true},
+		{"sound", widgets(90, func(int) bool { return false }), "", ""},
+		{"sound, two long lists", withTags(widgets(90, func(int) bool { return false }), -1), "", ""},
+		{"item 60 broken", widgets(90, func(i int) bool { return i == 60 }), "/widgets", "the list breaks the schema " + past + ", or as a whole: it holds 90 items"},
+		{"too many items", widgets(150, func(int) bool { return false }), "/widgets", "it holds 150 items"},
+		{"item 3 broken", widgets(90, func(i int) bool { return i == 3 }), "/widgets/3", ""},
+		{"tag 30 broken beside a long list", withTags(widgets(90, func(int) bool { return false }), 30), "",
+			"one of the 2 lists longer than 16 items breaks the schema " + past + ", or as a whole: /tags (40 items), /widgets (90 items)"},
 	} {
 		vs, err := s.Response("get_widgets", c.doc)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if (len(vs) > 0) != c.want {
-			t.Errorf("%s: violations %+v, want some: %v", c.name, vs, c.want)
+		if c.ptr == "" && c.msg == "" {
+			if len(vs) > 0 {
+				t.Errorf("%s: violations %+v, want none", c.name, vs)
+			}
 			continue
 		}
-		if c.want && (!strings.HasPrefix(vs[0].Pointer, "/widgets") || vs[len(vs)-1].Unlisted == "") {
-			t.Errorf("%s: %+v", c.name, vs)
+		if len(vs) == 0 {
+			t.Errorf("%s: no violation: the document passed", c.name)
+			continue
+		}
+		if vs[0].Pointer != c.ptr || !strings.Contains(vs[0].Message, c.msg) || vs[len(vs)-1].Unlisted == "" {
+			t.Errorf("%s: %+v\nwant at %q a message holding %q, and Unlisted set", c.name, vs, c.ptr, c.msg)
 		}
 	}
 }

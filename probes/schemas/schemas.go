@@ -357,12 +357,10 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		out, more = out[:MaxViolations], len(out)-MaxViolations
 	}
 	if len(out) == 0 {
-		// Every error lies past the detailed items of a long list, or in
-		// the list as a whole (maxItems, uniqueItems).
-		p := longest(cut)
-		out = append(out, Violation{Pointer: p, SchemaID: "/schemas/" + s.release + "/" + rel, Message: fmt.Sprintf(
-			"the list of %d items breaks the schema past its first %d items or as a whole (a list this long is validated for its verdict, in detail only up to item %d)",
-			cut[p], DetailItems, DetailItems)})
+		// The whole document breaks the schema, its lists cut to their
+		// first items do not: every error lies past the detailed items of
+		// a long list, or in a list as a whole (maxItems, uniqueItems).
+		out = append(out, pastDetail(cut, "/schemas/"+s.release+"/"+rel))
 	}
 	if len(cut) > 0 {
 		p := longest(cut)
@@ -401,6 +399,48 @@ func detailed(v any, at string, cut map[string]int) any {
 		return out
 	}
 	return v
+}
+
+// pastDetail is the violation of a document that breaks schema id only
+// in what its detailed validation left out (the items of the lists cut):
+// at the list, or at the nearest member holding every list cut, naming
+// them (the first few).
+func pastDetail(cut map[string]int, id string) Violation {
+	lists := make([]string, 0, len(cut))
+	for p := range cut {
+		lists = append(lists, p)
+	}
+	sort.Strings(lists)
+	if len(lists) == 1 {
+		p := lists[0]
+		return Violation{Pointer: p, SchemaID: id, Message: fmt.Sprintf(
+			"the list breaks the schema past its first %d items, or as a whole: it holds %d items, and a list this long is checked in full for the verdict but its errors are listed only within its first %d items",
+			DetailItems, cut[p], DetailItems)}
+	}
+	at := lists[0]
+	var named []string
+	for i, p := range lists {
+		at = commonPointer(at, p)
+		if i < 3 {
+			named = append(named, fmt.Sprintf("%s (%d items)", p, cut[p]))
+		}
+	}
+	if len(lists) > 3 {
+		named = append(named, fmt.Sprintf("%d more", len(lists)-3))
+	}
+	return Violation{Pointer: at, SchemaID: id, Message: fmt.Sprintf(
+		"one of the %d lists longer than %d items breaks the schema past its first %d items, or as a whole: %s; each is checked in full for the verdict but its errors are listed only within its first %d items",
+		len(lists), DetailItems, DetailItems, strings.Join(named, ", "), DetailItems)}
+}
+
+// commonPointer is the longest JSON pointer a and b both start with.
+func commonPointer(a, b string) string {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(ta) && n < len(tb) && ta[n] == tb[n] {
+		n++
+	}
+	return strings.Join(ta[:n], "/")
 }
 
 // longest is the pointer of the longest list cut ("" when none).
