@@ -92,8 +92,8 @@ func TestHostileAttacks(t *testing.T) {
 				a.b, code, took.Round(time.Millisecond), a.deadline, float64(allocated)/(1<<20), float64(peak)/(1<<20),
 				float64(evSize)/(1<<20), r.Verdict, cutText(r.HarnessError, 160))
 			assertNoSecret(t, dir, []string{hostileToken, attackAPIKey}, out, errOut, string(sum))
-			if took > a.deadline+attackSlack && !raceEnabled {
-				t.Errorf("the run took %v, over its deadline %v + %v", took, a.deadline, attackSlack)
+			if slack, load := loadScaled(attackSlack); took > a.deadline+slack && !raceEnabled {
+				t.Errorf("the run took %v, over its deadline %v + %v (%v scaled by the load, ×%.1f)", took, a.deadline, slack, attackSlack, load)
 			}
 			if peak >= attackMemory && !raceEnabled {
 				t.Errorf("peak heap growth %d MB (%d MB allocated), limit %d MB", peak>>20, allocated>>20, attackMemory>>20)
@@ -111,16 +111,22 @@ func TestHostileAttacks(t *testing.T) {
 
 // attackRun runs `adcp-conform run` against url with a bearer token and
 // an X-Api-Key header, the step summary written to summary; it fails the
-// test if the run panics or does not return well past its deadline.
+// test if the run panics or does not return well past its deadline, and
+// logs the goroutines of a run still going at its deadline + the slack.
 func attackRun(t *testing.T, url, dir, summary string, deadline time.Duration, extra ...string) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
 	args := append([]string{"run", "--mcp", url, "--out", dir, "--timeout", "2s", "--deadline", deadline.String(),
 		"--bearer-env", "HOSTILE_TOKEN", "--header", "X-Api-Key: " + attackAPIKey, "--schemas", "off", "-v"}, extra...)
-	hang := deadline + 30*time.Second
+	slack, _ := loadScaled(attackSlack)
+	hang := deadline + max(30*time.Second, slack+15*time.Second)
 	if raceEnabled {
 		hang = 3 * time.Minute
 	}
-	return guardedRun(t, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, hang)
+	late := deadline + slack
+	if raceEnabled {
+		late = 0
+	}
+	return guardedRunLate(t, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, late, hang)
 }
 
 // redactedIn checks that evidence.json holds want: the seller's echo

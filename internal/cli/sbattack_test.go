@@ -10,6 +10,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
 )
 
 // storyboardAttack is one hostile storyboard seller of TestHostileAttacks
@@ -74,11 +75,12 @@ func testStoryboardAttacks(t *testing.T, targets bool) {
 				}
 				sizes = append(sizes, f, float64(st.Size())/(1<<20))
 			}
-			t.Logf("%s: exit %d in %v (deadline %v), %d calls, allocated %.1f MB, peak heap growth %.1f MB (sampled); verdict %s, %d steps, harness error %q; sizes (MB) %v",
-				a.name, code, took.Round(time.Millisecond), a.deadline, sb.Calls.Load(), float64(allocated)/(1<<20), float64(peak)/(1<<20),
+			_, load := loadScaled(time.Second)
+			t.Logf("%s: exit %d in %v (deadline %v, load per CPU %.1f), %d calls, allocated %.1f MB, peak heap growth %.1f MB (sampled); verdict %s, %d steps, harness error %q; sizes (MB) %v",
+				a.name, code, took.Round(time.Millisecond), a.deadline, load, sb.Calls.Load(), float64(allocated)/(1<<20), float64(peak)/(1<<20),
 				r.Verdict, len(r.Steps), cutText(r.HarnessError, 160), sizes)
-			if took > a.deadline+attackSlack && !raceEnabled {
-				t.Errorf("the run took %v, over its deadline %v + %v", took, a.deadline, attackSlack)
+			if slack, load := loadScaled(attackSlack); took > a.deadline+slack && !raceEnabled {
+				t.Errorf("the run took %v, over its deadline %v + %v (%v scaled by the load, ×%.1f)", took, a.deadline, slack, attackSlack, load)
 			}
 			if peak >= attackMemory && !raceEnabled {
 				t.Errorf("peak heap growth %d MB (%d MB allocated), limit %d MB", peak>>20, allocated>>20, attackMemory>>20)
@@ -90,6 +92,13 @@ func testStoryboardAttacks(t *testing.T, targets bool) {
 				t.Errorf("no step summary written: %v", err)
 			}
 			pythonLoads(t, dir, FileResults, FileEvidence)
+			// What was recorded is written: a deadline may cut evidence.json
+			// (the calls left out are counted), never leave it empty.
+			written, omitted := evidenceCalls(t, dir)
+			t.Logf("%s: evidence.json holds %d calls, %d left out", a.name, written, omitted)
+			if written == 0 {
+				t.Errorf("evidence.json holds no call (%d left out)", omitted)
+			}
 			if a.check != nil {
 				a.check(t, dir)
 			}
@@ -112,11 +121,31 @@ func pythonLoads(t *testing.T, dir string, files ...string) {
 			t.Errorf("python's json does not load %s: %v\n%s", f, err, tail(string(out)))
 		}
 	}
-	var v any
 	for _, f := range files {
 		b, _ := os.ReadFile(filepath.Join(dir, f))
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Errorf("%s does not load: %v", f, err)
+		if !json.Valid(b) {
+			t.Errorf("%s is not JSON", f)
 		}
 	}
+}
+
+// evidenceCalls counts the calls evidence.json holds and those it says
+// it left out.
+func evidenceCalls(t *testing.T, dir string) (written, omitted int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, FileEvidence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Calls   []json.RawMessage `json:"calls"`
+		Omitted *evidence.Omitted `json:"omitted"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("evidence.json: %v", err)
+	}
+	if doc.Omitted != nil {
+		omitted = doc.Omitted.Calls
+	}
+	return len(doc.Calls), omitted
 }
