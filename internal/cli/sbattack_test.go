@@ -79,15 +79,7 @@ func testStoryboardAttacks(t *testing.T, targets bool) {
 			t.Logf("%s: exit %d in %v (deadline %v, load per CPU %.1f), %d calls, allocated %.1f MB, peak heap growth %.1f MB (sampled); verdict %s, %d steps, harness error %q; sizes (MB) %v",
 				a.name, code, took.Round(time.Millisecond), a.deadline, load, sb.Calls.Load(), float64(allocated)/(1<<20), float64(peak)/(1<<20),
 				r.Verdict, len(r.Steps), cutText(r.HarnessError, 160), sizes)
-			if slack, load := loadScaled(attackSlack); took > a.deadline+slack && !raceEnabled {
-				t.Errorf("the run took %v, over its deadline %v + %v (%v scaled by the load, ×%.1f)", took, a.deadline, slack, attackSlack, load)
-			}
-			if peak >= attackMemory && !raceEnabled {
-				t.Errorf("peak heap growth %d MB (%d MB allocated), limit %d MB", peak>>20, allocated>>20, attackMemory>>20)
-			}
-			if code != ExitOK && code != ExitNonConformant && code != ExitHarness {
-				t.Errorf("exit %d\n%s\n%s", code, out, tail(errOut))
-			}
+			checkAttackBounds(t, a.deadline, took, allocated, peak, code, out, errOut)
 			if st, err := os.Stat(summary); err != nil || st.Size() == 0 {
 				t.Errorf("no step summary written: %v", err)
 			}
