@@ -156,4 +156,9 @@ func TestSIGINTUnderLoadWritesTheReportsWithinTwoSeconds(t *testing.T) {
 		t.Errorf("harness error %q does not say the run was interrupted", r.HarnessError)
 	}
 	pythonLoads(t, dir, FileResults, FileEvidence)
+	written, omitted := evidenceCalls(t, dir)
+	t.Logf("evidence.json holds %d calls, %d left out", written, omitted)
+	if written == 0 {
+		t.Errorf("evidence.json holds no call (%d left out): what was recorded is not written", omitted)
+	}
 }
