@@ -83,9 +83,6 @@ func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {
 		if v, ok := str(r.data, "adcp_version"); ok && !o.Schemas.Serves(v) {
 			return false, nil // served in another release: these are not its schemas
 		}
-		if u.stopped(r.call, o) {
-			return false, nil
-		}
 		vs, err := o.Schemas.Response(r.call.Tool, r.data.Raw())
 		switch {
 		case errors.Is(err, schemas.ErrNoSchema):
@@ -105,9 +102,6 @@ func judgeSCHEMA02(s *evidence.Store, o Options) Verdict {
 	}
 	var u unvalidated
 	v := eachErrorWhere("SCHEMA-02", s, noErrorObject, func(r *reply, c candidate) (bool, []finding) {
-		if u.stopped(r.call, o) {
-			return false, nil
-		}
 		vs, err := o.Schemas.Error(c.raw)
 		if err != nil {
 			u.add(r.call, err)
@@ -131,19 +125,6 @@ func (u *unvalidated) add(c evidence.Call, err error) {
 		u.first = c.ProbeID + ": " + wire.Sanitize(err.Error(), 300)
 	}
 	u.calls = append(u.calls, c)
-}
-
-// stopped reports whether the run must stop judging (its deadline, a
-// signal): validating a reply costs its size, and a rule's replies may be
-// many megabytes, so the rule stops between replies, and the replies left
-// count as unvalidated (a failure found before stands; else the rule is a
-// harness error saying why).
-func (u *unvalidated) stopped(c evidence.Call, o Options) bool {
-	why := o.stopped()
-	if why != "" {
-		u.add(c, errors.New(why+" before this reply was validated"))
-	}
-	return why != ""
 }
 
 // verdict is v, unless replies went unvalidated and v found no violation:

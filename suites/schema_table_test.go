@@ -129,7 +129,7 @@ func TestSCHEMA01CraftedTable(t *testing.T) {
 			ptr: sc + "/products", msg: "breaks the schema past its first 16 items, or as a whole: it holds 20 items"},
 		{name: "a long list of sound items passes", calls: []evidence.Call{mcp(longProducts(20, -1))}, opts: o, want: Pass},
 		{name: "a reply left unvalidated at the run's deadline is a harness error saying so, never a pass", calls: []evidence.Call{mcp(ok)},
-			opts: stopAfter(o, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was validated"},
+			opts: stopAfter(o, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
 		{name: "a violation found before the deadline stands", calls: []evidence.Call{
 			mcpBody("mcp/get_products/a", "get_products", `{"status":"completed"}`, false, evidence.PurposeValid),
 			mcpBody("mcp/get_products/b", "get_products", ok, false, evidence.PurposeValid)},
@@ -199,7 +199,7 @@ func TestSCHEMA02Table(t *testing.T) {
 		{name: "an error schema that does not compile is a harness error, never the seller's failure", calls: []evidence.Call{a2aErr(good)}, opts: brokenSchemas(t),
 			want: HarnessError, msg: "could not be applied"},
 		{name: "an error left unvalidated at the run's deadline is a harness error saying so", calls: []evidence.Call{a2aErr(good)}, opts: stopAfter(crafted, 0),
-			want: HarnessError, msg: "the run deadline (30s) was hit before this reply was validated"},
+			want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
 	}, schemaNoSet(a2aErr(`{"code":42}`))...))
 	t.Run("published", func(t *testing.T) {
 		runJudgeTable(t, "SCHEMA-02", catalogue.MCP, cases(Options{Schemas: publishedSchemas(t)}))

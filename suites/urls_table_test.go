@@ -220,6 +220,11 @@ func TestURL03Table(t *testing.T) {
 		{name: "a reply with no URL-shaped string skips", calls: []evidence.Call{urlNoURL}, want: Skip, msg: "no URL observed"},
 		{name: "an error probe not run skips with its reason", calls: []evidence.Call{urlNotRun}, want: Skip, msg: "get_products is not listed"},
 		{name: "a harness error is the harness's", calls: []evidence.Call{urlHarness}, want: HarnessError},
+		{name: "replies left at the run's deadline are a harness error, never a pass", calls: []evidence.Call{product("https://cdn.example.com/p1")},
+			opts: stopAfter(Options{}, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
+		{name: "a malformed URL found before the deadline still fails", calls: []evidence.Call{product("https://user@/p1"),
+			mcpBody("mcp/get_products/x_later", "get_products", `{"status":"completed","products":[]}`, false, evidence.PurposeValid)},
+			opts: stopAfter(Options{}, 1), want: Fail, ptr: p},
 	})
 	runJudgeTable(t, "URL-03", catalogue.A2A, []judgeCase{
 		{name: "a well-formed FilePart URL passes", calls: []evidence.Call{a2aFile10("https://cdn.example.com/kit.pdf")}, want: Pass},
