@@ -46,6 +46,9 @@ const (
 	// README promises goes to sealing results.json and the terminal's
 	// summary (it took 0.1 s after 150 calls of 1 MB replies).
 	signalWriteTime = 1500 * time.Millisecond
+	// minEvidenceWrite is how long the evidence is written at least, however
+	// late its turn comes (see signalWriteTime, deadlineWriteTime).
+	minEvidenceWrite = 500 * time.Millisecond
 	// deadlineWriteTime is how long past --deadline the evidence is still
 	// written (judging stops before the deadline; the run ends within it
 	// plus 5 s).
@@ -259,10 +262,19 @@ func runRun(args []string, stdio Stdio) error {
 		}
 		return ""
 	}
-	// The evidence stops being written 2 s past the deadline, or a second
+	// The evidence stops being written 2 s past the deadline, or 1.5 s
 	// after a signal, whatever it holds: Ctrl-C ends a run in 2 s, and a
-	// run within its deadline + 5 s.
+	// run within its deadline + 5 s. But it always gets minEvidenceWrite:
+	// on a loaded machine the reports before it can take the whole budget,
+	// and a report that holds none of the calls recorded is no report.
+	var writing time.Time
 	post.stop = func() string {
+		if writing.IsZero() {
+			writing = time.Now()
+		}
+		if time.Since(writing) < minEvidenceWrite {
+			return ""
+		}
 		if d, ok := sig.since(); ok && d > signalWriteTime {
 			return "interrupted by " + sig.name()
 		}
