@@ -171,8 +171,12 @@ func clean(s string) string {
 type seg struct{ C, T string }
 
 // readable turns a body into highlighted text: pretty-printed JSON when it
-// parses, the text as it is otherwise; bounded to max bytes.
+// parses (and nests at most wire.MaxJSONDepth levels), the text as it is
+// otherwise; bounded to max bytes.
 func readable(b []byte, max int) []seg {
+	if note := tooDeep(b); note != "" {
+		return []seg{{T: clean(cut(note+string(b), max))}}
+	}
 	var out bytes.Buffer
 	if json.Valid(b) && json.Indent(&out, b, "", "  ") == nil {
 		return highlight(cut(out.String(), max))

@@ -131,6 +131,15 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	for _, sb := range r.Storyboards {
 		doc.Suites = append(doc.Suites, storyboardSuite(r, sb))
 	}
+	for i := range doc.Suites {
+		if r.HarnessError != "" {
+			// The run's own error (its deadline hit, a signal) stands beside
+			// the verdict: a failure found before it still fails the run
+			// (exit 1), as the README's exit codes say.
+			doc.Suites[i].Properties = append(doc.Suites[i].Properties, junitProperty{"harness_error", clean(r.HarnessError)},
+				junitProperty{"verdict", string(r.Verdict)})
+		}
+	}
 	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
@@ -376,28 +385,19 @@ func validationsText(st Step) string {
 func stepPayloads(st Step) string {
 	var b strings.Builder
 	if q := st.Request; q != nil {
-		fmt.Fprintf(&b, "--- request (%s %s; redacted)\n%s\n", q.Transport, q.Operation, indentJSON(q.Payload))
+		fmt.Fprintf(&b, "--- request (%s %s; redacted)\n%s\n", q.Transport, q.Operation, indentBounded(q.Payload))
 	}
 	if p := st.Response; p != nil {
 		status := ""
 		if p.Status != 0 {
 			status = fmt.Sprintf(", HTTP %d", p.Status)
 		}
-		fmt.Fprintf(&b, "--- response (%s%s; redacted; seller-controlled content)\n%s\n", p.Transport, status, indentJSON(p.Payload))
+		fmt.Fprintf(&b, "--- response (%s%s; redacted; seller-controlled content)\n%s\n", p.Transport, status, indentBounded(p.Payload))
 	}
 	if b.Len() > maxSystemOut {
 		return b.String()[:maxSystemOut] + "… (cut)"
 	}
 	return b.String()
-}
-
-// indentJSON pretty-prints raw JSON, leaving anything else as it is.
-func indentJSON(raw json.RawMessage) string {
-	var out bytes.Buffer
-	if json.Indent(&out, raw, "", "  ") == nil {
-		return out.String()
-	}
-	return string(raw)
 }
 
 // jsonValue is v as compact JSON ("" for nil).
@@ -411,13 +411,16 @@ func jsonValue(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return tooDeep(b.Bytes()) + strings.TrimSuffix(b.String(), "\n")
 }
 
 // rawValue is raw JSON compacted ("" when empty).
 func rawValue(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
+	}
+	if note := tooDeep(raw); note != "" {
+		return note + string(raw)
 	}
 	var out bytes.Buffer
 	if json.Compact(&out, raw) == nil {

@@ -237,3 +237,41 @@ func TestJUnitStoryboardBaselineAgreesWithTheExitCode(t *testing.T) {
 		t.Errorf("%d failures, want 2", doc.Failures)
 	}
 }
+
+// A run that hit its deadline after a rule failed exits 1 (the failure is
+// the seller's, found before the deadline), and junit.xml agrees: the
+// failed testcase, and the run's harness error and verdict as properties
+// of every suite (issue 21).
+func TestJUnitOfADeadlineRunWithAFailureAgreesWithTheExitCode(t *testing.T) {
+	r := syntheticRun() // ENV-02 fails, AUTH-01 errors
+	r.HarnessError = "the run deadline (30s) was hit"
+	r.Settle()
+	if r.Verdict != NonConformant || r.ExitCode() != 1 {
+		t.Fatalf("verdict %s, exit %d; want non_conformant, 1", r.Verdict, r.ExitCode())
+	}
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Properties []junitProperty `xml:"properties>property"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Failures == 0 {
+		t.Error("no failed testcase")
+	}
+	for _, s := range doc.Suites {
+		props := map[string]string{}
+		for _, p := range s.Properties {
+			props[p.Name] = p.Value
+		}
+		if props["harness_error"] != r.HarnessError || props["verdict"] != string(NonConformant) {
+			t.Errorf("suite properties %v", props)
+		}
+	}
+}

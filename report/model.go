@@ -583,7 +583,7 @@ type NotSelected struct {
 
 // Integrity is the SHA-256 (lower-case hex) of every piece of evidence a
 // report folder holds: each file written beside results.json, and each
-// recorded call of evidence.json over its RFC 8785 canonical form.
+// recorded call of evidence.json over its bytes in the file.
 type Integrity struct {
 	Algorithm string     `json:"algorithm"`
 	Files     []FileHash `json:"files"`
@@ -598,7 +598,8 @@ type FileHash struct {
 }
 
 // CallHash is the hash of one recorded call: its index in evidence.json's
-// calls, its probe ID, and the SHA-256 of its RFC 8785 canonical form.
+// calls, its probe ID, and the SHA-256 of its bytes in evidence.json, from
+// its opening brace to its closing one (report/certify's HashCalls).
 type CallHash struct {
 	Index   int    `json:"index"`
 	ProbeID string `json:"probe_id"`

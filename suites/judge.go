@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -145,6 +146,10 @@ func withA2A(checks []Check) []Check {
 // seen as a harness error by every rule but those about refusals, so a 401
 // or a gateway's 503 is never judged as the application's answer.
 func (c Check) judge(store *evidence.Store, opts Options) Verdict {
+	if opts.Stop != nil {
+		stopJudging.Store(&opts.Stop)
+		defer stopJudging.Store(nil)
+	}
 	view := store.Only(evidence.Transport(c.Transport))
 	if !readsRefusals[c.ID] {
 		credential := store.Target().Credential
@@ -433,12 +438,32 @@ func eachReply(id string, calls []evidence.Call, needed func(evidence.Call) bool
 		if c.Message == nil {
 			continue // no JSON-RPC reply: nothing of the reply to judge
 		}
+		if why := stopping(); why != "" {
+			// Parsing and judging a reply cost its size, and a rule's
+			// replies may be many megabytes: a rule stops between them, the
+			// replies left a harness error (a failure found before stands).
+			c.HarnessError = why + " before this reply was judged"
+			t.errored = append(t.errored, c)
+			continue
+		}
 		r := parseReply(c)
 		if ok, fs := examine(r); ok {
 			t.judged(c, fs)
 		}
 	}
 	return t.verdict(none)
+}
+
+// stopJudging is the run's Options.Stop while a judge runs (Check.judge
+// sets it), for the loops over replies to ask between replies.
+var stopJudging atomic.Pointer[func() string]
+
+// stopping is why the judge running must stop ("" to go on).
+func stopping() string {
+	if f := stopJudging.Load(); f != nil {
+		return (*f)()
+	}
+	return ""
 }
 
 // probe returns the ID of a probe of the store's transport: "mcp/" or

@@ -3,6 +3,7 @@ package suites
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
@@ -48,11 +49,26 @@ func schemaChecks() []Check {
 
 // violations turns schema violations into findings under base.
 func violations(base string, vs []schemas.Violation) []finding {
-	fs := make([]finding, 0, len(vs))
+	fs := make([]finding, 0, len(vs)+1)
 	for _, v := range vs {
 		fs = append(fs, finding{base + v.Pointer, v.Message + " (" + v.SchemaID + ")"})
 	}
+	if n := len(vs); n > 0 && (vs[n-1].More > 0 || vs[n-1].Unlisted != "") {
+		fs = append(fs, finding{base, unlisted(vs[n-1])})
+	}
 	return fs
+}
+
+// unlisted says what the last violation of a document leaves unlisted.
+func unlisted(v schemas.Violation) string {
+	var parts []string
+	if v.More > 0 {
+		parts = append(parts, fmt.Sprintf("%d more schema errors not listed", v.More))
+	}
+	if v.Unlisted != "" {
+		parts = append(parts, v.Unlisted)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func judgeSCHEMA01(s *evidence.Store, o Options) Verdict {

@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
@@ -47,6 +49,33 @@ func publishedSchemas(t *testing.T) *schemas.Set {
 		t.Fatal(err)
 	}
 	return set
+}
+
+// longProducts is a completed get_products body of n products, the one at
+// bad (if any) carrying a member the closed product object refuses.
+func longProducts(n, bad int) string {
+	items := make([]string, n)
+	for i := range items {
+		extra := ""
+		if i == bad {
+			extra = `,"x_extra":true`
+		}
+		items[i] = fmt.Sprintf(`{"product_id":"p%d"%s}`, i, extra)
+	}
+	return `{"status":"completed","products":[` + strings.Join(items, ",") + `]}`
+}
+
+// stopAfter is o with a Stop that lets n replies be validated, then says
+// the run's deadline was hit.
+func stopAfter(o Options, n int) Options {
+	asked := 0
+	o.Stop = func() string {
+		if asked++; asked > n {
+			return "the run deadline (30s) was hit"
+		}
+		return ""
+	}
+	return o
 }
 
 // schemaNoSet are the cases without schemas, the same for every set.
@@ -96,6 +125,15 @@ func TestSCHEMA01CraftedTable(t *testing.T) {
 		{name: "a violation found elsewhere still fails beside an unvalidated reply", calls: []evidence.Call{mcp(ok),
 			mcpBody("mcp/get_signals/valid", "get_signals", `{"status":"completed"}`, false, evidence.PurposeValid)}, opts: brokenSchemas(t),
 			want: Fail, ptr: sc},
+		{name: "a list broken only past its detailed items fails at the list, saying so", calls: []evidence.Call{mcp(longProducts(20, 18))}, opts: o, want: Fail,
+			ptr: sc + "/products", msg: "breaks the schema past its first 16 items, or as a whole: it holds 20 items"},
+		{name: "a long list of sound items passes", calls: []evidence.Call{mcp(longProducts(20, -1))}, opts: o, want: Pass},
+		{name: "a reply left unvalidated at the run's deadline is a harness error saying so, never a pass", calls: []evidence.Call{mcp(ok)},
+			opts: stopAfter(o, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
+		{name: "a violation found before the deadline stands", calls: []evidence.Call{
+			mcpBody("mcp/get_products/a", "get_products", `{"status":"completed"}`, false, evidence.PurposeValid),
+			mcpBody("mcp/get_products/b", "get_products", ok, false, evidence.PurposeValid)},
+			opts: stopAfter(o, 1), want: Fail, ptr: sc},
 	}, schemaNoSet(mcp(`{"status":"completed","products":7}`))...))
 	runJudgeTable(t, "SCHEMA-01", catalogue.A2A, append([]judgeCase{
 		{name: "a conformant DataPart passes", calls: []evidence.Call{a2a("completed", ok)}, opts: o, want: Pass},
@@ -160,6 +198,8 @@ func TestSCHEMA02Table(t *testing.T) {
 		{name: "a harness error is the harness's", calls: []evidence.Call{a2aURLHarness}, opts: crafted, want: HarnessError},
 		{name: "an error schema that does not compile is a harness error, never the seller's failure", calls: []evidence.Call{a2aErr(good)}, opts: brokenSchemas(t),
 			want: HarnessError, msg: "could not be applied"},
+		{name: "an error left unvalidated at the run's deadline is a harness error saying so", calls: []evidence.Call{a2aErr(good)}, opts: stopAfter(crafted, 0),
+			want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
 	}, schemaNoSet(a2aErr(`{"code":42}`))...))
 	t.Run("published", func(t *testing.T) {
 		runJudgeTable(t, "SCHEMA-02", catalogue.MCP, cases(Options{Schemas: publishedSchemas(t)}))

@@ -3,7 +3,6 @@ package suites
 import (
 	"net"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,9 +21,25 @@ import (
 // challenge_url, at any depth, and an A2A FilePart's URL.
 var followedKeys = map[string]bool{"setup_url": true, "policy_url": true, "challenge_url": true, filePartKey: true}
 
-// urlShaped matches a string that claims to be an absolute URL with an
-// authority.
-var urlShaped = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+// urlShaped reports whether v claims to be an absolute URL with an
+// authority: a scheme (RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" /
+// "." )) followed by "://". It finds the first "://" and checks the scheme
+// before it, in time linear in v with a small constant: a regexp's scan of
+// a seller's 8 MiB string of letters cost URL-03 seconds per reply.
+func urlShaped(v string) bool {
+	i := strings.Index(v, "://")
+	if i < 1 || !isAlpha(v[0]) {
+		return false
+	}
+	for j := 1; j < i; j++ {
+		if c := v[j]; !isAlpha(c) && !('0' <= c && c <= '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func urlChecks() []Check {
 	return []Check{
@@ -196,7 +211,7 @@ func judgeURL03(s *evidence.Store, _ Options) Verdict {
 		seen := false
 		var fs []finding
 		eachString(r, func(p, _, v string) {
-			if !urlShaped.MatchString(v) {
+			if !urlShaped(v) {
 				return
 			}
 			seen = true

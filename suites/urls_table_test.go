@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -219,6 +220,11 @@ func TestURL03Table(t *testing.T) {
 		{name: "a reply with no URL-shaped string skips", calls: []evidence.Call{urlNoURL}, want: Skip, msg: "no URL observed"},
 		{name: "an error probe not run skips with its reason", calls: []evidence.Call{urlNotRun}, want: Skip, msg: "get_products is not listed"},
 		{name: "a harness error is the harness's", calls: []evidence.Call{urlHarness}, want: HarnessError},
+		{name: "replies left at the run's deadline are a harness error, never a pass", calls: []evidence.Call{product("https://cdn.example.com/p1")},
+			opts: stopAfter(Options{}, 0), want: HarnessError, msg: "the run deadline (30s) was hit before this reply was judged"},
+		{name: "a malformed URL found before the deadline still fails", calls: []evidence.Call{product("https://user@/p1"),
+			mcpBody("mcp/get_products/x_later", "get_products", `{"status":"completed","products":[]}`, false, evidence.PurposeValid)},
+			opts: stopAfter(Options{}, 1), want: Fail, ptr: p},
 	})
 	runJudgeTable(t, "URL-03", catalogue.A2A, []judgeCase{
 		{name: "a well-formed FilePart URL passes", calls: []evidence.Call{a2aFile10("https://cdn.example.com/kit.pdf")}, want: Pass},
@@ -247,5 +253,22 @@ func TestURLWalkDoesNotRepeatFileParts(t *testing.T) {
 	})
 	if n != 1 {
 		t.Fatalf("file.uri walked %d times", n)
+	}
+}
+
+// TestURLShapedIsTheSchemeGrammar: urlShaped takes a string as URL-03 must,
+// the RFC 3986 scheme grammar then "://", as the regexp it replaced
+// (^[a-zA-Z][a-zA-Z0-9+.-]*://) did, on each edge of that grammar.
+func TestURLShapedIsTheSchemeGrammar(t *testing.T) {
+	shaped := regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	for _, v := range []string{
+		"https://a", "x://", "H+t.t-p9://a", "z9://", "file:///tmp",
+		"", "://a", "1http://a", "+a://", "ht tp://a", "http:/a", "http:", "mailto:a@b", "a:b://c", "é://a",
+		"https", "http//a", "urn:isbn:0", strings.Repeat("p", 1<<16), strings.Repeat("p", 1<<16) + "://",
+		"ab/://c", "a?b://c",
+	} {
+		if got, want := urlShaped(v), shaped.MatchString(v); got != want {
+			t.Errorf("urlShaped(%.40q) = %v, want %v", v, got, want)
+		}
 	}
 }

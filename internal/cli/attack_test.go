@@ -98,36 +98,52 @@ func TestHostileAttacks(t *testing.T) {
 				a.b, code, took.Round(time.Millisecond), a.deadline, float64(allocated)/(1<<20), float64(peak)/(1<<20),
 				float64(evSize)/(1<<20), r.Verdict, cutText(r.HarnessError, 160))
 			assertNoSecret(t, dir, []string{hostileToken, attackAPIKey}, out, errOut, string(sum))
-			if took > a.deadline+attackSlack && !raceEnabled {
-				t.Errorf("the run took %v, over its deadline %v + %v", took, a.deadline, attackSlack)
-			}
-			if peak >= attackMemory && !raceEnabled {
-				t.Errorf("peak heap growth %d MB (%d MB allocated), limit %d MB", peak>>20, allocated>>20, attackMemory>>20)
-			}
-			if code != ExitOK && code != ExitNonConformant && code != ExitHarness {
-				t.Errorf("exit %d\n%s\n%s", code, out, tail(errOut))
-			}
+			checkAttackBounds(t, a.deadline, took, allocated, peak, code, out, errOut)
 			dials.check(t, m)
 			if a.check != nil {
 				a.check(t, m, dir)
 			}
 		})
 	}
+	t.Run("storyboard", func(t *testing.T) { testStoryboardAttacks(t, targets) }) // sbattack_test.go
+}
+
+// checkAttackBounds holds a finished attack run to the bounds: ended within
+// its deadline + attackSlack (stretched by the machine's load), the heap
+// grown less than attackMemory, an exit code of a verdict or of the
+// harness (never a usage error or a crash).
+func checkAttackBounds(t *testing.T, deadline, took time.Duration, allocated, peak uint64, code ExitCode, out, errOut string) {
+	t.Helper()
+	if slack, load := loadScaled(attackSlack); took > deadline+slack && !raceEnabled {
+		t.Errorf("the run took %v, over its deadline %v + %v (%v scaled by the load, ×%.1f)", took, deadline, slack, attackSlack, load)
+	}
+	if peak >= attackMemory && !raceEnabled {
+		t.Errorf("peak heap growth %d MB (%d MB allocated), limit %d MB", peak>>20, allocated>>20, attackMemory>>20)
+	}
+	if code != ExitOK && code != ExitNonConformant && code != ExitHarness {
+		t.Errorf("exit %d\n%s\n%s", code, out, tail(errOut))
+	}
 }
 
 // attackRun runs `adcp-conform run` against url with a bearer token and
 // an X-Api-Key header, its guard on network n, the step summary written to
 // summary; it fails the test if the run panics or does not return well
-// past its deadline.
+// past its deadline, and logs the goroutines of a run still going at its
+// deadline + the slack.
 func attackRun(t *testing.T, n fetch.Network, url, dir, summary string, deadline time.Duration, extra ...string) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
 	args := append([]string{"run", "--mcp", url, "--out", dir, "--timeout", "2s", "--deadline", deadline.String(),
 		"--bearer-env", "HOSTILE_TOKEN", "--header", "X-Api-Key: " + attackAPIKey, "--schemas", "off", "-v"}, extra...)
-	hang := deadline + 30*time.Second
+	slack, _ := loadScaled(attackSlack)
+	hang := deadline + max(30*time.Second, slack+15*time.Second)
 	if raceEnabled {
 		hang = 3 * time.Minute
 	}
-	return guardedRunOn(t, n, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, hang)
+	late := deadline + slack
+	if raceEnabled {
+		late = 0
+	}
+	return guardedRunLate(t, n, args, map[string]string{"HOSTILE_TOKEN": hostileToken, "GITHUB_STEP_SUMMARY": summary}, late, hang)
 }
 
 // redactedIn checks that evidence.json holds want: the seller's echo

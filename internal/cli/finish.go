@@ -33,6 +33,10 @@ type postConfig struct {
 
 	priv     ed25519.PrivateKey
 	expected []report.BaselineEntry
+	// stop, when set, says why the evidence must stop being written (the
+	// run interrupted, or out of time): the calls left are named as
+	// omitted in evidence.json, so the reports are written in time.
+	stop func() string
 }
 
 // addPostFlags registers --sign-key, --certify and --baseline on fs.
@@ -92,22 +96,19 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 	run.Baseline = p.expected
 	run.Settle()
 	certify.Mark(run, p.certify)
-	if err := writeReports(dir, run, store); err != nil {
+	written, hashes, err := writeReports(dir, run, store, p.stop)
+	if err != nil {
 		return err
 	}
-	var files []string
+	if left := len(store.Calls()) - len(written); left > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("%s holds the first %d recorded calls of %d: %s while writing it", FileEvidence, len(written), len(written)+left, p.stop()))
+	}
+	in := &report.Integrity{Algorithm: certify.Algorithm, Files: []report.FileHash{}, Calls: []report.CallHash{}}
 	for _, f := range sealed {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			files = append(files, f)
-		}
+		in.Files = append(in.Files, hashes[f])
 	}
-	var ids []string
-	for _, c := range store.Calls() {
-		ids = append(ids, c.ProbeID)
-	}
-	in, err := certify.Seal(dir, files, ids)
-	if err != nil {
-		return fmt.Errorf("hashing the evidence: %w", err)
+	for i, c := range written {
+		in.Calls = append(in.Calls, report.CallHash{Index: i, ProbeID: c.ProbeID, SHA256: c.SHA256})
 	}
 	run.Integrity = in
 	b, err := json.MarshalIndent(run, "", "  ")

@@ -1,13 +1,22 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/report/certify"
+	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -171,5 +180,39 @@ func TestReportsHoldNoRequestHeadersAndOnlyAllowlistedResponseHeaders(t *testing
 	}
 	if !evidenced {
 		t.Error("the failing run carries no evidence")
+	}
+}
+
+// The integrity record a run seals is taken as the files are written, not
+// by reading them back: it is the one certify.Seal reads from the folder,
+// and certify.Check finds the folder matches it, whatever the calls hold
+// (a reply nested past the report bound, one that is not UTF-8, long
+// strings of escapes).
+func TestTheSealTakenWhileWritingIsTheFolders(t *testing.T) {
+	store := evidence.NewStore(evidence.Target{MCP: "http://127.0.0.1:1/mcp"})
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	long := strings.Repeat(`\"x\\`, 50_000)
+	for i, msg := range []string{`{"jsonrpc":"2.0","id":1,"result":{"a":"` + long + `"}}`, deep, "{\"a\":\"\xff\"}"} {
+		store.Add(evidence.Call{ProbeID: fmt.Sprintf("mcp/p%d", i), Transport: evidence.MCP, Kind: evidence.KindToolCall, Message: json.RawMessage(msg),
+			Exchanges: []wire.Exchange{{Method: "POST", ResponseBody: wire.Bytes(msg), Events: []wire.Event{{Data: msg, Raw: wire.Bytes("data: \xfe\n\n")}}}}})
+	}
+	sel, err := runner.Select("", suites.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := runner.Report(runner.Meta{Tool: "adcp-conform", StartedAt: time.Now()}, store, sel, nil)
+	dir := t.TempDir()
+	if err := (&postConfig{}).finish(dir, run, store, sel); err != nil {
+		t.Fatal(err)
+	}
+	read, err := certify.Seal(dir, sealed, []string{"mcp/p0", "mcp/p1", "mcp/p2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(run.Integrity, read) {
+		t.Errorf("sealed while writing:\n%+v\nread back:\n%+v", run.Integrity, read)
+	}
+	if errs := certify.Check(dir, run.Integrity); len(errs) > 0 {
+		t.Errorf("the folder does not match its seal: %v", errs)
 	}
 }

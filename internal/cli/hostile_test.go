@@ -107,11 +107,14 @@ func hostileRun(t *testing.T, url, dir string, extra ...string) (code ExitCode, 
 // goroutine's stack: a hostile seller must never hang or crash the run.
 func guardedRun(t *testing.T, args []string, env map[string]string, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
-	return guardedRunOn(t, fetch.Network{}, args, env, hang)
+	return guardedRunLate(t, fetch.Network{}, args, env, 0, hang)
 }
 
-// guardedRunOn is guardedRun with the run's guard on network n.
-func guardedRunOn(t *testing.T, n fetch.Network, args []string, env map[string]string, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
+// guardedRunLate is guardedRun with the run's guard on network n that,
+// when the run has not returned after late (0: never), takes every
+// goroutine's stack then and logs it once the run is over: what held a run
+// past its bound, though it ended.
+func guardedRunLate(t *testing.T, n fetch.Network, args []string, env map[string]string, late, hang time.Duration) (code ExitCode, out, errOut string, took time.Duration) {
 	t.Helper()
 	var ob, eb bytes.Buffer
 	done := make(chan any, 1)
@@ -124,19 +127,32 @@ func guardedRunOn(t *testing.T, n fetch.Network, args []string, env map[string]s
 		}()
 		done <- Main(args, Stdio{In: strings.NewReader(""), Out: &ob, Err: &eb, Getenv: func(k string) string { return env[k] }, network: n})
 	}()
-	select {
-	case r := <-done:
-		took = time.Since(start)
-		c, ok := r.(ExitCode)
-		if !ok {
-			t.Fatalf("the run panicked: %v", r)
-		}
-		return c, ob.String(), eb.String(), took
-	case <-time.After(hang):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("the run hung (no return %v after start)\n%s", time.Since(start), buf[:runtime.Stack(buf, true)])
+	var lateStacks []byte
+	var lateTimer <-chan time.Time
+	if late > 0 {
+		lateTimer = time.After(late)
 	}
-	return
+	hung := time.After(hang)
+	for {
+		select {
+		case r := <-done:
+			took = time.Since(start)
+			if lateStacks != nil {
+				t.Logf("the run was still going %v after start; its goroutines then:\n%s", late, lateStacks)
+			}
+			c, ok := r.(ExitCode)
+			if !ok {
+				t.Fatalf("the run panicked: %v", r)
+			}
+			return c, ob.String(), eb.String(), took
+		case <-lateTimer:
+			buf := make([]byte, 1<<20)
+			lateStacks = buf[:runtime.Stack(buf, true)]
+		case <-hung:
+			buf := make([]byte, 4<<20)
+			t.Fatalf("the run hung (no return %v after start)\n%s", time.Since(start), buf[:runtime.Stack(buf, true)])
+		}
+	}
 }
 
 // overTarget names the fixtures known to miss the targets (the

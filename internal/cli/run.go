@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +42,19 @@ const (
 	// reference seller makes (it is the harness's own seller; a burst
 	// against a real seller is opt-in).
 	referenceBurst = 40
+	// signalWriteTime is how long after Ctrl-C the evidence is still
+	// written: probing and judging stop at once and the other reports come
+	// first (each bounded, and small), and what is left of the 2 s the
+	// README promises goes to sealing results.json and the terminal's
+	// summary (it took 0.1 s after 150 calls of 1 MB replies).
+	signalWriteTime = 1500 * time.Millisecond
+	// minEvidenceWrite is how long the evidence is written at least, however
+	// late its turn comes (see signalWriteTime, deadlineWriteTime).
+	minEvidenceWrite = 500 * time.Millisecond
+	// deadlineWriteTime is how long past --deadline the evidence is still
+	// written (judging stops before the deadline; the run ends within it
+	// plus 5 s).
+	deadlineWriteTime = 2 * time.Second
 )
 
 // The report files a run writes into --out.
@@ -87,6 +102,9 @@ type runConfig struct {
 }
 
 func runRun(args []string, stdio Stdio) error {
+	// --deadline counts from here: loading the storyboards and compiling
+	// the schemas are part of the run (a second or more on a busy machine).
+	started := time.Now()
 	var c runConfig
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
 	fs.Var(&targetValue{&c.mcpURL, "the seller's MCP endpoint"}, "mcp", "the seller's MCP endpoint `URL` (Streamable HTTP); none: test the bundled reference seller (an empty value is refused)")
@@ -210,10 +228,9 @@ func runRun(args []string, stdio Stdio) error {
 	reserve := min(c.deadline/5, 30*time.Second)
 	runCtx, stopRun := context.WithCancel(context.Background())
 	defer stopRun()
-	probeEnd := time.Now().Add(c.deadline - reserve)
+	probeEnd := started.Add(c.deadline - reserve)
 	ctx, cancel := context.WithDeadline(runCtx, probeEnd)
 	defer cancel()
-	started := time.Now()
 	sig := onSignal(stopRun) // signal.go
 	defer sig.stop()
 	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
@@ -272,6 +289,27 @@ func runRun(args []string, stdio Stdio) error {
 			return "interrupted by " + n
 		}
 		if time.Now().After(deadline) {
+			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
+		}
+		return ""
+	}
+	// The evidence stops being written 2 s past the deadline, or 1.5 s
+	// after a signal, whatever it holds: Ctrl-C ends a run in 2 s, and a
+	// run within its deadline + 5 s. But it always gets minEvidenceWrite:
+	// on a loaded machine the reports before it can take the whole budget,
+	// and a report that holds none of the calls recorded is no report.
+	var writing time.Time
+	post.stop = func() string {
+		if writing.IsZero() {
+			writing = time.Now()
+		}
+		if time.Since(writing) < minEvidenceWrite {
+			return ""
+		}
+		if d, ok := sig.since(); ok && d > signalWriteTime {
+			return "interrupted by " + sig.name()
+		}
+		if time.Now().After(started.Add(c.deadline + deadlineWriteTime)) {
 			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
 		}
 		return ""
@@ -545,8 +583,33 @@ func (c *runConfig) transports() []catalogue.Transport {
 }
 
 // writeReports writes every report file into dir, whatever the verdict,
-// through the store's redaction (redact.go).
-func writeReports(dir string, run *report.Run, store *evidence.Store) error {
+// through the store's redaction (redact.go), evidence.json last and only
+// as long as stop (nil: never) gives no reason. It returns the calls
+// evidence.json holds and the hash of each file, both taken as they were
+// written: sealing the folder reads nothing back (evidence.json may be
+// hundreds of megabytes).
+func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]evidence.Written, map[string]report.FileHash, error) {
+	hashes := map[string]report.FileHash{}
+	write := func(name string, fn func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		n := &counter{}
+		// The hash is of the bytes the file holds: redacted.
+		w := store.Redactor().Writer(io.MultiWriter(f, h, n))
+		if err := fn(w); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		if err := w.Close(); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		hashes[name] = report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		return f.Close()
+	}
 	jsonOf := func(v any) func(io.Writer) error {
 		return func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -561,13 +624,25 @@ func writeReports(dir string, run *report.Run, store *evidence.Store) error {
 		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
 		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
 		{FileResults, jsonOf(run)},
-		{FileEvidence, store.WriteJSON}, // call by call: it may hold --max-total about three times
 	} {
-		if err := writeRedacted(store.Redactor(), filepath.Join(dir, f.name), f.fn); err != nil {
-			return fmt.Errorf("writing %s: %w", f.name, err)
+		if err := write(f.name, f.fn); err != nil {
+			return nil, nil, err
 		}
 	}
-	return nil
+	var written []evidence.Written
+	err := write(FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
+		written, err = store.WriteJSONUntil(w, stop)
+		return err
+	})
+	return written, hashes, err
+}
+
+// counter counts the bytes written through it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // verbosePrinter prints one line per recorded call and its exchanges,

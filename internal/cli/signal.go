@@ -5,6 +5,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // runSignals watches for SIGINT and SIGTERM during a run: the first one
@@ -14,6 +15,7 @@ import (
 // Ginkgo's, so a signal is never swallowed by the judging phase.
 type runSignals struct {
 	got  atomic.Value // os.Signal
+	at   atomic.Int64 // when it arrived (Unix nanoseconds)
 	ch   chan os.Signal
 	done chan struct{}
 }
@@ -24,6 +26,7 @@ func onSignal(cancel func()) *runSignals {
 	go func() {
 		select {
 		case sig := <-s.ch:
+			s.at.Store(time.Now().UnixNano())
 			s.got.Store(sig)
 			cancel()
 			// A second Ctrl-C ends the process at once.
@@ -43,6 +46,14 @@ func (s *runSignals) name() string {
 		return "SIGTERM"
 	}
 	return ""
+}
+
+// since is how long ago the signal arrived; false before one did.
+func (s *runSignals) since() (time.Duration, bool) {
+	if s.name() == "" {
+		return 0, false
+	}
+	return time.Since(time.Unix(0, s.at.Load())), true
 }
 
 // exitCode is 128 + the signal that ended the run, or ExitOK.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
@@ -97,4 +98,67 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Ctrl-C ends a run within 2 s however much evidence it holds (issue 21):
+// after 150 storyboard calls answered with 1 MB replies, SIGINT makes the
+// run write what it has (evidence.json cut where the time ran out, the
+// rest named as omitted), mark it interrupted and exit 130. The run is a
+// child process; the seller is this one's.
+func TestSIGINTUnderLoadWritesTheReportsWithinTwoSeconds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs storyboards against a seller of 1 MB replies")
+	}
+	compliance := shared.File(t, "spec/compliance/3.1.19")
+	sb := hostile.StartHugeStoryboard(hostileToken, 1<<20)
+	defer sb.Stop()
+	dir := t.TempDir()
+	args, _ := json.Marshal([]string{"run", "--mcp", sb.URL, "--out", dir, "--timeout", "10s", "--deadline", "5m", "--schemas", "off",
+		"--bearer-env", "HOSTILE_TOKEN", "--storyboards", compliance, "--sandbox", "--allow-mutations"})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args), "HOSTILE_TOKEN="+hostileToken)
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	const calls = 150
+	for sb.Calls.Load() < calls {
+		select {
+		case <-done:
+			t.Fatalf("the run ended after %d calls, before the signal\n%s", sb.Calls.Load(), tail(stderr.String()))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the run was still going 20 s after SIGINT\n%s", tail(stderr.String()))
+	}
+	took := time.Since(sent)
+	_, load := loadScaled(time.Second)
+	t.Logf("SIGINT after %d calls: exit %d %v later (load per CPU %.1f)", calls, cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), load)
+	if got := ExitCode(cmd.ProcessState.ExitCode()); got != ExitInterrupted {
+		t.Errorf("exit %d, want %d\n%s", got, ExitInterrupted, tail(stderr.String()))
+	}
+	if limit, load := loadScaled(2 * time.Second); took > limit {
+		t.Errorf("the run took %v to end after SIGINT, want at most 2 s (%v with the machine's load, ×%.1f)", took, limit, load)
+	}
+	r := readResults(t, dir)
+	if !strings.Contains(r.HarnessError, "interrupted by SIGINT") {
+		t.Errorf("harness error %q does not say the run was interrupted", r.HarnessError)
+	}
+	pythonLoads(t, dir, FileResults, FileEvidence)
+	written, omitted := evidenceCalls(t, dir)
+	t.Logf("evidence.json holds %d calls, %d left out", written, omitted)
+	if written == 0 {
+		t.Errorf("evidence.json holds no call (%d left out): what was recorded is not written", omitted)
+	}
 }

@@ -11,10 +11,7 @@
 package evidence
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -394,6 +391,16 @@ func matches(c Call, filters []Filter) bool {
 type document struct {
 	Target Target `json:"target"`
 	Calls  []Call `json:"calls"`
+	// Omitted says how many recorded calls the file leaves out, and why:
+	// the run was interrupted, or hit its deadline, while writing them.
+	Omitted *Omitted `json:"omitted,omitempty"`
+}
+
+// Omitted is the count of recorded calls an evidence.json leaves out (the
+// last ones, in probe-ID order) and the reason.
+type Omitted struct {
+	Calls  int    `json:"calls"`
+	Reason string `json:"reason"`
 }
 
 // MarshalJSON writes the store in probe-ID order. A raw member encoding/json
@@ -401,44 +408,6 @@ type document struct {
 // a wrapper (see pack).
 func (s *Store) MarshalJSON() ([]byte, error) {
 	return json.Marshal(document{Target: s.target, Calls: packed(s.Calls())})
-}
-
-// WriteJSON writes the store as a json.Encoder with SetIndent("", "  ")
-// writes it (the same bytes, newline included), one call at a time: the
-// whole document, which holds every kept reply about three times (the
-// exchange's body, the message, the result), is never in memory at once.
-func (s *Store) WriteJSON(w io.Writer) error {
-	target, err := json.MarshalIndent(s.target, "  ", "  ")
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "{\n  \"target\": %s,\n  \"calls\": ", target)
-	calls := packed(s.Calls()) // a reply deeper than encoding/json's limit, wrapped (see pack)
-	if calls == nil {
-		bw.WriteString("null")
-	} else {
-		bw.WriteString("[")
-		for i, c := range calls {
-			b, err := json.MarshalIndent(c, "    ", "  ")
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				bw.WriteString(",")
-			}
-			bw.WriteString("\n    ")
-			if _, err := bw.Write(b); err != nil {
-				return err
-			}
-		}
-		if len(calls) > 0 {
-			bw.WriteString("\n  ")
-		}
-		bw.WriteString("]")
-	}
-	bw.WriteString("\n}\n")
-	return bw.Flush()
 }
 
 // UnmarshalJSON reads a store written by MarshalJSON.

@@ -25,8 +25,8 @@ func redact(r *wire.Redactor, c Call) Call {
 		c.Purposes = ps
 	}
 	c.HarnessError, c.Blocked, c.Refused, c.NotRun = r.String(c.HarnessError), r.String(c.Blocked), r.String(c.Refused), r.String(c.NotRun)
-	for _, f := range rawFields(&c) {
-		*f = json.RawMessage(r.Bytes(*f))
+	for _, m := range rawMembers(&c) {
+		*m.v = json.RawMessage(r.Bytes(*m.v))
 	}
 	if len(c.Exchanges) > 0 {
 		xs := make([]wire.Exchange, len(c.Exchanges))

@@ -77,9 +77,9 @@ func TestAddRedactsEveryText(t *testing.T) {
 		if where := leakcheck.Find(mustJSON(t, call), []string{redactSecret}); where != "" {
 			t.Errorf("the %s call holds the secret: %s", what, where)
 		}
-		for _, f := range rawFields(&call) {
-			if !json.Valid(*f) {
-				t.Errorf("the %s call's raw member is no longer JSON: %s", what, *f)
+		for _, m := range rawMembers(&call) {
+			if !json.Valid(*m.v) {
+				t.Errorf("the %s call's raw member %s is no longer JSON: %s", what, m.name, *m.v)
 			}
 		}
 	}

@@ -21,6 +21,14 @@ func Valid(raw []byte) bool {
 	return err == nil
 }
 
+// Depth returns the deepest nesting of arrays and objects in the JSON text
+// raw (0 for a scalar), and false when raw is not one valid JSON text (as
+// Valid). It never recurses, so any depth is measured in linear time.
+func Depth(raw []byte) (int, bool) {
+	_, depth, err := validateDepth(raw)
+	return depth, err == nil
+}
+
 // CheckText returns nil when raw is one well-formed JSON text encoded in
 // UTF-8 (RFC 8259 §2 and §8.1), whatever its depth; else an error saying
 // what is wrong and at which byte.

@@ -21,6 +21,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,12 @@ type Violation struct {
 	Keyword    string
 	SchemaPath string
 	Message    string
+	// More, on the last violation of a document, counts the violations
+	// found beyond MaxViolations and not listed; Unlisted says which parts
+	// of the document were validated for the verdict only (the items of a
+	// long list past the first DetailItems), "" when none.
+	More     int
+	Unlisted string
 }
 
 // Load reads the schema tree at dir (its base name is the release).
@@ -199,7 +206,25 @@ func (s *Set) relOf(url string) (string, error) {
 	return rel, nil
 }
 
-func (s *Set) schema(rel string) (*jsonschema.Schema, error) { return s.compile(s.Location(rel)) }
+func (s *Set) schema(rel string) (*jsonschema.Schema, error) {
+	target, verdict := strings.CutPrefix(rel, checkPrefix)
+	if !verdict {
+		return s.compile(s.Location(rel))
+	}
+	url := base + "/adcp-conform/verdict/" + target
+	s.mu.Lock()
+	_, done := s.compiled[url]
+	if !done {
+		doc := map[string]any{"$schema": "http://json-schema.org/draft-07/schema#",
+			"if": map[string]any{"$ref": s.Location(target)}, "else": false}
+		if err := s.c.AddResource(url, doc); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+	}
+	s.mu.Unlock()
+	return s.compile(url)
+}
 
 // compile returns the schema at an absolute location (a document's URL, a
 // JSON-pointer fragment optional), compiled once.
@@ -278,6 +303,21 @@ func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
 // Error validates an adcp_error object against core/error.json.
 func (s *Set) Error(obj []byte) ([]Violation, error) { return s.validate("core/error.json", obj) }
 
+// Bounds of one document's validation: a hostile reply of ten thousand
+// items, each breaking its schema in a dozen places, would otherwise have
+// the validator build (and the reports carry) a hundred thousand errors.
+const (
+	// MaxViolations is the most violations one document reports; the last
+	// one listed carries More, the count of those found beyond it.
+	MaxViolations = 50
+	// DetailItems is how many items of each list are validated in detail
+	// (each error located); the whole document, every item of every list,
+	// is validated for its verdict.
+	DetailItems = 16
+	// maxMessage bounds a violation's message (it may quote the value).
+	maxMessage = 512
+)
+
 func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 	sch, err := s.schema(rel)
 	if err != nil {
@@ -287,8 +327,83 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	return violations(sch.Validate(v))
+	// The verdict first, in the validator's yes-or-no mode: it stops at an
+	// instance's first error and records none, so its cost is the
+	// document's size, never its number of errors.
+	verdict, err := s.schema(checkPrefix + rel)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", rel, err)
+	}
+	if verdict.Validate(v) == nil {
+		return nil, nil
+	}
+	// Then the errors, of the document with each list cut to its first
+	// DetailItems items.
+	cut := map[string]int{}
+	err = sch.Validate(detailed(v, "", cut))
+	var ve *jsonschema.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return nil, err
+	}
+	var out []Violation // of the cut document: a bounded number
+	var leaves func(e *jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+			return
+		}
+		p := ""
+		for _, tok := range e.InstanceLocation {
+			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+		}
+		kp := e.ErrorKind.KeywordPath()
+		if _, wasCut := cut[p]; wasCut && len(kp) > 0 && (kp[len(kp)-1] == "minItems" || kp[len(kp)-1] == "contains") {
+			return // the cut list's, not the document's
+		}
+		id := strings.TrimPrefix(e.SchemaURL, base)
+		kw, sp := "", id
+		if len(kp) > 0 {
+			kw = kp[len(kp)-1]
+			if strings.Contains(id, "#") {
+				sp = id + "/" + strings.Join(kp, "/")
+			} else {
+				sp = id + "#/" + strings.Join(kp, "/")
+			}
+		}
+		msg := e.ErrorKind.LocalizedString(english)
+		if len(msg) > maxMessage {
+			msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
+		}
+		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: msg})
+	}
+	if ve != nil {
+		leaves(ve)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	more := 0
+	if len(out) > MaxViolations {
+		out, more = out[:MaxViolations], len(out)-MaxViolations
+	}
+	if len(out) == 0 {
+		// The whole document breaks the schema, its lists cut to their
+		// first items do not: every error lies past the detailed items of
+		// a long list, or in a list as a whole (maxItems, uniqueItems).
+		out = append(out, pastDetail(cut, "/schemas/"+s.release+"/"+rel))
+	}
+	if len(cut) > 0 {
+		p := longest(cut)
+		out[len(out)-1].Unlisted = fmt.Sprintf("the items past the first %d of each list (%s holds %d) were validated for the verdict only, their errors not listed", DetailItems, p, cut[p])
+	}
+	out[len(out)-1].More = more
+	return out, nil
 }
+
+// checkPrefix names, in the compiled cache, the yes-or-no schema of a
+// release schema: {"if": {"$ref": <it>}, "else": false}. A validator
+// applies an if schema in its yes-or-no mode.
+const checkPrefix = "?"
 
 // violations lists the leaves of a validation error (nil: none).
 func violations(err error) ([]Violation, error) {
@@ -330,4 +445,92 @@ func violations(err error) ([]Violation, error) {
 		out = append(out, Violation{Message: err.Error()})
 	}
 	return out, nil
+}
+
+// detailed returns v with every list longer than DetailItems cut to its
+// first DetailItems items, noting in cut the JSON pointer and length of
+// each list it cut. v is not changed.
+func detailed(v any, at string, cut map[string]int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = detailed(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), cut)
+		}
+		return out
+	case []any:
+		n := len(x)
+		if n > DetailItems {
+			cut[at] = n
+			n = DetailItems
+		}
+		out := make([]any, n)
+		for i := range n {
+			out[i] = detailed(x[i], at+"/"+strconv.Itoa(i), cut)
+		}
+		return out
+	}
+	return v
+}
+
+// pastDetail is the violation of a document that breaks schema id only
+// in what its detailed validation left out (the items of the lists cut):
+// at the list, or at the nearest member holding every list cut, naming
+// them (the first few).
+func pastDetail(cut map[string]int, id string) Violation {
+	lists := make([]string, 0, len(cut))
+	for p := range cut {
+		lists = append(lists, p)
+	}
+	sort.Strings(lists)
+	if len(lists) == 1 {
+		p := lists[0]
+		return Violation{Pointer: p, SchemaID: id, Message: fmt.Sprintf(
+			"the list breaks the schema past its first %d items, or as a whole: it holds %d items, and a list this long is checked in full for the verdict but its errors are listed only within its first %d items",
+			DetailItems, cut[p], DetailItems)}
+	}
+	at := lists[0]
+	var named []string
+	for i, p := range lists {
+		at = commonPointer(at, p)
+		if i < 3 {
+			named = append(named, fmt.Sprintf("%s (%d items)", p, cut[p]))
+		}
+	}
+	if len(lists) > 3 {
+		named = append(named, fmt.Sprintf("%d more", len(lists)-3))
+	}
+	return Violation{Pointer: at, SchemaID: id, Message: fmt.Sprintf(
+		"one of the %d lists longer than %d items breaks the schema past its first %d items, or as a whole: %s; each is checked in full for the verdict but its errors are listed only within its first %d items",
+		len(lists), DetailItems, DetailItems, strings.Join(named, ", "), DetailItems)}
+}
+
+// commonPointer is the longest JSON pointer a and b both start with.
+func commonPointer(a, b string) string {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(ta) && n < len(tb) && ta[n] == tb[n] {
+		n++
+	}
+	return strings.Join(ta[:n], "/")
+}
+
+// longest is the pointer of the longest list cut ("" when none).
+func longest(cut map[string]int) string {
+	best, n := "", -1
+	for p, l := range cut {
+		if l > n || (l == n && p < best) {
+			best, n = p, l
+		}
+	}
+	return best
+}
+
+// Total is the number of violations vs stands for: those listed and the
+// More of the last.
+func Total(vs []Violation) int {
+	if len(vs) == 0 {
+		return 0
+	}
+	return len(vs) + vs[len(vs)-1].More
 }

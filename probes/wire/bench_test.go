@@ -12,9 +12,21 @@ import (
 
 // BenchmarkRoundTrip compares a loopback JSON-RPC call over a bare
 // http.Transport with the same call through Transport (capture, redaction,
-// bearer token).
+// bearer token), for a 1.1 KB reply and one just under the default
+// --max-body (8 MiB): the bytes allocated per call show what capturing a
+// large body costs.
 func BenchmarkRoundTrip(b *testing.B) {
-	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{"products":[` + strings.Repeat(`{"product_id":"p","name":"Product name","pricing_options":[{"model":"cpm","rate":12.5}]},`, 12) + `{}]}}`)
+	small := []byte(`{"jsonrpc":"2.0","id":1,"result":{"products":[` + strings.Repeat(`{"product_id":"p","name":"Product name","pricing_options":[{"model":"cpm","rate":12.5}]},`, 12) + `{}]}}`)
+	large := []byte(`{"jsonrpc":"2.0","id":1,"result":{"padding":"` + strings.Repeat("p", int(DefaultMaxBodyBytes)-64<<10) + `"}}`)
+	for _, r := range []struct {
+		name  string
+		reply []byte
+	}{{"1KB", small}, {"8MiB", large}} {
+		b.Run(r.name, func(b *testing.B) { benchRoundTrip(b, r.reply) })
+	}
+}
+
+func benchRoundTrip(b *testing.B, reply []byte) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")

@@ -104,3 +104,11 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("wire: %s exceeds the limit of %d bytes", e.What, e.Limit)
 }
+
+// MaxJSONDepth is the deepest nesting of a seller's JSON that a report
+// (results.json, evidence.json, junit.xml, report.html, the step summary)
+// writes as JSON; a deeper value is kept as escaped text with a note. Real
+// AdCP replies nest a dozen levels; a hostile one nested thousands deep
+// would otherwise cost its depth squared in indentation, and readers with
+// a recursion limit (Python's json stops near 1 000) could not load it.
+const MaxJSONDepth = 64

@@ -108,9 +108,19 @@ func (r *record) setResponse(resp *http.Response, sse bool, encoding string) {
 	r.notify()
 }
 
-func (r *record) addBody(p []byte, wire int64) {
+// addBody appends p to the body read so far; limit is the most the body
+// may hold (Limits.MaxBodyBytes).
+func (r *record) addBody(p []byte, wire, limit int64) {
 	r.mu.Lock()
 	if !r.finished {
+		if need := len(r.raw) + len(p); need > cap(r.raw) {
+			// Doubled, never past the limit: append grows a large slice
+			// by a quarter at a time, which copied an 8 MiB body five
+			// times over (40 MB allocated a reply), not twice.
+			grown := make([]byte, len(r.raw), max(need, min(2*cap(r.raw), int(limit))))
+			copy(grown, r.raw)
+			r.raw = grown
+		}
 		r.raw = append(r.raw, p...)
 		r.ex.ResponseBodySize += int64(len(p))
 		r.ex.WireBytes = wire

@@ -250,6 +250,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec.ex.RequestHeaders, _ = t.red.Header(out.Header)
 	if len(reqBody) > 0 {
 		rec.ex.RequestBody, _ = t.red.Body(reqBody, truncated)
+		// Charged to the run's evidence budget like a reply: a storyboard
+		// may echo megabytes of a seller's reply back in its requests. One
+		// the budget cannot take is kept all the same (its reply is matched
+		// by its JSON-RPC id), and leaves the budget spent.
+		if !t.lim.Budget.take(len(rec.ex.RequestBody)) {
+			t.lim.Budget.refuse()
+		}
 	}
 	rec.ex.RequestBodySize = size
 	rec.ex.RequestTruncated = truncated
@@ -461,7 +468,7 @@ func (b *teeBody) read(p []byte) (int, error) {
 			over = true
 		}
 		b.n += int64(n)
-		b.rec.addBody(p[:n], b.counted.n)
+		b.rec.addBody(p[:n], b.counted.n, b.lim.MaxBodyBytes)
 		if b.sse != nil {
 			if serr := b.sse.feed(p[:n]); serr != nil {
 				return n, b.end(serr, false, true)

@@ -742,3 +742,29 @@ func TestTinyEventsWithALongIDAreBounded(t *testing.T) {
 		t.Errorf("kept %d of %d events, dropped %+v: the budget charges no overhead per event", len(x.Events), tiny+1, x.Dropped)
 	}
 }
+
+// Request bodies are charged to the run's evidence budget (issue 21): a
+// request of megabytes (a storyboard echoing a seller's reply back) spends
+// it, so the reply after it keeps its size and SHA-256 only; the request
+// itself is kept (the harness matches replies by its id).
+func TestRequestBodiesAreChargedToTheBudget(t *testing.T) {
+	ctx := testCtx(t)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	tr := &Transport{Limits: Limits{Budget: NewBudget(6000)}}
+	big := `{"jsonrpc":"2.0","id":1,"method":"m","params":{"pad":"` + strings.Repeat("x", 8000) + `"}}`
+	cctx, capt := WithCapture(ctx, "big-request")
+	if _, _, err := post(cctx, t, tr.client(), srv.URL, big); err != nil {
+		t.Fatal(err)
+	}
+	_ = capt.Wait(ctx)
+	xs := capt.Exchanges()
+	if len(xs) != 1 || len(xs[0].RequestBody) != len(big) || xs[0].Dropped == nil || xs[0].Dropped.BodySHA256 == "" {
+		t.Fatalf("exchanges %d; want the request kept whole and the reply after it dropped: %+v", len(xs), xs)
+	}
+	if !tr.Limits.Budget.Spent() {
+		t.Error("an 8 KB request did not spend a 6 000-byte budget")
+	}
+}

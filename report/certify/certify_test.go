@@ -3,6 +3,7 @@ package certify
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -254,5 +255,38 @@ func TestContractKeepsStoryboardSkipsInTheVocabulary(t *testing.T) {
 	Contract(run)
 	if sk := run.Storyboards[0].Skip; sk.Reason != "not_applicable" || sk.Detail != "not declared: signals" {
 		t.Errorf("skip %+v", sk)
+	}
+}
+
+// HashCalls hashes each call's bytes whatever its strings hold: quotes,
+// escaped quotes and backslashes, braces and long runs of text, wherever
+// they fall against the scanner's 64 KiB reads. The oracle is
+// encoding/json's decoder, which gives each element's exact bytes.
+func TestHashCallsSkipsStringsExactly(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString(`{"target":{"mcp":"http://x"},"calls":[`)
+	texts := []string{`a\"b`, `\\`, `\\\"`, `}{][`, `\u0022`, `\\\\`, ``, `\\\\\"x`}
+	for i := range 40 {
+		if i > 0 {
+			doc.WriteString(" ,\n")
+		}
+		pad := strings.Repeat("p", (i*7919)%(70<<10)) // some strings span a read, some end at its edge
+		fmt.Fprintf(&doc, `{"probe_id":"c%d","s":"%s%s","t":["%s"],"o":{"k\"}":"%s"}}`, i, pad, texts[i%len(texts)], texts[(i+3)%len(texts)], pad)
+	}
+	doc.WriteString(`]}`)
+	var want struct {
+		Calls []json.RawMessage `json:"calls"`
+	}
+	if err := json.Unmarshal([]byte(doc.String()), &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := HashCalls([]byte(doc.String()))
+	if err != nil || len(got) != len(want.Calls) {
+		t.Fatalf("%d calls hashed of %d: %v", len(got), len(want.Calls), err)
+	}
+	for i, c := range want.Calls {
+		if got[i].SHA256 != digest(c) {
+			t.Errorf("call %d: hash %s, want the hash of its bytes", i, got[i].SHA256)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -42,12 +40,9 @@ const (
 	maxFindingsPerRule = 50
 	maxEvidencePerRule = 8
 	maxActualBytes     = 2048
-	// maxEmbeddedBytes bounds each body, event and payload results.json
-	// embeds, and maxEmbeddedEvents the events of each exchange: a reply
-	// cited by several rules and a step would otherwise be copied whole
-	// into each. evidence.json keeps every recorded call whole, once, and
-	// results.json holds its hash (integrity.calls).
-	maxEmbeddedBytes  = 64 << 10
+	// maxEmbeddedEvents bounds the events of each exchange results.json
+	// embeds, as report.MaxEmbeddedBytes bounds each body, event and
+	// payload.
 	maxEmbeddedEvents = 200
 )
 
@@ -143,7 +138,7 @@ func steps(store *evidence.Store, results []Result) []report.Step {
 	for _, c := range store.Calls() {
 		st := report.Step{StoryboardID: StoryboardID, PhaseID: phase(c), StepID: c.ProbeID, Task: task(c), DurationMS: c.DurationMS,
 			Validations: []report.Validation{}, Extraction: report.Extraction{Path: extractionPath(c)}, Passed: true}
-		st.Request = &report.Request{Transport: string(c.Transport), Operation: task(c), Payload: orNull(c.Arguments), URL: c.URL}
+		st.Request = &report.Request{Transport: string(c.Transport), Operation: task(c), Payload: report.Embed(orNull(c.Arguments)), URL: c.URL}
 		if c.Answered() || c.HTTPStatus != 0 {
 			st.Response = response(c)
 		}
@@ -232,7 +227,7 @@ func response(c evidence.Call) *report.Response {
 	default:
 		r.Payload = json.RawMessage("null")
 	}
-	r.Payload = elided(r.Payload)
+	r.Payload = report.Embed(r.Payload)
 	if n := len(c.Exchanges); n > 0 {
 		r.Headers = wire.ReportResponseHeaders(c.Exchanges[n-1].ResponseHeaders)
 	}
@@ -244,22 +239,9 @@ func response(c evidence.Call) *report.Response {
 func excerpts(xs []wire.Exchange) []wire.Exchange {
 	out := make([]wire.Exchange, len(xs))
 	for i, x := range xs {
-		out[i] = x.Excerpt(maxEmbeddedBytes, maxEmbeddedEvents)
+		out[i] = x.Excerpt(report.MaxEmbeddedBytes, maxEmbeddedEvents)
 	}
 	return out
-}
-
-// elided returns a payload over maxEmbeddedBytes as an object naming its
-// size and SHA-256 and where the whole of it is; smaller payloads as they
-// are.
-func elided(payload json.RawMessage) json.RawMessage {
-	if len(payload) <= maxEmbeddedBytes {
-		return payload
-	}
-	sum := sha256.Sum256(payload)
-	b, _ := json.Marshal(map[string]map[string]any{"adcp_conform_elided": {
-		"bytes": len(payload), "sha256": hex.EncodeToString(sum[:]), "whole_in": "evidence.json"}})
-	return b
 }
 
 func orNull(b json.RawMessage) json.RawMessage {
@@ -284,7 +266,7 @@ func actual(idx *docIndex, c evidence.Call, f suites.Finding) json.RawMessage {
 		b, _ := json.Marshal(string(v[:maxActualBytes]) + "…")
 		return b
 	}
-	return v
+	return report.Embed(v) // 2 KiB may nest a thousand levels
 }
 
 // docIndex resolves the findings' JSON pointers into one call's reply,

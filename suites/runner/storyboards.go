@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -74,12 +75,13 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 		step.Extraction = extraction(o)
 		if st.Request != nil {
 			b, _ := json.Marshal(st.Request)
-			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: wire.RedactJSON(b)}
+			step.Request = &report.Request{Transport: o.Transport, Operation: st.Task, Payload: report.Embed(wire.RedactJSON(b))}
 		}
 		resp := &report.Response{Transport: o.Transport, Status: o.HTTPStatus, Payload: o.PayloadRaw}
 		if resp.Payload == nil && o.Call.Message != nil {
 			resp.Payload = o.Call.Message
 		}
+		resp.Payload = report.Embed(resp.Payload) // cut as the rules' evidence is
 		step.Response = resp
 	}
 	return step
@@ -94,7 +96,7 @@ func extraction(o *storyboard.Observation) report.Extraction {
 		return report.Extraction{Path: "error", Note: "extracted by " + o.ExtractionPath}
 	case o.Transport == "http":
 		return report.Extraction{Path: "none", Note: "an HTTP document, read as JSON"}
-	case o.Payload == nil:
+	case !o.HasPayload():
 		return report.Extraction{Path: "none"}
 	case o.ExtractionPath == "artifact" || o.ExtractionPath == "status_message":
 		return report.Extraction{Path: "structured_content", Note: "A2A DataPart (" + o.ExtractionPath + ")"}
@@ -106,13 +108,26 @@ func reportValidation(v storyboard.Result) report.Validation {
 	out := report.Validation{ID: v.ID, Check: v.Check, Rule: "storyboard", Passed: v.Passed, Description: v.Description, Severity: v.Severity,
 		NotApplicable: v.NotApplicable, Note: v.Note, Observations: v.Observations, Message: v.Message, JSONPointer: v.JSONPointer}
 	if !v.Passed {
+		// A value a seller sent may be megabytes long, or nested
+		// thousands deep: embedded as rule evidence is, unless
+		// StoryboardResult.Slim already did.
 		out.Expected = v.Expected
-		if v.Actual != nil {
-			if b, err := json.Marshal(v.Actual); err == nil {
-				out.Actual = b
+		switch e := v.Expected.(type) {
+		case nil, json.RawMessage:
+		default:
+			if b, err := json.Marshal(e); err == nil {
+				if e := report.Embed(b); !bytes.Equal(e, b) {
+					out.Expected = e
+				}
 			}
-		} else {
+		}
+		switch a := v.Actual.(type) {
+		case nil:
 			out.Actual = json.RawMessage("null")
+		case json.RawMessage:
+			out.Actual = a
+		default:
+			out.Actual = report.EmbedValue(a)
 		}
 	}
 	if v.SchemaID != "" {

@@ -771,15 +771,26 @@ func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Resu
 	res.Expected = id
 	res.JSONPointer = ptr(vs[0].Pointer)
 	out := make([]map[string]any, 0, min(len(vs), maxEchoItems))
+	last := vs[len(vs)-1]
 	for i, x := range vs {
 		if i == maxEchoItems {
-			res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", len(vs)-maxEchoItems))
+			res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", schemas.Total(vs)-maxEchoItems))
 			break
 		}
 		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": bound(x.Message, maxEchoString)})
 	}
+	if len(vs) <= maxEchoItems && last.More > 0 {
+		res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", last.More))
+	}
+	if last.Unlisted != "" {
+		res.Observations = append(res.Observations, last.Unlisted)
+	}
 	res.Actual = out
-	res.Message = fmt.Sprintf("the reply breaks %s (%d schema errors)", rel, len(vs))
+	atLeast := ""
+	if last.Unlisted != "" {
+		atLeast = "at least "
+	}
+	res.Message = fmt.Sprintf("the reply breaks %s (%s%d schema errors)", rel, atLeast, schemas.Total(vs))
 	return res
 }
 

@@ -59,6 +59,9 @@ type Observation struct {
 	// application (evidence.Call.Unreached). The step is then an error,
 	// never a failure.
 	Failure string
+
+	// hadPayload is set by StoryboardResult.Slim when it dropped Payload.
+	hadPayload bool
 }
 
 // Facts are what a check reads besides its own validation: the step's

@@ -25,6 +25,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
 
@@ -199,6 +200,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			}
 			e := env
 			results[i] = storyboard.Run(ctx, sb, &e, d)
+			results[i].Slim(report.Embed) // graded: only what the report reads is kept
 			live.end(sb.ID)
 			if len(results[i].Generated) > 0 {
 				b, _ := json.Marshal(results[i].Generated)
