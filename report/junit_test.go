@@ -237,3 +237,41 @@ func TestJUnitStoryboardBaselineAgreesWithTheExitCode(t *testing.T) {
 		t.Errorf("%d failures, want 2", doc.Failures)
 	}
 }
+
+// TestJUnitStoryboardStepBaselineAgreesWithTheExitCode: an entry naming a
+// step makes that step's failure a skipped testcase with the entry's
+// reason, and a listed step that passes a failed one.
+func TestJUnitStoryboardStepBaselineAgreesWithTheExitCode(t *testing.T) {
+	r := storyboardRun()
+	r.Baseline = []BaselineEntry{{Rule: "storyboard:media_buy_seller", Step: "create/create_media_buy", Reason: "tracked as SELL-9"},
+		{Rule: "storyboard:capability_discovery", Step: "protocol_discovery/get_capabilities", Reason: "fixed in 2.2"}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteJUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc parsedSuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch s.Name + " " + c.Name {
+			case "storyboard: media_buy_seller create/create_media_buy":
+				seen++
+				if c.Failure != nil || c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "expected failure (baseline: tracked as SELL-9): field_value /status") {
+					t.Errorf("expected failure: %+v", c)
+				}
+			case "storyboard: capability_discovery protocol_discovery/get_capabilities":
+				seen++
+				if c.Failure == nil || !strings.Contains(c.Failure.Message, "storyboard:capability_discovery step protocol_discovery/get_capabilities: stale baseline entry") {
+					t.Errorf("stale entry: %+v", c)
+				}
+			}
+		}
+	}
+	if seen != 2 || doc.Failures != 2 { // ENV-02 and the stale entry
+		t.Errorf("%d cases seen, %d failures; want 2, 2", seen, doc.Failures)
+	}
+}

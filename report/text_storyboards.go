@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -102,13 +103,27 @@ type sbAttention struct {
 
 // storyboardAttention lists what needs a look, what fails the run first:
 // failed steps, harness errors (of steps, or of storyboards that ran
-// none), stale baseline entries, expected failures.
+// none), stale baseline entries, expected failures (each with the
+// baseline's reason; a step listed step by step once, even when it only
+// fails an advisory check).
 func storyboardAttention(r *Run) []sbAttention {
 	var failed, errs, stale, expected []sbAttention
 	for _, sb := range r.Storyboards {
 		mark := sb.Baseline
-		if mark != nil && mark.Status == Stale {
+		whole := mark != nil && len(mark.Steps) == 0
+		if whole && mark.Status == Stale {
 			stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, What: "passes now: remove " + sb.BaselineKey() + " from the baseline"})
+		}
+		if mark != nil {
+			for _, sm := range mark.Steps {
+				switch sm.Status {
+				case Stale:
+					stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, Where: sm.Step,
+						What: "passes now: remove its entry (" + sb.BaselineKey() + ", step " + sm.Step + ") from the baseline"})
+				case ExpectedFailure:
+					expected = append(expected, sbAttention{Label: "EXPECTED", Storyboard: sb.ID, Where: sm.Step, What: sm.Reason})
+				}
+			}
 		}
 		steps := r.StoryboardSteps(sb.ID)
 		if len(steps) == 0 && sb.Outcome == Error {
@@ -119,14 +134,19 @@ func storyboardAttention(r *Run) []sbAttention {
 				continue // an optional phase's failure fails nothing on its own
 			}
 			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID}
+			sm := sb.StepMark(st.PhaseID, st.StepID)
 			switch st.Outcome() {
 			case Failed:
-				a.What = failureLine(st)
-				if mark != nil && mark.Status == ExpectedFailure {
-					a.Label = "EXPECTED"
+				switch {
+				case whole && mark.Status == ExpectedFailure:
+					a.Label, a.What = "EXPECTED", mark.Reason
 					expected = append(expected, a)
-				} else {
-					a.Label = "FAILED"
+				case sm != nil && sm.Status == ExpectedFailure: // listed above
+				default:
+					a.Label, a.What = "FAILED", failureLine(st)
+					if sm != nil && sm.Status == Unexpected {
+						a.What += " (the baseline expects " + strings.Join(sm.Checks, ",") + ", not " + strings.Join(sm.Failed, ",") + ")"
+					}
 					failed = append(failed, a)
 				}
 			case Error:
@@ -138,32 +158,54 @@ func storyboardAttention(r *Run) []sbAttention {
 	return append(append(append(failed, errs...), stale...), expected...)
 }
 
+// maxExpectedLines bounds the expected failures the terminal summary
+// lists, one line each.
+const maxExpectedLines = 40
+
 // writeStoryboardFailures lists the failing storyboard steps with their
-// first failed validation, capped.
+// first failed validation, capped, then the expected failures with the
+// baseline's reason, one line each.
 func writeStoryboardFailures(b *strings.Builder, r *Run, dir string) {
-	bad := storyboardAttention(r)
-	if len(bad) == 0 {
-		return
+	all := storyboardAttention(r)
+	i := slices.IndexFunc(all, func(a sbAttention) bool { return a.Label == "EXPECTED" })
+	if i < 0 {
+		i = len(all)
 	}
+	bad, expected := all[:i], all[i:]
 	html := "report.html"
 	if dir != "" {
 		html = filepath.Join(wire.Sanitize(dir, 400), html)
 	}
-	fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
+	where := func(a sbAttention) string {
+		if a.Where != "" {
+			return a.Storyboard + "/" + a.Where
+		}
+		return a.Storyboard
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
+	}
 	for i, a := range bad {
 		if i == maxStoryboardLines {
 			fmt.Fprintf(b, "  … and %d more: %s#storyboards\n", len(bad)-i, html)
 			break
 		}
-		where := a.Storyboard
-		if a.Where != "" {
-			where += "/" + a.Where
-		}
-		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine(where, maxLine))
+		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine(where(a), maxLine))
 		fmt.Fprintf(b, "  %-8s %s\n", "", termLine(a.What, maxLine))
 		if i == len(bad)-1 {
 			fmt.Fprintf(b, "  %-8s details: %s#storyboards\n", "", html)
 		}
+	}
+	if len(expected) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nexpected failures (%d, as the baseline lists them: they do not fail the run)\n", len(expected))
+	for i, a := range expected {
+		if i == maxExpectedLines {
+			fmt.Fprintf(b, "  … and %d more: %s#storyboards\n", len(expected)-i, html)
+			break
+		}
+		fmt.Fprintf(b, "  %s — %s\n", termLine(where(a), maxLine), termLine(a.What, 2*maxLine))
 	}
 }
 
