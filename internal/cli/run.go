@@ -258,6 +258,7 @@ func runRun(args []string, stdio Stdio) error {
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
 	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
+	run.Sandbox = c.sandbox // baseline entries may be scoped to sandbox runs
 	if sbPlan.release != nil {
 		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
 	}
