@@ -189,3 +189,21 @@ func TestWriteTextListsTheBaselinesStoryboardSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestAMirroredStoryboardsStepsAreListedOnce: a release's domains/ mirror,
+// skipped, shares its id with the protocols/ copy that ran; the failing
+// step is listed once.
+func TestAMirroredStoryboardsStepsAreListedOnce(t *testing.T) {
+	r := &Run{AdcpRelease: "3.1.19", Storyboards: []StoryboardResult{
+		{ID: "a", Category: "media-buy", Path: "domains/a.yaml", Skip: &Skip{Reason: "not_applicable", Detail: "domains/ mirrors protocols/"}},
+		{ID: "a", Category: "media-buy", Path: "protocols/a.yaml"}},
+		Steps: []Step{sbStep("a", "p", "s", "t", false, Validation{Check: "field_value", Description: "d"})}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "storyboard failures first (1)\n") || strings.Count(s, "FAILED   a/p/s") != 1 {
+		t.Errorf("the step is not listed once:\n%s", s)
+	}
+}

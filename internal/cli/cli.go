@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // Stdio are the streams a command reads and writes, and the environment it
@@ -27,6 +28,9 @@ type Stdio struct {
 	// runs of one command (the reference seller's passes, --targets):
 	// fetched once, said once.
 	storyboards *storyboardPlan
+	// ledger, when set, is the baseline of a run given none (--baseline)
+	// and no --certify: the reference seller's passes get its ledger.
+	ledger []report.BaselineEntry
 }
 
 func (s Stdio) getenv(name string) string {

@@ -135,10 +135,13 @@ func runRun(args []string, stdio Stdio) error {
 		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
 	}
 	if c.mcpURL == "" && c.a2aURL == "" {
-		return runReference(args, c, stdio) // every face of the bundled seller (reference.go)
+		return runReference(args, c, post, stdio) // every face of the bundled seller (reference.go)
 	}
 	if err := post.prepare(c.labelFilter); err != nil {
 		return err
+	}
+	if post.baseline == "" && !post.certify {
+		post.expected = stdio.ledger
 	}
 	cfg, err := c.probeConfig(stdio)
 	if err != nil {

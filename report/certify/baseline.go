@@ -35,7 +35,7 @@ type baselineFile struct {
 // the runner output contract names them) and of a check kind in a
 // baseline entry.
 var (
-	storyboardID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+	storyboardID = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
 	stepID       = regexp.MustCompile(`^[A-Za-z0-9_.:-]+/[A-Za-z0-9_.:-]+$`)
 	checkKind    = regexp.MustCompile(`^[a-z0-9_]+(\(advisory\))?$`)
 )

@@ -134,13 +134,13 @@ func TestParseBaselineIsStrict(t *testing.T) {
 	if err != nil || len(got) != 2 || !reflect.DeepEqual(got[1], report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
 		t.Fatalf("%v %v", got, err)
 	}
-	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n"), known)
-	if err != nil || len(got) != 1 || got[0].Rule != "storyboard:media_buy_seller" {
-		t.Errorf("a storyboard entry: %v %v", got, err)
+	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n- rule: storyboard:media_buy_seller/pricing_currency_filter\n  reason: r\n"), known)
+	if err != nil || len(got) != 2 || got[0].Rule != "storyboard:media_buy_seller" {
+		t.Errorf("storyboard entries (a scenario's id holds a slash): %v %v", got, err)
 	}
 	for _, bad := range []string{`{"expected_failures":[{"rule":"X-1","reason":"r"}]}`, `{"expected_failures":[{"rule":"CTX-01","reason":" "}]}`,
 		`{"expected_failures":[],"extra":1}`, `[]`, `{"expected_failures":[{"rule":"storyboard:","reason":"r"}]}`,
-		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`, `{"expected_failures":[{"rule":"storyboard:a//b","reason":"r"}]}`,
 		`{"expected_failures":[{"rule":"storyboard:a","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`,
 		// A step is a storyboard's, <phase>/<step>, listed once, with check kinds.
 		`{"expected_failures":[{"rule":"CTX-01","step":"p/s","reason":"r"}]}`,
