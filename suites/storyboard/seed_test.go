@@ -407,3 +407,15 @@ func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.
 		}
 	}
 }
+
+func TestAStoryboardWithAWebhookStepOrARateLimitTripWaits(t *testing.T) {
+	doc := func(task string) *Storyboard {
+		return parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: "+task+"\n")
+	}
+	for task, want := range map[string]bool{"expect_webhook": true, "expect_no_webhook": true, "expect_webhook_retry_keys_stable": true,
+		"expect_webhook_signature_valid": true, "expect_rate_limit_not_replayed": true, "get_products": false, "comply_test_controller": false} {
+		if got := doc(task).Waits(); got != want {
+			t.Errorf("%s: waits %v, want %v", task, got, want)
+		}
+	}
+}

@@ -309,6 +309,21 @@ func (sb *Storyboard) Group() string {
 	return parts[1]
 }
 
+// Waits says the storyboard waits on purpose, whatever the agent's speed:
+// a webhook step (a delivery, or the settle after a terminal trigger) or a
+// rate-limit trip (the agent's retry_after). A runner starts such
+// storyboards first, so their waiting overlaps the others' work.
+func (sb *Storyboard) Waits() bool {
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			if slices.Contains(webhookTasks, st.Task) || st.Task == "expect_rate_limit_not_replayed" || st.RateLimitTrip != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ShapesNextCall says the storyboard drives a controller scenario that
 // shapes the next call of the caller's account (force_get_products_arm,
 // force_create_media_buy_arm, force_get_signals_arm: "the next … call from

@@ -162,27 +162,66 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
 	results := make([]storyboard.StoryboardResult, len(cfg.Release.Storyboards))
+	// runs reports whether the storyboard runs, else records why not.
+	runs := func(i int) bool {
+		sb := cfg.Release.Storyboards[i]
+		switch {
+		case cfg.Include != nil && !cfg.Include(sb):
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
+				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
+		case versionSkip != nil:
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
+		default:
+			if skip := storyboard.Gate(sb, &env); skip != nil {
+				results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, Skip: skip}
+				return false
+			}
+			return true
+		}
+		return false
+	}
+	run := func(i int) {
+		sb := cfg.Release.Storyboards[i]
+		e := env
+		results[i] = storyboard.Run(ctx, sb, &e, d)
+		live.end(sb.ID)
+		if len(results[i].Generated) > 0 {
+			b, _ := json.Marshal(results[i].Generated)
+			live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
+		}
+	}
+	// The order they run in; the results keep the release's. A storyboard
+	// that shapes the account's next call (storyboard.ShapesNextCall:
+	// every storyboard of a run is the same account, so another's call in
+	// between would consume the instruction) runs alone, before the
+	// others. Then the others side by side, those that wait on purpose
+	// (storyboard.Waits: webhook deliveries and settles, a rate-limit
+	// trip's retry_after) first, so their waiting overlaps the rest of
+	// the run instead of trailing it.
+	var alone, waiting, other []int
+	for i, sb := range cfg.Release.Storyboards {
+		switch {
+		case sb.ShapesNextCall():
+			alone = append(alone, i)
+		case sb.Waits():
+			waiting = append(waiting, i)
+		default:
+			other = append(other, i)
+		}
+	}
+	for _, i := range alone {
+		if runs(i) {
+			run(i)
+		}
+	}
 	limit := cfg.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	// alone: a storyboard that shapes the account's next call runs with no
-	// other in flight (storyboard.ShapesNextCall); the others share.
-	var alone sync.RWMutex
-	for i, sb := range cfg.Release.Storyboards {
-		if cfg.Include != nil && !cfg.Include(sb) {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
-				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
-			continue
-		}
-		if versionSkip != nil {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
-			continue
-		}
-		if skip := storyboard.Gate(sb, &env); skip != nil {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, Skip: skip}
+	for _, i := range append(waiting, other...) {
+		if !runs(i) {
 			continue
 		}
 		wg.Add(1)
@@ -190,20 +229,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if sb.ShapesNextCall() {
-				alone.Lock()
-				defer alone.Unlock()
-			} else {
-				alone.RLock()
-				defer alone.RUnlock()
-			}
-			e := env
-			results[i] = storyboard.Run(ctx, sb, &e, d)
-			live.end(sb.ID)
-			if len(results[i].Generated) > 0 {
-				b, _ := json.Marshal(results[i].Generated)
-				live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
-			}
+			run(i)
 		}()
 	}
 	wg.Wait()
