@@ -419,3 +419,37 @@ func TestAStoryboardWithAWebhookStepOrARateLimitTripWaits(t *testing.T) {
 		}
 	}
 }
+
+// In a read-only sandbox run the controller's steps run (--sandbox is
+// their consent, as for seeding), so the step reading the state they force
+// is graded on it; other mutating steps stay skipped.
+func TestAReadOnlySandboxRunDrivesTheController(t *testing.T) {
+	sb := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n"+
+		"      - id: force\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n"+
+		"      - id: read\n        title: s\n        task: get_media_buys\n        sample_request: {}\n")
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": ok(map[string]any{"success": true}),
+		"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
+	}}
+	e := controllerEnv()
+	e.AllowMutations = false
+	if got := outcomes(Run(t.Context(), sb, e, f)); got != "p.force=pass p.read=pass => passed" {
+		t.Fatal(got)
+	}
+}
+
+// A task the test kit names ($test_kit.operations.…) is the task the step
+// sends: a mutating one leaves the storyboard out of a read-only run.
+func TestARunModeReadsTheTestKitsTask(t *testing.T) {
+	sb := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nprerequisites: {test_kit: test-kits/k.yaml}\nphases:\n  - id: p\n    title: p\n    steps:\n"+
+		"      - id: s\n        title: s\n        task: $test_kit.operations.emitter\n        sample_request: {}\n")
+	e := env("create_media_buy")
+	e.TestKits = map[string]map[string]any{"test-kits/k.yaml": {"operations": map[string]any{"emitter": "create_media_buy"}}}
+	if ns := RunMode(sb, e); ns != nil {
+		t.Errorf("with --allow-mutations: %+v", ns)
+	}
+	e.AllowMutations = false
+	if ns := RunMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
+		t.Errorf("read-only: %+v, want it left out for create_media_buy", ns)
+	}
+}

@@ -176,14 +176,22 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 func RunMode(sb *Storyboard, env *Env) *Skip {
 	var mutating []string
 	controller := slices.Contains(sb.Requires, "controller")
+	kit := TestKitFor(sb, env)
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
-			if st.Task == controllerTool {
+			task := st.Task
+			// A task the test kit names ($test_kit.operations.…: webhook
+			// emission's primary_webhook_emitter is create_media_buy) is the
+			// one the step sends.
+			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
+				task = t
+			}
+			if task == controllerTool {
 				controller = true
 				continue
 			}
-			if env.Mutating != nil && env.Mutating(st.Task) && !slices.Contains(mutating, st.Task) {
-				mutating = append(mutating, st.Task)
+			if env.Mutating != nil && env.Mutating(task) && !slices.Contains(mutating, task) {
+				mutating = append(mutating, task)
 			}
 		}
 	}
