@@ -29,8 +29,10 @@ type Stdio struct {
 	// fetched once, said once.
 	storyboards *storyboardPlan
 	// ledger, when set, is the baseline of a run given none (--baseline)
-	// and no --certify: the reference seller's passes get its ledger.
-	ledger []report.BaselineEntry
+	// and no --certify: the reference seller's passes get its ledger;
+	// ledgerNotice says so, once the flags are good (the first pass only).
+	ledger       []report.BaselineEntry
+	ledgerNotice string
 }
 
 func (s Stdio) getenv(name string) string {

@@ -119,7 +119,7 @@ func runReference(args []string, c runConfig, post *postConfig, stdio Stdio) err
 			return fmt.Errorf("the reference seller's ledger: %w", err) // a build defect: its test parses it
 		}
 		sub.ledger = entries
-		fmt.Fprintf(stdio.Err, "adcp-conform: the reference seller's ledger is the baseline (%s): its known storyboard failures are expected; --baseline FILE replaces it\n", ledgerPath)
+		sub.ledgerNotice = fmt.Sprintf("adcp-conform: the reference seller's ledger is the baseline (%s): its known storyboard failures are expected; --baseline FILE replaces it\n", ledgerPath)
 	}
 	sub.Getenv = func(name string) string {
 		switch name {
@@ -139,7 +139,7 @@ func runReference(args []string, c runConfig, post *postConfig, stdio Stdio) err
 	// first's.
 	var out03, err03 bytes.Buffer
 	sub03 := sub
-	sub03.Out, sub03.Err = &out03, &err03
+	sub03.Out, sub03.Err, sub03.ledgerNotice = &out03, &err03, ""
 	if sb != nil { // fetched once for both passes; the first says so
 		sub.storyboards, sub03.storyboards = sb.shared(true), sb.shared(false)
 	}

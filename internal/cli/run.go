@@ -197,6 +197,9 @@ func runRun(args []string, stdio Stdio) error {
 		return err
 	}
 	fmt.Fprint(stdio.Err, sbPlan.notice) // the flags are good: say where the storyboards came from
+	if post.baseline == "" && !post.certify {
+		fmt.Fprint(stdio.Err, stdio.ledgerNotice)
+	}
 
 	// --deadline bounds the whole run: the probes stop early enough to
 	// leave a fifth of it (at most 30 s) for judging and writing the
