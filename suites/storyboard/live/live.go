@@ -329,6 +329,9 @@ type dispatcher struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// once and nonce make the run's A2A contextIds (contextID).
+	once  sync.Once
+	nonce string
 	// cards are the agent cards by agent ("" is the agent under test),
 	// each fetched once per run.
 	cards map[string]*agentCard
@@ -557,11 +560,30 @@ func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, agent 
 	if !ok {
 		return failed
 	}
+	client := a2a.NewClient(cfg, card)
 	if override {
 		// The card is public; the bogus credential goes to the task.
 		cfg.BearerToken, cfg.Header = bogus(req.Auth)
+		client = a2a.NewClient(cfg, card)
+	} else {
+		// One buyer's conversation, as over MCP one session: the
+		// storyboard's calls share a contextId (a seller may key its
+		// state and its rate limit on it).
+		client = client.InContext(d.contextID(req.Storyboard, agent))
 	}
-	return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	return client.Send(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+// contextID is the A2A contextId of a storyboard's conversation with
+// agent: unique to the run, so two runs against one seller never share
+// one.
+func (d *dispatcher) contextID(storyboardID, agent string) string {
+	d.once.Do(func() {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b) // never fails
+		d.nonce = hex.EncodeToString(b)
+	})
+	return "adcp-conform-" + d.nonce + "-" + sessionKey(storyboardID, agent)
 }
 
 // cardProbeID is the probe ID of the fetch of agent's card: "storyboard/card"
