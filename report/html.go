@@ -600,6 +600,13 @@ type htmlStep struct {
 	// RequestLine and ResponseLine say what the payloads are.
 	RequestLine  string
 	ResponseLine string
+	// Baseline is the baseline's mark of the step, when it lists the step;
+	// BaselineChecks the check kinds its entry lists, BaselineSpec and
+	// BaselineUpstream the entry's spec text and upstream reference.
+	Baseline         *StepBaselineMark
+	BaselineChecks   string
+	BaselineSpec     string
+	BaselineUpstream string
 }
 
 // htmlValidation is one failed validation, its values made readable.
@@ -631,7 +638,14 @@ func htmlStoryboards(r *Run) []htmlSBCategory {
 				}
 				hs := htmlStoryboard{StoryboardResult: sb, Open: o != Passed}
 				for _, st := range r.StoryboardSteps(sb.ID) {
-					hs.Steps = append(hs.Steps, htmlStepOf(st))
+					h := htmlStepOf(st)
+					if h.Baseline = sb.StepMark(st.PhaseID, st.StepID); h.Baseline != nil {
+						h.BaselineChecks = strings.Join(h.Baseline.Checks, ", ")
+						if e := r.baselineEntry(sb.BaselineKey(), h.Baseline.Step); e != nil {
+							h.BaselineSpec, h.BaselineUpstream = e.Spec, e.Upstream
+						}
+					}
+					hs.Steps = append(hs.Steps, h)
 				}
 				hc.Storyboards = append(hc.Storyboards, hs)
 			}
@@ -704,4 +718,15 @@ func htmlStepOf(st Step) htmlStep {
 		}
 	}
 	return hs
+}
+
+// baselineEntry is the run's baseline entry in scope for a storyboard's
+// step, nil when none lists it.
+func (r *Run) baselineEntry(rule, step string) *BaselineEntry {
+	for i, e := range r.Baseline {
+		if e.Rule == rule && e.Step == step && e.AppliesTo(r.StoryboardsRelease, r.Sandbox) {
+			return &r.Baseline[i]
+		}
+	}
+	return nil
 }

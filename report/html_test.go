@@ -356,3 +356,31 @@ func TestHTMLShowsPublishabilityOnACertificationRunOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLMarksBaselineStorySteps checks a storyboard listed step by step:
+// the listed step shows its mark with the reason, the spec text and the
+// upstream link (a javascript: URL is neutralized), the storyboard how
+// many steps are listed.
+func TestHTMLMarksBaselineStorySteps(t *testing.T) {
+	r := storyboardRun()
+	r.Baseline = []BaselineEntry{{Rule: "storyboard:media_buy_seller", Step: "create/create_media_buy", Reason: "asks what the spec does not",
+		Spec: "error-codes: CREATIVE_NOT_FOUND", Upstream: "https://github.com/adcontextprotocol/adcp/issues/1"},
+		{Rule: "storyboard:capability_discovery", Step: "protocol_discovery/get_capabilities", Reason: "fixed", Upstream: "javascript:alert(1)"}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteHTML(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, want := range []string{"baseline: 1 listed step — ",
+		"baseline: expected failure (asks what the spec does not)", "the spec: error-codes: CREATIVE_NOT_FOUND",
+		`<a href="https://github.com/adcontextprotocol/adcp/issues/1">`,
+		"baseline: stale entry — the step passes now; remove it from the baseline (fixed)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `href="javascript:`) {
+		t.Error("a javascript: upstream is a link")
+	}
+}

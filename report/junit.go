@@ -223,7 +223,7 @@ func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
 		suite.Properties = append(suite.Properties, junitProperty{"path", sb.Path})
 	}
 	mark := sb.Baseline
-	expected := mark != nil && mark.Status == ExpectedFailure
+	expected := mark != nil && mark.Status == ExpectedFailure && len(mark.Steps) == 0
 	steps := r.StoryboardSteps(sb.ID)
 	if sb.Skip != nil || len(steps) == 0 {
 		c := junitCase{Name: sb.ID, Classname: sb.ID, Time: seconds(sb.DurationMS)}
@@ -248,13 +248,21 @@ func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
 		if o == Failed || o == Error {
 			c.SystemOut = stepPayloads(st)
 		}
+		sm := sb.StepMark(st.PhaseID, st.StepID)
 		switch {
-		case mark != nil && mark.Status == Stale && k == 0:
+		case mark != nil && mark.Status == Stale && len(mark.Steps) == 0 && k == 0:
 			c.Failure = &junitMessage{Message: oneLine(sb.BaselineKey() + ": stale baseline entry: the storyboard passes; remove it from the baseline (reason given: " + mark.Reason + ")"),
+				Type: "must"}
+			suite.Failures++
+		case sm != nil && sm.Status == Stale:
+			c.Failure = &junitMessage{Message: oneLine(sb.BaselineKey() + " step " + sm.Step + ": stale baseline entry: the step passes; remove it from the baseline (reason given: " + sm.Reason + ")"),
 				Type: "must"}
 			suite.Failures++
 		case o == Failed && expected:
 			c.Skipped = &junitMessage{Message: oneLine("expected failure (baseline: " + mark.Reason + "): " + failureLine(st))}
+			suite.Skipped++
+		case o == Failed && sm != nil && sm.Status == ExpectedFailure:
+			c.Skipped = &junitMessage{Message: oneLine("expected failure (baseline: " + sm.Reason + "): " + failureLine(st))}
 			suite.Skipped++
 		case o == Failed:
 			c.Failure = &junitMessage{Message: failureLine(st), Type: "must", Text: validationsText(st)}

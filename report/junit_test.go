@@ -205,36 +205,55 @@ func TestJUnitWritesAStoryboardSuiteWithATestcasePerStep(t *testing.T) {
 	}
 }
 
+// TestJUnitStoryboardBaselineAgreesWithTheExitCode: a storyboard's entry,
+// whole or naming a step, makes the failing step a skipped testcase with
+// the entry's reason, and a listed storyboard or step that passes a failed
+// one.
 func TestJUnitStoryboardBaselineAgreesWithTheExitCode(t *testing.T) {
-	r := storyboardRun()
-	r.Baseline = []BaselineEntry{{Rule: "storyboard:media_buy_seller", Reason: "tracked as SELL-9"},
-		{Rule: "storyboard:capability_discovery", Reason: "fixed in 2.2"}}
-	r.Settle()
-	var out bytes.Buffer
-	if err := WriteJUnit(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	var doc parsedSuites
-	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range doc.Suites {
-		for _, c := range s.Cases {
-			switch s.Name + " " + c.Name {
-			case "storyboard: media_buy_seller create/create_media_buy":
-				if c.Failure != nil || c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "expected failure (baseline: tracked as SELL-9): field_value /status") {
-					t.Errorf("expected failure: %+v", c)
-				}
-			case "storyboard: capability_discovery protocol_discovery/get_capabilities":
-				if c.Failure == nil || !strings.Contains(c.Failure.Message, "storyboard:capability_discovery: stale baseline entry") {
-					t.Errorf("stale entry: %+v", c)
+	for _, tc := range []struct {
+		name     string
+		baseline []BaselineEntry
+		stale    string
+	}{
+		{"whole", []BaselineEntry{{Rule: "storyboard:media_buy_seller", Reason: "tracked as SELL-9"},
+			{Rule: "storyboard:capability_discovery", Reason: "fixed in 2.2"}}, "storyboard:capability_discovery: stale baseline entry"},
+		{"step", []BaselineEntry{{Rule: "storyboard:media_buy_seller", Step: "create/create_media_buy", Reason: "tracked as SELL-9"},
+			{Rule: "storyboard:capability_discovery", Step: "protocol_discovery/get_capabilities", Reason: "fixed in 2.2"}},
+			"storyboard:capability_discovery step protocol_discovery/get_capabilities: stale baseline entry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := storyboardRun()
+			r.Baseline = tc.baseline
+			r.Settle()
+			var out bytes.Buffer
+			if err := WriteJUnit(&out, r); err != nil {
+				t.Fatal(err)
+			}
+			var doc parsedSuites
+			if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			for _, s := range doc.Suites {
+				for _, c := range s.Cases {
+					switch s.Name + " " + c.Name {
+					case "storyboard: media_buy_seller create/create_media_buy":
+						seen++
+						if c.Failure != nil || c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "expected failure (baseline: tracked as SELL-9): field_value /status") {
+							t.Errorf("expected failure: %+v", c)
+						}
+					case "storyboard: capability_discovery protocol_discovery/get_capabilities":
+						seen++
+						if c.Failure == nil || !strings.Contains(c.Failure.Message, tc.stale) {
+							t.Errorf("stale entry: %+v", c)
+						}
+					}
 				}
 			}
-		}
-	}
-	// ENV-02 and the stale entry.
-	if doc.Failures != 2 {
-		t.Errorf("%d failures, want 2", doc.Failures)
+			if seen != 2 || doc.Failures != 2 { // ENV-02 and the stale entry
+				t.Errorf("%d cases seen, %d failures; want 2, 2", seen, doc.Failures)
+			}
+		})
 	}
 }
 

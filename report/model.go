@@ -113,20 +113,96 @@ const (
 	// Unjudged: the rule was not judged (skipped, error or disabled); the
 	// entry has no effect.
 	Unjudged = "unjudged"
+	// Unexpected: a storyboard step fails, but not as its entry says (other
+	// check kinds), or a storyboard with step entries fails on a step none
+	// lists; it fails the run as a failure nobody expected does.
+	Unexpected = "unexpected"
 )
 
 // BaselineEntry is one expected failure a baseline file lists: a rule
-// ("CTX-01") or a storyboard ("storyboard:<id>").
+// ("CTX-01") or a storyboard ("storyboard:<id>"), the whole storyboard or,
+// with Step, one of its steps.
 type BaselineEntry struct {
-	Rule   string `json:"rule"`
-	Reason string `json:"reason"`
+	Rule string `json:"rule"`
+	// Step narrows a storyboard entry to one step, "<phase_id>/<step_id>":
+	// the storyboard's failure is expected only when every step it fails on
+	// is listed, and each listed step fails as its entry says.
+	Step string `json:"step,omitempty"`
+	// Checks are the check kinds the step fails, as StepFailures lists them
+	// ("field_value", "field_present(advisory)", "error"): the step's
+	// failure is expected when it fails some of them and nothing else (a
+	// run without schemas grades response_schema not applicable); none:
+	// any failure.
+	Checks []string `json:"checks,omitempty"`
+	Reason string   `json:"reason"`
+	// Spec quotes the specification the reason rests on; Upstream points
+	// to where the defect is reported or was introduced (a URL).
+	Spec     string `json:"spec,omitempty"`
+	Upstream string `json:"upstream,omitempty"`
+	// Releases and Sandbox scope the entry: it applies to a run of one of
+	// these compliance releases (none: any run) and, when Sandbox is set, to
+	// runs with (true) or without (false) --sandbox only. An entry out of
+	// scope is not applied.
+	Releases []string `json:"releases,omitempty"`
+	Sandbox  *bool    `json:"sandbox,omitempty"`
 }
 
-// BaselineMark is what the baseline made of a rule: its status and the
-// entry's reason.
+// AppliesTo reports whether the entry is in scope for a run of the
+// compliance release (its storyboards', "" when none ran) with or without
+// --sandbox.
+func (e BaselineEntry) AppliesTo(release string, sandbox bool) bool {
+	if len(e.Releases) > 0 && !slices.Contains(e.Releases, release) {
+		return false
+	}
+	return e.Sandbox == nil || *e.Sandbox == sandbox
+}
+
+// BaselineMark is what the baseline made of a rule or a storyboard: its
+// status and the entry's reason; a storyboard listed step by step has the
+// mark of each listed step, and its own status sums them up.
 type BaselineMark struct {
+	Status string             `json:"status"`
+	Reason string             `json:"reason"`
+	Steps  []StepBaselineMark `json:"steps,omitempty"`
+}
+
+// StepBaselineMark is what the baseline made of one listed storyboard
+// step: expected_failure (it fails listed checks only), unexpected (it
+// fails another too), stale (it passes with no failed check) or unjudged
+// (skipped, erred or not run).
+type StepBaselineMark struct {
+	Step   string `json:"step"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
+	// Checks are the check kinds the entry lists; Failed those the step
+	// failed (StepFailures).
+	Checks []string `json:"checks,omitempty"`
+	Failed []string `json:"failed,omitempty"`
+}
+
+// StepFailures are the check kinds of a step's failed validations, once
+// each and sorted: "kind", or "kind(advisory)" for a failed advisory one
+// (a step may pass with those), and "error" for a harness error. A step
+// graded not applicable fails none.
+func StepFailures(st Step) []string {
+	var kinds []string
+	for _, v := range st.Validations {
+		if v.Passed || v.NotApplicable {
+			continue
+		}
+		k := v.Check
+		if v.Severity == Advisory {
+			k += "(advisory)"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if st.Error != "" {
+		kinds = append(kinds, "error")
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // Failing reports whether the rule counts as a failure of the run: it
@@ -374,9 +450,11 @@ func (s StoryboardResult) BaselineKey() string { return StoryboardBaselinePrefix
 const StoryboardBaselinePrefix = "storyboard:"
 
 // Failing reports whether the storyboard counts as a failure of the run:
-// it failed and the baseline does not expect it.
+// it failed and the baseline does not expect it (a storyboard listed step
+// by step is stale when its failures are all expected and a listed step
+// passes: the stale entry fails the run, not the storyboard).
 func (s StoryboardResult) Failing() bool {
-	return s.Outcome == Failed && (s.Baseline == nil || s.Baseline.Status != ExpectedFailure)
+	return s.Outcome == Failed && (s.Baseline == nil || (s.Baseline.Status != ExpectedFailure && s.Baseline.Status != Stale))
 }
 
 // StoryboardSteps returns the steps of the storyboard id, in order.
@@ -481,6 +559,10 @@ type Run struct {
 	// Release is the AdCP release whose storyboards and schemas the run
 	// used and what chose it; nil when it used neither.
 	Release *Release `json:"release,omitempty"`
+	// Sandbox is set when the run targeted a sandbox (--sandbox): the
+	// controller-driven storyboards ran, and baseline entries scoped to
+	// sandbox runs apply.
+	Sandbox bool `json:"sandbox,omitempty"`
 	// Certify is set on a certification run (--certify): every rule, no
 	// label filter, no baseline.
 	Certify bool `json:"certify,omitempty"`
@@ -630,8 +712,15 @@ func Aggregate(specs []SpecResult) (Outcome, string) {
 func (r *Run) Settle() {
 	r.Counts = Counts{}
 	baseline := map[string]string{}
+	steps := map[string][]BaselineEntry{}
 	for _, e := range r.Baseline {
-		baseline[e.Rule] = e.Reason
+		switch {
+		case !e.AppliesTo(r.StoryboardsRelease, r.Sandbox):
+		case e.Step != "":
+			steps[e.Rule] = append(steps[e.Rule], e)
+		default:
+			baseline[e.Rule] = e.Reason
+		}
 	}
 	for i := range r.Rules {
 		rule := &r.Rules[i]
@@ -652,14 +741,15 @@ func (r *Run) Settle() {
 		}
 		r.Counts[rule.Outcome]++
 	}
-	r.settleStoryboards(baseline)
+	r.settleStoryboards(baseline, steps)
 	r.Verdict = r.verdict()
 	r.RunSummary = r.summary()
 }
 
 // settleStoryboards counts each storyboard's steps, folds them into its
-// outcome and marks the storyboards the baseline lists.
-func (r *Run) settleStoryboards(baseline map[string]string) {
+// outcome and marks the storyboards the baseline lists, whole or step by
+// step.
+func (r *Run) settleStoryboards(baseline map[string]string, steps map[string][]BaselineEntry) {
 	index := map[string]int{}
 	for i := range r.Storyboards {
 		r.Storyboards[i].Counts = Counts{}
@@ -709,8 +799,70 @@ func (r *Run) settleStoryboards(baseline map[string]string) {
 				status = Stale
 			}
 			sb.Baseline = &BaselineMark{Status: status, Reason: reason}
+		} else if es := steps[sb.BaselineKey()]; len(es) > 0 && (sb.Outcome == Failed || sb.Outcome == Passed) {
+			sb.Baseline = r.stepMarks(r.StoryboardSteps(sb.ID), es)
 		}
 	}
+}
+
+// stepMarks marks a storyboard's listed steps and sums them up: unexpected
+// when it fails on a step no entry expects, else stale when a listed step
+// passes, else expected_failure when a listed step fails as listed, else
+// unjudged.
+func (r *Run) stepMarks(steps []Step, entries []BaselineEntry) *BaselineMark {
+	m := &BaselineMark{Status: Unjudged}
+	expected := map[string]bool{}
+	var reasons []string
+	for _, e := range entries {
+		sm := StepBaselineMark{Step: e.Step, Status: Unjudged, Reason: e.Reason, Checks: e.Checks}
+		i := slices.IndexFunc(steps, func(st Step) bool { return st.PhaseID+"/"+st.StepID == e.Step })
+		if i >= 0 && steps[i].Skip == nil && steps[i].Outcome() != Error {
+			sm.Failed = StepFailures(steps[i])
+			switch {
+			case len(sm.Failed) == 0:
+				sm.Status = Stale
+			case len(e.Checks) == 0 || !slices.ContainsFunc(sm.Failed, func(c string) bool { return !slices.Contains(e.Checks, c) }):
+				sm.Status = ExpectedFailure
+				expected[e.Step] = true
+			default:
+				sm.Status = Unexpected
+			}
+		}
+		m.Steps = append(m.Steps, sm)
+		if !slices.Contains(reasons, e.Reason) {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	m.Reason = strings.Join(reasons, "; ")
+	has := func(status string) bool {
+		return slices.ContainsFunc(m.Steps, func(sm StepBaselineMark) bool { return sm.Status == status })
+	}
+	unexpected := slices.ContainsFunc(steps, func(st Step) bool {
+		return st.Outcome() == Failed && !st.Optional && !expected[st.PhaseID+"/"+st.StepID]
+	})
+	switch {
+	case unexpected:
+		m.Status = Unexpected
+	case has(Stale):
+		m.Status = Stale
+	case has(ExpectedFailure):
+		m.Status = ExpectedFailure
+	}
+	return m
+}
+
+// StepMark is the baseline's mark of one step of the storyboard, nil when
+// its baseline lists no such step.
+func (s StoryboardResult) StepMark(phaseID, stepID string) *StepBaselineMark {
+	if s.Baseline == nil {
+		return nil
+	}
+	for i := range s.Baseline.Steps {
+		if s.Baseline.Steps[i].Step == phaseID+"/"+stepID {
+			return &s.Baseline.Steps[i]
+		}
+	}
+	return nil
 }
 
 // NotApplicable is the skip reason of a rule whose transports the run did
@@ -857,8 +1009,18 @@ func (r *Run) summary() RunSummary {
 			families = append(families, sb.Category)
 		}
 		tracks[sb.Category][sb.Outcome]++
-		if sb.Baseline != nil {
-			switch sb.Baseline.Status {
+		if sb.Baseline == nil {
+			continue
+		}
+		statuses := []string{sb.Baseline.Status}
+		if len(sb.Baseline.Steps) > 0 { // listed step by step: each counts
+			statuses = nil
+			for _, sm := range sb.Baseline.Steps {
+				statuses = append(statuses, sm.Status)
+			}
+		}
+		for _, status := range statuses {
+			switch status {
 			case ExpectedFailure:
 				s.ExpectedFailures++
 			case Stale:

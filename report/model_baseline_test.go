@@ -16,16 +16,16 @@ func TestTheBaselineTurnsListedFailuresIntoExpectedOnes(t *testing.T) {
 	}{
 		{"an expected failure passes the run",
 			[]RuleResult{rule("CTX-01", Must, spec(Failed, "bad")), rule("ENV-01", Must, spec(Passed, ""))},
-			[]BaselineEntry{{"CTX-01", "known"}}, Conformant, 0},
+			[]BaselineEntry{{Rule: "CTX-01", Reason: "known"}}, Conformant, 0},
 		{"a listed rule that passes is stale",
 			[]RuleResult{rule("CTX-01", Must, spec(Passed, ""))},
-			[]BaselineEntry{{"CTX-01", "known"}}, StaleBaseline, 1},
+			[]BaselineEntry{{Rule: "CTX-01", Reason: "known"}}, StaleBaseline, 1},
 		{"a new failure fails the run",
 			[]RuleResult{rule("CTX-01", Must, spec(Failed, "bad")), rule("ENV-01", Must, spec(Failed, "worse"))},
-			[]BaselineEntry{{"CTX-01", "known"}}, NonConformant, 1},
+			[]BaselineEntry{{Rule: "CTX-01", Reason: "known"}}, NonConformant, 1},
 		{"a new failure wins over a stale entry",
 			[]RuleResult{rule("CTX-01", Must, spec(Passed, "")), rule("ENV-01", Must, spec(Failed, "worse"))},
-			[]BaselineEntry{{"CTX-01", "known"}}, NonConformant, 1},
+			[]BaselineEntry{{Rule: "CTX-01", Reason: "known"}}, NonConformant, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -191,5 +192,109 @@ func TestAStoryboardValidationWritesTheContractFields(t *testing.T) {
 		`{"check":"future_check","passed":true,"description":"d","not_applicable":true,"note":"n"}]`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+// TestTheBaselineListsAStoryboardStepByStep: a storyboard's entries may
+// name its steps, each with the check kinds it fails; the storyboard's
+// failure is expected only when every step it fails on fails as listed,
+// a listed step that passes is stale, and an entry out of the run's scope
+// (release, sandbox) is not applied.
+func TestTheBaselineListsAStoryboardStepByStep(t *testing.T) {
+	fv := Validation{Check: "field_value", Description: "d"}
+	adv := Validation{Check: "field_present", Severity: Advisory, Description: "d"}
+	failing := sbStep("a", "p", "s1", "t", false, fv)
+	passing := sbStep("a", "p", "s2", "t", true)
+	other := sbStep("a", "q", "s4", "t", false, Validation{Check: "error_code", Description: "d"})
+	optional := other
+	optional.Optional = true
+	advisory := sbStep("a", "p", "s3", "t", true, adv)
+	skipped := sbStep("a", "p", "s5", "t", false)
+	skipped.Skip = &Skip{Reason: "not_applicable", Detail: "d"}
+	entry := func(step string, checks ...string) BaselineEntry {
+		return BaselineEntry{Rule: "storyboard:a", Step: step, Checks: checks, Reason: "known " + step}
+	}
+	scoped := entry("p/s1", "field_value")
+	scoped.Releases = []string{"3.2.0-beta.5"}
+	sandboxOnly := entry("p/s1", "field_value")
+	sandboxOnly.Sandbox = ptr(true)
+	cases := []struct {
+		name     string
+		steps    []Step
+		baseline []BaselineEntry
+		verdict  Verdict
+		status   string   // the storyboard's mark ("" none)
+		marks    []string // each listed step's
+		expected int
+	}{
+		{"a step failing as listed is expected", []Step{failing, passing}, []BaselineEntry{entry("p/s1", "field_value")},
+			Conformant, ExpectedFailure, []string{ExpectedFailure}, 1},
+		{"an entry without checks expects any failure", []Step{failing}, []BaselineEntry{entry("p/s1")},
+			Conformant, ExpectedFailure, []string{ExpectedFailure}, 1},
+		{"a step failing other checks is unexpected", []Step{failing}, []BaselineEntry{entry("p/s1", "field_absent")},
+			NonConformant, Unexpected, []string{Unexpected}, 0},
+		{"a step failing some of the listed checks is expected", []Step{failing}, []BaselineEntry{entry("p/s1", "field_value", "response_schema")},
+			Conformant, ExpectedFailure, []string{ExpectedFailure}, 1},
+		{"a failing step no entry lists fails the run", []Step{failing, other}, []BaselineEntry{entry("p/s1", "field_value")},
+			NonConformant, Unexpected, []string{ExpectedFailure}, 1},
+		{"an optional phase's failure needs no entry", []Step{failing, optional}, []BaselineEntry{entry("p/s1", "field_value")},
+			Conformant, ExpectedFailure, []string{ExpectedFailure}, 1},
+		{"a listed step that passes is stale", []Step{failing, passing}, []BaselineEntry{entry("p/s1", "field_value"), entry("p/s2")},
+			StaleBaseline, Stale, []string{ExpectedFailure, Stale}, 1},
+		{"a storyboard that passes with a listed step is stale", []Step{passing}, []BaselineEntry{entry("p/s2")},
+			StaleBaseline, Stale, []string{Stale}, 0},
+		{"an advisory failure is listed like any", []Step{passing, advisory}, []BaselineEntry{entry("p/s3", "field_present(advisory)")},
+			Conformant, ExpectedFailure, []string{ExpectedFailure}, 1},
+		{"a listed step that was skipped is unjudged", []Step{failing, skipped}, []BaselineEntry{entry("p/s5")},
+			NonConformant, Unexpected, []string{Unjudged}, 0},
+		{"an entry of another release is not applied", []Step{failing}, []BaselineEntry{scoped}, NonConformant, "", nil, 0},
+		{"a sandbox entry is not applied to a run without --sandbox", []Step{failing}, []BaselineEntry{sandboxOnly}, NonConformant, "", nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Run{Rules: []RuleResult{rule("CTX-01", Must, spec(Passed, ""))}, AdcpRelease: "3.1.19", StoryboardsRelease: "3.1.19",
+				Storyboards: []StoryboardResult{{ID: "a", Category: "universal"}}, Steps: tc.steps, Baseline: tc.baseline}
+			r.Settle()
+			if r.Verdict != tc.verdict {
+				t.Errorf("verdict %s, want %s", r.Verdict, tc.verdict)
+			}
+			m := r.Storyboards[0].Baseline
+			if tc.status == "" {
+				if m != nil {
+					t.Errorf("marked %+v, want no mark", m)
+				}
+				return
+			}
+			if m == nil || m.Status != tc.status {
+				t.Fatalf("mark %+v, want status %s", m, tc.status)
+			}
+			var got []string
+			for _, sm := range m.Steps {
+				got = append(got, sm.Status)
+				if sm.Reason != "known "+sm.Step {
+					t.Errorf("step %s reason %q", sm.Step, sm.Reason)
+				}
+			}
+			if !slices.Equal(got, tc.marks) {
+				t.Errorf("step marks %v, want %v", got, tc.marks)
+			}
+			if r.RunSummary.ExpectedFailures != tc.expected {
+				t.Errorf("expected failures %d, want %d", r.RunSummary.ExpectedFailures, tc.expected)
+			}
+		})
+	}
+}
+
+func TestStepFailuresAreTheFailedCheckKinds(t *testing.T) {
+	st := sbStep("a", "p", "s", "t", false,
+		Validation{Check: "field_value", Description: "d"}, Validation{Check: "field_value", Description: "d"},
+		Validation{Check: "field_absent", Description: "d"}, Validation{Check: "field_present", Severity: Advisory, Description: "d"},
+		Validation{Check: "response_schema", Passed: true, Description: "d"}, Validation{Check: "future", NotApplicable: true, Passed: true, Description: "d"})
+	st.Error = "timeout"
+	if got := StepFailures(st); !slices.Equal(got, []string{"error", "field_absent", "field_present(advisory)", "field_value"}) {
+		t.Errorf("got %v", got)
+	}
+	if got := StepFailures(sbStep("a", "p", "s", "t", true)); got != nil {
+		t.Errorf("a passed step fails %v", got)
 	}
 }

@@ -161,6 +161,9 @@ func verdictWhy(r *Run) string {
 		if sbs {
 			why += fmt.Sprintf("; %d of %d storyboards passed", sbCount(func(s StoryboardResult) bool { return s.Outcome == Passed }),
 				len(r.Storyboards))
+			if n := sbCount(func(s StoryboardResult) bool { return s.Outcome == Failed }); n > 0 {
+				why += fmt.Sprintf(", %d failed as the baseline expects", n)
+			}
 		}
 		return why
 	case NonConformant:

@@ -109,15 +109,34 @@ func (a sbAttention) FaceList() string { return strings.Join(a.Faces, ", ") }
 
 // storyboardAttention lists what needs a look, what fails the run first:
 // failed steps, harness errors (of steps, or of storyboards that ran
-// none), stale baseline entries, expected failures; each with the face it
-// ran on.
+// none), stale baseline entries, expected failures (each with the
+// baseline's reason; a step listed step by step once, even when it only
+// fails an advisory check); each with the face it ran on.
 func storyboardAttention(r *Run) []sbAttention {
 	var failed, errs, stale, expected []sbAttention
 	face := storyboardFace(r)
 	for _, sb := range r.Storyboards {
+		if sb.Skip != nil || sb.NotSelected != nil {
+			// Skipped whole: no step of its own (a release's domains/
+			// mirror shares its id, and so its steps, with the copy that
+			// ran), and no mark but unjudged.
+			continue
+		}
 		mark := sb.Baseline
-		if mark != nil && mark.Status == Stale {
+		whole := mark != nil && len(mark.Steps) == 0
+		if whole && mark.Status == Stale {
 			stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, What: "passes now: remove " + sb.BaselineKey() + " from the baseline", Faces: []string{face}})
+		}
+		if mark != nil {
+			for _, sm := range mark.Steps {
+				switch sm.Status {
+				case Stale:
+					stale = append(stale, sbAttention{Label: "STALE", Storyboard: sb.ID, Where: sm.Step, Faces: []string{face},
+						What: "passes now: remove its entry (" + sb.BaselineKey() + ", step " + sm.Step + ") from the baseline"})
+				case ExpectedFailure:
+					expected = append(expected, sbAttention{Label: "EXPECTED", Storyboard: sb.ID, Where: sm.Step, What: sm.Reason, Faces: []string{face}})
+				}
+			}
 		}
 		steps := r.StoryboardSteps(sb.ID)
 		if len(steps) == 0 && sb.Outcome == Error {
@@ -128,14 +147,19 @@ func storyboardAttention(r *Run) []sbAttention {
 				continue // an optional phase's failure fails nothing on its own
 			}
 			a := sbAttention{Storyboard: sb.ID, Where: st.PhaseID + "/" + st.StepID, Faces: []string{stepFace(r, st, face)}}
+			sm := sb.StepMark(st.PhaseID, st.StepID)
 			switch st.Outcome() {
 			case Failed:
-				a.What = failureLine(st)
-				if mark != nil && mark.Status == ExpectedFailure {
-					a.Label = "EXPECTED"
+				switch {
+				case whole && mark.Status == ExpectedFailure:
+					a.Label, a.What = "EXPECTED", mark.Reason
 					expected = append(expected, a)
-				} else {
-					a.Label = "FAILED"
+				case sm != nil && sm.Status == ExpectedFailure: // listed above
+				default:
+					a.Label, a.What = "FAILED", failureLine(st)
+					if sm != nil && sm.Status == Unexpected {
+						a.What += " (the baseline expects " + strings.Join(sm.Checks, ",") + ", not " + strings.Join(sm.Failed, ",") + ")"
+					}
 					failed = append(failed, a)
 				}
 			case Error:
@@ -247,9 +271,10 @@ func faceName(r *Run, transport string) string {
 
 // writeStoryboardFailures lists the storyboard steps that need a look with
 // the faces they need it on and their first failed validation, capped,
-// then where the details are (each face's report.html).
-func writeStoryboardFailures(b *strings.Builder, bad []sbAttention, htmls ...string) {
-	if len(bad) == 0 {
+// then where the details are (each face's report.html); then the expected
+// failures with the baseline's reason, one line each.
+func writeStoryboardFailures(b *strings.Builder, all []sbAttention, htmls ...string) {
+	if len(all) == 0 {
 		return
 	}
 	var anchors []string
@@ -257,23 +282,53 @@ func writeStoryboardFailures(b *strings.Builder, bad []sbAttention, htmls ...str
 		anchors = append(anchors, h+"#storyboards")
 	}
 	html := strings.Join(anchors, " · ")
-	fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
+	where := func(a sbAttention) string {
+		w := a.Storyboard
+		if a.Where != "" {
+			w += "/" + a.Where
+		}
+		return "[" + a.FaceList() + "] " + w
+	}
+	// Merged across faces, an expected failure of one face may come before
+	// another face's failure: split by label, in order.
+	var bad, expected []sbAttention
+	for _, a := range all {
+		if a.Label == "EXPECTED" {
+			expected = append(expected, a)
+		} else {
+			bad = append(bad, a)
+		}
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(b, "\nstoryboard failures first (%d)\n", len(bad))
+	}
 	for i, a := range bad {
 		if i == maxStoryboardLines {
 			fmt.Fprintf(b, "  … and %d more: %s\n", len(bad)-i, html)
 			break
 		}
-		where := a.Storyboard
-		if a.Where != "" {
-			where += "/" + a.Where
-		}
-		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine("["+a.FaceList()+"] "+where, maxLine))
+		fmt.Fprintf(b, "  %-8s %s\n", a.Label, termLine(where(a), maxLine))
 		fmt.Fprintf(b, "  %-8s %s\n", "", termLine(a.What, maxLine))
 		if i == len(bad)-1 {
 			fmt.Fprintf(b, "  %-8s details: %s\n", "", html)
 		}
 	}
+	if len(expected) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nexpected failures (%d, as the baseline lists them: they do not fail the run)\n", len(expected))
+	for i, a := range expected {
+		if i == maxExpectedLines {
+			fmt.Fprintf(b, "  … and %d more: %s\n", len(expected)-i, html)
+			break
+		}
+		fmt.Fprintf(b, "  %s — %s\n", termLine(where(a), maxLine), termLine(a.What, 2*maxLine))
+	}
 }
+
+// maxExpectedLines bounds the expected failures the terminal summary
+// lists, one line each.
+const maxExpectedLines = 40
 
 // writeStoryboards writes one line per storyboard category with its
 // storyboards' counts, the storyboard steps' counts (failed advisory

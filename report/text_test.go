@@ -163,3 +163,72 @@ func TestWriteTextSaysTheRunsRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTextListsTheBaselinesStoryboardSteps: with a baseline listing
+// storyboard steps, the summary lists each expected failure on one line
+// with the baseline's reason (an advisory one too), a stale step entry
+// among what fails the run, and a step failing other checks than listed as
+// a failure that says what the baseline expected.
+func TestWriteTextListsTheBaselinesStoryboardSteps(t *testing.T) {
+	fv := Validation{Check: "field_value", Description: "d", JSONPointer: ptr("/x")}
+	r := &Run{AdcpRelease: "3.1.19", StoryboardsRelease: "3.1.19", Rules: []RuleResult{rule("CTX-01", Must, spec(Passed, ""))},
+		Storyboards: []StoryboardResult{{ID: "a", Category: "media-buy"}, {ID: "b", Category: "media-buy"}},
+		Steps: []Step{sbStep("a", "p", "s1", "t", false, fv),
+			sbStep("a", "p", "s2", "t", true, Validation{Check: "field_present", Severity: Advisory, Description: "d"}),
+			sbStep("b", "p", "s1", "t", true)},
+		Baseline: []BaselineEntry{
+			{Rule: "storyboard:a", Step: "p/s1", Checks: []string{"field_value"}, Reason: "asks what the spec does not"},
+			{Rule: "storyboard:a", Step: "p/s2", Checks: []string{"field_present(advisory)"}, Reason: "optional in the spec"}}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"verdict: conformant — every applicable MUST rule passed (1 of 1 rules judged); 1 of 2 storyboards passed, 1 failed as the baseline expects (exit 0)",
+		"expected failures (2, as the baseline lists them: they do not fail the run)\n" +
+			"  a/p/s1 — asks what the spec does not\n  a/p/s2 — optional in the spec\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "storyboard failures first") {
+		t.Errorf("expected failures listed as failures:\n%s", s)
+	}
+
+	r.Baseline = append(r.Baseline, BaselineEntry{Rule: "storyboard:b", Step: "p/s1", Reason: "fixed since"})
+	r.Baseline[0].Checks = []string{"field_absent"}
+	r.Settle()
+	out.Reset()
+	if err := WriteText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s = out.String()
+	for _, want := range []string{"verdict: non_conformant — 1 storyboard failed (exit 1)",
+		"storyboard failures first (2)\n  FAILED   a/p/s1\n           field_value /x: d (the baseline expects field_absent, not field_value)\n" +
+			"  STALE    b/p/s1\n           passes now: remove its entry (storyboard:b, step p/s1) from the baseline\n",
+		"expected failures (1, as the baseline lists them: they do not fail the run)\n  a/p/s2 — optional in the spec\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestAMirroredStoryboardsStepsAreListedOnce: a release's domains/ mirror,
+// skipped, shares its id with the protocols/ copy that ran; the failing
+// step is listed once.
+func TestAMirroredStoryboardsStepsAreListedOnce(t *testing.T) {
+	r := &Run{AdcpRelease: "3.1.19", Storyboards: []StoryboardResult{
+		{ID: "a", Category: "media-buy", Path: "domains/a.yaml", Skip: &Skip{Reason: "not_applicable", Detail: "domains/ mirrors protocols/"}},
+		{ID: "a", Category: "media-buy", Path: "protocols/a.yaml"}},
+		Steps: []Step{sbStep("a", "p", "s", "t", false, Validation{Check: "field_value", Description: "d"})}}
+	r.Settle()
+	var out bytes.Buffer
+	if err := WriteText(&out, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "storyboard failures first (1)\n") || strings.Count(s, "FAILED   a/p/s") != 1 {
+		t.Errorf("the step is not listed once:\n%s", s)
+	}
+}

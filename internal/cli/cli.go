@@ -44,6 +44,11 @@ type Stdio struct {
 	// guard redacts Out and Err once a command names its secrets
 	// (redact.go); Main installs it.
 	guard *terminalGuard
+	// ledger, when set, is the baseline of a run given none (--baseline)
+	// and no --certify: the reference seller's passes get its ledger;
+	// ledgerNotice says so, once the flags are good (the first pass only).
+	ledger       []report.BaselineEntry
+	ledgerNotice string
 }
 
 func (s Stdio) getenv(name string) string {

@@ -93,7 +93,12 @@ func (p *postConfig) finish(dir string, run *report.Run, store *evidence.Store, 
 		run.Transports = append(run.Transports, string(t))
 	}
 	certify.Contract(run)
-	run.Baseline = p.expected
+	run.Baseline = nil // the entries in the run's scope (release, --sandbox)
+	for _, e := range p.expected {
+		if e.AppliesTo(run.StoryboardsRelease, run.Sandbox) {
+			run.Baseline = append(run.Baseline, e)
+		}
+	}
 	run.Settle()
 	certify.Mark(run, p.certify)
 	written, hashes, err := writeReports(dir, run, store, p.stop)

@@ -126,7 +126,7 @@ func runJudge(args []string, stdio Stdio) error {
 		return err
 	}
 	blameTheTarget(run, diagnose(store).wrong) // as the run did
-	run.JudgedOffline = true
+	run.JudgedOffline, run.Sandbox = true, prev.Sandbox
 	run.Release = prev.Release // the release the recorded run chose, and why
 	if prev.AdcpRelease != AdcpRelease {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",

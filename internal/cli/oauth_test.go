@@ -83,7 +83,8 @@ func TestTheA2AFaceFetchesTheAgentsOwnDocuments(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	out := t.TempDir()
-	code, so, se := run(t, nil, "", "run", "--a2a", eps.A2A10, "--storyboards", sb, "--storyboard", "webhook_emission", "--allow-mutations", "--schemas", "off", "--out", out)
+	// --allow-mutations: its webhook emitter is create_media_buy.
+	code, so, se := run(t, nil, "", "run", "--a2a", eps.A2A10, "--allow-mutations", "--storyboards", sb, "--storyboard", "webhook_emission", "--schemas", "off", "--out", out)
 	r := readResults(t, out)
 	found := 0
 	for _, st := range r.Steps {

@@ -167,10 +167,13 @@ func runRun(args []string, stdio Stdio) error {
 		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
 	}
 	if c.mcpURL == "" && c.a2aURL == "" {
-		return runReference(args, c, stdio) // every face of the bundled seller (reference.go)
+		return runReference(args, c, post, stdio) // every face of the bundled seller (reference.go)
 	}
 	if err := post.prepare(c.labelFilter); err != nil {
 		return err
+	}
+	if post.baseline == "" && !post.certify {
+		post.expected = stdio.ledger
 	}
 	cfg, err := c.probeConfig(stdio)
 	if err != nil {
@@ -218,6 +221,9 @@ func runRun(args []string, stdio Stdio) error {
 	rp, err := c.planRelease(stdio, agents, &sel, fe)
 	if err != nil {
 		return err
+	}
+	if post.baseline == "" && !post.certify {
+		fmt.Fprint(stdio.Err, stdio.ledgerNotice)
 	}
 
 	// --deadline bounds the whole run: the probes stop early enough to
@@ -327,6 +333,7 @@ func runRun(args []string, stdio Stdio) error {
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
 	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
+	run.Sandbox = c.sandbox // baseline entries may be scoped to sandbox runs
 	if sbPlan.release != nil {
 		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -18,19 +19,36 @@ import (
 //	    reason: the seller drops context on errors until release 4 (TICKET-12)
 //	  - rule: storyboard:media_buy_seller
 //	    reason: pending activation lands in release 5 (TICKET-31)
+//	  - rule: storyboard:media_buy_seller/pricing_currency_filter
+//	    step: discover_usd_products/get_products_usd_pricing
+//	    checks: [field_absent, field_value]
+//	    reason: the storyboard expects its seeded product alone in the feed
+//	    spec: "…"                      # optional: the spec text behind the reason
+//	    upstream: https://…            # optional: where it is reported
+//	    releases: [3.1.19]             # optional: the compliance releases it applies to
+//	    sandbox: true                  # optional: only runs with (or without) --sandbox
 type baselineFile struct {
 	ExpectedFailures []report.BaselineEntry `json:"expected_failures"`
 }
 
-// storyboardID is the shape of a storyboard id in a baseline entry.
-var storyboardID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+// The shapes of a storyboard id, of a step ("<phase_id>/<step_id>", as
+// the runner output contract names them) and of a check kind in a
+// baseline entry.
+var (
+	storyboardID = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+	stepID       = regexp.MustCompile(`^[A-Za-z0-9_.:-]+/[A-Za-z0-9_.:-]+$`)
+	checkKind    = regexp.MustCompile(`^[a-z0-9_]+(\(advisory\))?$`)
+)
 
 // ParseBaseline reads a baseline strictly: unknown fields, a missing or
 // empty rule or reason, a rule listed twice, and a rule known rejects are
 // errors. An entry "storyboard:<id>" names a compliance storyboard rather
 // than a rule: its id must be a plain identifier, and known is not asked
 // (which storyboards a run has is only known once it runs; one that did
-// not run is marked unjudged).
+// not run is marked unjudged). Such an entry may name one step of the
+// storyboard and the check kinds it fails; a storyboard is listed whole
+// or step by step, each step once. Two entries whose scopes (releases,
+// sandbox) do not meet may list the same rule or step.
 func ParseBaseline(b []byte, known func(id string) bool) ([]report.BaselineEntry, error) {
 	var f baselineFile
 	if err := yaml.UnmarshalStrict(b, &f); err != nil {
@@ -39,25 +57,64 @@ func ParseBaseline(b []byte, known func(id string) bool) ([]report.BaselineEntry
 	if f.ExpectedFailures == nil {
 		return nil, fmt.Errorf("no expected_failures list")
 	}
-	seen := map[string]bool{}
 	for i, e := range f.ExpectedFailures {
-		switch {
-		case strings.TrimSpace(e.Rule) == "":
-			return nil, fmt.Errorf("expected_failures[%d]: no rule", i)
-		case strings.TrimSpace(e.Reason) == "":
-			return nil, fmt.Errorf("expected_failures[%d] (%s): no reason", i, e.Rule)
-		case seen[e.Rule]:
-			return nil, fmt.Errorf("expected_failures[%d]: %s is listed twice", i, e.Rule)
-		case strings.HasPrefix(e.Rule, report.StoryboardBaselinePrefix):
-			if !storyboardID.MatchString(strings.TrimPrefix(e.Rule, report.StoryboardBaselinePrefix)) {
-				return nil, fmt.Errorf("expected_failures[%d]: %q is not storyboard:<id>", i, e.Rule)
-			}
-		case known != nil && !known(e.Rule):
-			return nil, fmt.Errorf("expected_failures[%d]: unknown rule %q", i, e.Rule)
+		if err := checkEntry(e, known); err != nil {
+			return nil, fmt.Errorf("expected_failures[%d]: %w", i, err)
 		}
-		seen[e.Rule] = true
+		for j, prev := range f.ExpectedFailures[:i] {
+			if prev.Rule == e.Rule && (prev.Step == e.Step || prev.Step == "" || e.Step == "") && scopesMeet(prev, e) {
+				what := e.Rule
+				if e.Step != "" {
+					what += " step " + e.Step
+				}
+				return nil, fmt.Errorf("expected_failures[%d]: %s is listed twice (also expected_failures[%d])", i, what, j)
+			}
+		}
 	}
 	return f.ExpectedFailures, nil
+}
+
+// checkEntry checks one entry's fields.
+func checkEntry(e report.BaselineEntry, known func(id string) bool) error {
+	storyboard := strings.HasPrefix(e.Rule, report.StoryboardBaselinePrefix)
+	switch {
+	case strings.TrimSpace(e.Rule) == "":
+		return fmt.Errorf("no rule")
+	case strings.TrimSpace(e.Reason) == "":
+		return fmt.Errorf("%s: no reason", e.Rule)
+	case storyboard && !storyboardID.MatchString(strings.TrimPrefix(e.Rule, report.StoryboardBaselinePrefix)):
+		return fmt.Errorf("%q is not storyboard:<id>", e.Rule)
+	case !storyboard && known != nil && !known(e.Rule):
+		return fmt.Errorf("unknown rule %q", e.Rule)
+	case !storyboard && (e.Step != "" || len(e.Checks) > 0):
+		return fmt.Errorf("%s: step and checks name a storyboard's step, not a rule's", e.Rule)
+	case e.Step == "" && len(e.Checks) > 0:
+		return fmt.Errorf("%s: checks without the step that fails them", e.Rule)
+	case e.Step != "" && !stepID.MatchString(e.Step):
+		return fmt.Errorf("%s: step %q is not <phase_id>/<step_id>", e.Rule, e.Step)
+	}
+	for _, c := range e.Checks {
+		if !checkKind.MatchString(c) {
+			return fmt.Errorf("%s: check %q is not a check kind (field_value, field_present(advisory), error)", e.Rule, c)
+		}
+	}
+	for _, r := range e.Releases {
+		if strings.TrimSpace(r) == "" {
+			return fmt.Errorf("%s: an empty release", e.Rule)
+		}
+	}
+	return nil
+}
+
+// scopesMeet reports whether some run is in both entries' scopes.
+func scopesMeet(a, b report.BaselineEntry) bool {
+	if a.Sandbox != nil && b.Sandbox != nil && *a.Sandbox != *b.Sandbox {
+		return false
+	}
+	if len(a.Releases) == 0 || len(b.Releases) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(a.Releases, func(r string) bool { return slices.Contains(b.Releases, r) })
 }
 
 // LoadBaseline reads the baseline file at path (see ParseBaseline).

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,20 +132,42 @@ func TestTheSignatureCoversTheCanonicalForm(t *testing.T) {
 func TestParseBaselineIsStrict(t *testing.T) {
 	known := func(id string) bool { return id == "CTX-01" || id == "ENV-02" }
 	got, err := ParseBaseline([]byte("expected_failures:\n- rule: CTX-01\n  reason: r1\n- rule: ENV-02\n  reason: r2\n"), known)
-	if err != nil || len(got) != 2 || got[1] != (report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
+	if err != nil || len(got) != 2 || !reflect.DeepEqual(got[1], report.BaselineEntry{Rule: "ENV-02", Reason: "r2"}) {
 		t.Fatalf("%v %v", got, err)
 	}
-	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n"), known)
-	if err != nil || len(got) != 1 || got[0].Rule != "storyboard:media_buy_seller" {
-		t.Errorf("a storyboard entry: %v %v", got, err)
+	got, err = ParseBaseline([]byte("expected_failures:\n- rule: storyboard:media_buy_seller\n  reason: r\n- rule: storyboard:media_buy_seller/pricing_currency_filter\n  reason: r\n"), known)
+	if err != nil || len(got) != 2 || got[0].Rule != "storyboard:media_buy_seller" {
+		t.Errorf("storyboard entries (a scenario's id holds a slash): %v %v", got, err)
 	}
 	for _, bad := range []string{`{"expected_failures":[{"rule":"X-1","reason":"r"}]}`, `{"expected_failures":[{"rule":"CTX-01","reason":" "}]}`,
 		`{"expected_failures":[],"extra":1}`, `[]`, `{"expected_failures":[{"rule":"storyboard:","reason":"r"}]}`,
-		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`,
-		`{"expected_failures":[{"rule":"storyboard:a","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`} {
+		`{"expected_failures":[{"rule":"storyboard:a b","reason":"r"}]}`, `{"expected_failures":[{"rule":"storyboard:a//b","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`,
+		// A step is a storyboard's, <phase>/<step>, listed once, with check kinds.
+		`{"expected_failures":[{"rule":"CTX-01","step":"p/s","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","checks":["field_value"],"reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"s","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","checks":["field value"],"reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","reason":"r"},{"rule":"storyboard:a","step":"p/s","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","reason":"r"},{"rule":"storyboard:a","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","reason":"r","releases":["3.1.19"]},{"rule":"storyboard:a","step":"p/s","reason":"r"}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","reason":"r","releases":[" "]}]}`,
+		`{"expected_failures":[{"rule":"storyboard:a","step":"p/s","reason":"r","kind":"x"}]}`} {
 		if _, err := ParseBaseline([]byte(bad), known); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
+	}
+	// The same step in scopes that do not meet: another release, or sandbox
+	// runs against the others.
+	got, err = ParseBaseline([]byte(`expected_failures:
+- {rule: "storyboard:a", step: p/s, checks: [field_value, "field_present(advisory)"], reason: r, spec: "the spec says", upstream: "https://example.com/1", releases: [3.1.19]}
+- {rule: "storyboard:a", step: p/s, reason: r, releases: [3.2.0-beta.5], sandbox: true}
+- {rule: "storyboard:a", step: p/s, reason: r, releases: [3.2.0-beta.5], sandbox: false}
+- {rule: "storyboard:a", step: p/t, reason: r}
+`), known)
+	if err != nil || len(got) != 4 || got[0].Spec != "the spec says" || got[0].Upstream != "https://example.com/1" ||
+		!slices.Equal(got[0].Checks, []string{"field_value", "field_present(advisory)"}) || got[1].Sandbox == nil || !*got[1].Sandbox {
+		t.Errorf("step entries: %+v %v", got, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/internal/cli"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/report/certify"
 )
 
 // complianceDir is the 3.1.19 compliance folder of ../shared, "" when
@@ -122,25 +123,12 @@ func runRelease(rel sbRelease, sandbox bool, faults ...seller.Fault) (*sbRun, er
 			continue
 		}
 		key := st.StoryboardID + "/" + st.PhaseID + "/" + st.StepID
-		var kinds []string
 		for _, v := range st.Validations {
 			if !v.NotApplicable && !slices.Contains(res.graded, v.Check) {
 				res.graded = append(res.graded, v.Check)
 			}
-			if v.Passed || v.NotApplicable {
-				continue
-			}
-			k := v.Check
-			if v.Severity == "advisory" {
-				k += "(advisory)"
-			}
-			if !slices.Contains(kinds, k) {
-				kinds = append(kinds, k)
-			}
 		}
-		if st.Error != "" {
-			kinds = append(kinds, "error")
-		}
+		kinds := report.StepFailures(st)
 		if len(kinds) > 0 || !st.Passed {
 			sort.Strings(kinds)
 			res.failing[key] = kinds
@@ -187,26 +175,28 @@ func TestTheReferenceSellerPassesEveryStoryboard(t *testing.T) {
 }
 
 // knownSandboxFailures are the steps the reference seller fails on a
-// sandbox because the 3.1.19 storyboard asks what the spec does not (each
-// reason is in fixtures/seller/STORYBOARDS.md, "Known failures"); the
-// reference run must fail exactly these, so a fix on either side shows.
-var knownSandboxFailures = []string{
-	// create_media_buy assigns creative video_30s_trail_pro, which no
-	// fixture seeds and no earlier step syncs: CREATIVE_NOT_FOUND, as
-	// error-codes.tsv requires; the buy's id is then not captured.
-	"media_buy_seller/create_buy/create_media_buy capture_path_not_resolvable",
-	// The USD wholesale feed is expected to hold the storyboard's product
-	// alone; every USD product of the seller matches the filter.
-	"media_buy_seller/pricing_currency_filter/discover_usd_products/get_products_usd_pricing field_absent,field_value",
-	// The provenance storyboards sync creatives assigned to nothing and
-	// expect a product's creative_policy to bind them, and they name the
-	// format agent "https://your-platform.example.com", a placeholder
-	// nothing substitutes: the seller answers FORMAT_NOT_SUPPORTED first.
-	"media_buy_seller/provenance_audit_observation/accept_carveout_claim/query_directed_audit_observation field_value",
-	"media_buy_seller/provenance_audit_observation/accept_carveout_claim/query_edited_audit_observation field_value",
-	"media_buy_seller/provenance_audit_observation/accept_carveout_claim/sync_creatives_carveout_claim field_absent,field_value",
-	"media_buy_seller/provenance_enforcement/reject_no_provenance/sync_creatives_no_provenance field_value",
-	"media_buy_seller/provenance_truth_of_claim/reject_contradicted_claim/sync_creatives_contradicted field_present,field_value",
+// 3.1.19 sandbox: its ledger's (fixtures/seller/ledger.yaml, each with the
+// reason); the reference run must fail exactly these, so a fix on either
+// side shows.
+var knownSandboxFailures = ledgerFailures("3.1.19", true)
+
+// ledgerFailures are the failing steps the seller's ledger lists for a run
+// of the compliance release, with or without --sandbox, as sbRun.lines
+// writes them: "storyboard/phase/step kind,kind".
+func ledgerFailures(release string, sandbox bool) []string {
+	entries, err := certify.ParseBaseline(seller.Ledger(), nil)
+	if err != nil {
+		panic("fixtures/seller/ledger.yaml: " + err.Error()) // TestTheLedgerIsABaseline says where
+	}
+	var out []string
+	for _, e := range entries {
+		if e.AppliesTo(release, sandbox) {
+			checks := slices.Sorted(slices.Values(e.Checks))
+			out = append(out, strings.TrimPrefix(e.Rule, report.StoryboardBaselinePrefix)+"/"+e.Step+" "+strings.Join(checks, ","))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func referenceStoryboards(t *testing.T, sandbox bool, golden string) {
@@ -214,18 +204,15 @@ func referenceStoryboards(t *testing.T, sandbox bool, golden string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var known []string
-	if sandbox {
-		known = knownSandboxFailures
-	}
-	holdStoryboards(t, r, known, "knownSandboxFailures", golden)
+	holdStoryboards(t, r, ledgerFailures("3.1.19", sandbox), golden)
 }
 
-// holdStoryboards holds a reference run to its known failures (the list
-// named list, in this file) and its golden: every failing step is known,
-// every known one still fails, no rule fails, and the storyboards'
-// outcomes are the golden's.
-func holdStoryboards(t *testing.T, r *sbRun, known []string, list, golden string) {
+// holdStoryboards holds a reference run to its known failures (its
+// ledger's, fixtures/seller/ledger.yaml) and its golden: every failing
+// step is known and fails exactly the ledger's checks, every known one
+// still fails, no rule fails, and the storyboards' outcomes are the
+// golden's.
+func holdStoryboards(t *testing.T, r *sbRun, known []string, golden string) {
 	t.Helper()
 	lines := r.lines()
 	for _, l := range lines {
@@ -235,7 +222,7 @@ func holdStoryboards(t *testing.T, r *sbRun, known []string, list, golden string
 	}
 	for _, l := range known {
 		if !slices.Contains(lines, l) {
-			t.Errorf("a known failure no longer fails (take it off %s and STORYBOARDS.md): %s", list, l)
+			t.Errorf("a known failure no longer fails as the ledger says (mend fixtures/seller/ledger.yaml): %s", l)
 		}
 	}
 	for _, l := range r.rules {

@@ -408,40 +408,48 @@ func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.
 	}
 }
 
-// A step whose task is named through the test kit is judged for the run
-// mode as the task it sends: webhook_emission's triggers are
-// "$test_kit.operations.primary_webhook_emitter", create_media_buy in the
-// webhook-receiver kit. A read-only run ran that storyboard in part, and
-// the triggers' skips cascaded into a failed assert_contribution on a
-// seller that did nothing wrong.
-func TestATestKitTaskIsJudgedForTheRunModeAsTheTaskItSends(t *testing.T) {
-	sb := parse(t, `
-id: kit_emitter
-version: "1"
-title: t
-category: test
-summary: s
-narrative: n
-prerequisites:
-  test_kit: test-kits/emitter.yaml
-phases:
-  - id: p
-    title: p
-    steps:
-      - id: trigger
-        title: trigger
-        task: "$test_kit.operations.primary_webhook_emitter"
-`)
-	e := env("create_media_buy")
-	e.AllowMutations = false
-	e.TestKits = map[string]map[string]any{"test-kits/emitter.yaml": {"operations": map[string]any{"primary_webhook_emitter": "create_media_buy"}}}
-	f := &fake{}
-	res := Run(t.Context(), sb, e, f)
-	if res.NotSelected == nil || res.NotSelected.Reason != RunModeExcluded || !strings.Contains(res.NotSelected.Detail, "create_media_buy") || len(f.got) != 0 {
-		t.Fatalf("not selected %+v, calls %d", res.NotSelected, len(f.got))
+func TestAStoryboardWithAWebhookStepOrARateLimitTripWaits(t *testing.T) {
+	doc := func(task string) *Storyboard {
+		return parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: "+task+"\n")
 	}
-	e.AllowMutations = true
-	if res := RunMode(sb, e); res != nil {
-		t.Fatalf("with --allow-mutations: %+v", res)
+	for task, want := range map[string]bool{"expect_webhook": true, "expect_no_webhook": true, "expect_webhook_retry_keys_stable": true,
+		"expect_webhook_signature_valid": true, "expect_rate_limit_not_replayed": true, "get_products": false, "comply_test_controller": false} {
+		if got := doc(task).Waits(); got != want {
+			t.Errorf("%s: waits %v, want %v", task, got, want)
+		}
+	}
+}
+
+// In a read-only sandbox run the controller's steps run (--sandbox is
+// their consent, as for seeding), so the step reading the state they force
+// is graded on it; other mutating steps stay skipped.
+func TestAReadOnlySandboxRunDrivesTheController(t *testing.T) {
+	sb := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n"+
+		"      - id: force\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n"+
+		"      - id: read\n        title: s\n        task: get_media_buys\n        sample_request: {}\n")
+	f := &fake{answers: map[string]func(Request) *Observation{
+		"comply_test_controller": ok(map[string]any{"success": true}),
+		"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
+	}}
+	e := controllerEnv()
+	e.AllowMutations = false
+	if got := outcomes(Run(t.Context(), sb, e, f)); got != "p.force=pass p.read=pass => passed" {
+		t.Fatal(got)
+	}
+}
+
+// A task the test kit names ($test_kit.operations.…) is the task the step
+// sends: a mutating one leaves the storyboard out of a read-only run.
+func TestARunModeReadsTheTestKitsTask(t *testing.T) {
+	sb := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nprerequisites: {test_kit: test-kits/k.yaml}\nphases:\n  - id: p\n    title: p\n    steps:\n"+
+		"      - id: s\n        title: s\n        task: $test_kit.operations.emitter\n        sample_request: {}\n")
+	e := env("create_media_buy")
+	e.TestKits = map[string]map[string]any{"test-kits/k.yaml": {"operations": map[string]any{"emitter": "create_media_buy"}}}
+	if ns := RunMode(sb, e); ns != nil {
+		t.Errorf("with --allow-mutations: %+v", ns)
+	}
+	e.AllowMutations = false
+	if ns := RunMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
+		t.Errorf("read-only: %+v, want it left out for create_media_buy", ns)
 	}
 }

@@ -179,12 +179,11 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 	kit := TestKitFor(sb, env)
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
-			// A task named through the test kit
-			// ("$test_kit.operations.primary_webhook_emitter") is the task
-			// the step will send: read-only runs judge it, not its
-			// reference (webhook_emission's triggers are create_media_buy).
 			task := st.Task
-			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil {
+			// A task the test kit names ($test_kit.operations.…: webhook
+			// emission's primary_webhook_emitter is create_media_buy) is the
+			// one the step sends.
+			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
 				task = t
 			}
 			if task == controllerTool {
@@ -316,6 +315,21 @@ func (sb *Storyboard) Group() string {
 		return "specialism/" + parts[1]
 	}
 	return parts[1]
+}
+
+// Waits says the storyboard waits on purpose, whatever the agent's speed:
+// a webhook step (a delivery, or the settle after a terminal trigger) or a
+// rate-limit trip (the agent's retry_after). A runner starts such
+// storyboards first, so their waiting overlaps the others' work.
+func (sb *Storyboard) Waits() bool {
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			if slices.Contains(webhookTasks, st.Task) || st.Task == "expect_rate_limit_not_replayed" || st.RateLimitTrip != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ShapesNextCall says the storyboard drives a controller scenario that

@@ -702,7 +702,11 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 		} else if !r.env.has(task) {
 			return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools (%s)", task, strings.Join(r.env.Tools, ", "))}
 		}
-		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations {
+		// The controller is the sandbox's (--sandbox, above), as RunMode
+		// selects and the seeding drives it: skipping its steps in a
+		// read-only sandbox run left the stateful steps after them to fail
+		// on state nobody forced.
+		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations && task != controllerTool {
 			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
 		}
 	}

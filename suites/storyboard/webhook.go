@@ -82,10 +82,12 @@ const (
 	webhookMaxWait     = 5 * time.Minute
 	// notOwedWait is how long a step waits when the triggering step's
 	// reply was terminal: no webhook is owed (a webhook for a first reply
-	// already terminal is HOOK-04's violation, judged by that rule); what
-	// has come by then is still graded. A short settle, not a wait: three
-	// such steps of webhook_emission made it the run's critical path (9 s).
-	notOwedWait = 300 * time.Millisecond
+	// already terminal is HOOK-04's violation, judged by that rule with
+	// --webhook-wait); what has come by then is still graded, and nothing
+	// grades the step not applicable. A settle of one poll, not a wait:
+	// webhook_emission's five such steps were the sandbox run's critical
+	// path (9 s at first, then 1.5 s at 300 ms each).
+	notOwedWait = webhookPoll
 	webhookPoll = 100 * time.Millisecond
 )
 

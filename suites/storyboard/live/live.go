@@ -163,27 +163,67 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
 	results := make([]storyboard.StoryboardResult, len(cfg.Release.Storyboards))
+	// runs reports whether the storyboard runs, else records why not.
+	runs := func(i int) bool {
+		sb := cfg.Release.Storyboards[i]
+		switch {
+		case cfg.Include != nil && !cfg.Include(sb):
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
+				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
+		case versionSkip != nil:
+			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
+		default:
+			if skip := storyboard.Gate(sb, &env); skip != nil {
+				results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, Skip: skip}
+				return false
+			}
+			return true
+		}
+		return false
+	}
+	run := func(i int) {
+		sb := cfg.Release.Storyboards[i]
+		e := env
+		results[i] = storyboard.Run(ctx, sb, &e, d)
+		results[i].Slim(report.Embed) // graded: only what the report reads is kept
+		live.end(sb.ID)
+		if len(results[i].Generated) > 0 {
+			b, _ := json.Marshal(results[i].Generated)
+			live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
+		}
+	}
+	// The order they run in; the results keep the release's. A storyboard
+	// that shapes the account's next call (storyboard.ShapesNextCall:
+	// every storyboard of a run is the same account, so another's call in
+	// between would consume the instruction) runs alone, before the
+	// others. Then the others side by side, those that wait on purpose
+	// (storyboard.Waits: webhook deliveries and settles, a rate-limit
+	// trip's retry_after) first, so their waiting overlaps the rest of
+	// the run instead of trailing it.
+	var alone, waiting, other []int
+	for i, sb := range cfg.Release.Storyboards {
+		switch {
+		case sb.ShapesNextCall():
+			alone = append(alone, i)
+		case sb.Waits():
+			waiting = append(waiting, i)
+		default:
+			other = append(other, i)
+		}
+	}
+	for _, i := range alone {
+		if runs(i) {
+			run(i)
+		}
+	}
 	limit := cfg.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	// alone: a storyboard that shapes the account's next call runs with no
-	// other in flight (storyboard.ShapesNextCall); the others share.
-	var alone sync.RWMutex
-	for i, sb := range cfg.Release.Storyboards {
-		if cfg.Include != nil && !cfg.Include(sb) {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
-				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
-			continue
-		}
-		if versionSkip != nil {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
-			continue
-		}
-		if skip := storyboard.Gate(sb, &env); skip != nil {
-			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, Skip: skip}
+	for _, i := range append(waiting, other...) {
+		if !runs(i) {
 			continue
 		}
 		wg.Add(1)
@@ -191,21 +231,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if sb.ShapesNextCall() {
-				alone.Lock()
-				defer alone.Unlock()
-			} else {
-				alone.RLock()
-				defer alone.RUnlock()
-			}
-			e := env
-			results[i] = storyboard.Run(ctx, sb, &e, d)
-			results[i].Slim(report.Embed) // graded: only what the report reads is kept
-			live.end(sb.ID)
-			if len(results[i].Generated) > 0 {
-				b, _ := json.Marshal(results[i].Generated)
-				live.record(evidence.Call{ProbeID: GeneratedProbeID(sb.ID), Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b})
-			}
+			run(i)
 		}()
 	}
 	wg.Wait()
@@ -305,6 +331,9 @@ type dispatcher struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// once and nonce make the run's A2A contextIds (contextID).
+	once  sync.Once
+	nonce string
 	// cards are the agent cards by agent ("" is the agent under test),
 	// each fetched once per run.
 	cards map[string]*agentCard
@@ -534,11 +563,30 @@ func (d *dispatcher) callA2A(ctx context.Context, req storyboard.Request, agent 
 	if !ok {
 		return failed
 	}
+	client := a2a.NewClient(cfg, card)
 	if override {
 		// The card is public; the bogus credential goes to the task.
 		cfg.BearerToken, cfg.Header = bogus(req.Auth)
+		client = a2a.NewClient(cfg, card)
+	} else {
+		// One buyer's conversation, as over MCP one session: the
+		// storyboard's calls share a contextId (a seller may key its
+		// state and its rate limit on it).
+		client = client.InContext(d.contextID(req.Storyboard, agent))
 	}
-	return a2a.NewClient(cfg, card).Send(ctx, req.ProbeID, req.Task, req.Args)
+	return client.Send(ctx, req.ProbeID, req.Task, req.Args)
+}
+
+// contextID is the A2A contextId of a storyboard's conversation with
+// agent: unique to the run, so two runs against one seller never share
+// one.
+func (d *dispatcher) contextID(storyboardID, agent string) string {
+	d.once.Do(func() {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b) // never fails
+		d.nonce = hex.EncodeToString(b)
+	})
+	return "adcp-conform-" + d.nonce + "-" + sessionKey(storyboardID, agent)
 }
 
 // cardProbeID is the probe ID of the fetch of agent's card: "storyboard/card"
