@@ -86,7 +86,7 @@ func TestTaskJudges(t *testing.T) {
 	}{
 		{"handle", good, judgeTASK01, Pass, ""},
 		{"direct result", direct, judgeTASK01, Fail, "the tool result itself answers"},
-		{"handle without pollInterval", taskStore(strings.Replace(goodHandle, `,"pollInterval":200`, "", 1), "completed", toolResult(productBody, false), false), judgeTASK01, Fail, "pollInterval is absent"},
+		{"handle without pollInterval (optional in MCP 2025-11-25)", taskStore(strings.Replace(goodHandle, `,"pollInterval":200`, "", 1), "completed", toolResult(productBody, false), false), judgeTASK01, Pass, ""},
 		{"undeclared", notRun, judgeTASK01, Skip, "does not declare the MCP tasks capability"},
 		{"terminal and result", good, judgeTASK02, Pass, ""},
 		{"never terminal", taskStore(goodHandle, "working", toolResult(productBody, false), false), judgeTASK02, Fail, `still "working"`},
