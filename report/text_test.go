@@ -188,7 +188,7 @@ func TestWriteTextListsTheBaselinesStoryboardSteps(t *testing.T) {
 	for _, want := range []string{
 		"verdict: conformant — every applicable MUST rule passed (1 of 1 rules judged); 1 of 2 storyboards passed, 1 failed as the baseline expects (exit 0)",
 		"expected failures (2, as the baseline lists them: they do not fail the run)\n" +
-			"  a/p/s1 — asks what the spec does not\n  a/p/s2 — optional in the spec\n"} {
+			"  [MCP] a/p/s1 — asks what the spec does not\n  [MCP] a/p/s2 — optional in the spec\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q:\n%s", want, s)
 		}
@@ -206,9 +206,9 @@ func TestWriteTextListsTheBaselinesStoryboardSteps(t *testing.T) {
 	}
 	s = out.String()
 	for _, want := range []string{"verdict: non_conformant — 1 storyboard failed (exit 1)",
-		"storyboard failures first (2)\n  FAILED   a/p/s1\n           field_value /x: d (the baseline expects field_absent, not field_value)\n" +
-			"  STALE    b/p/s1\n           passes now: remove its entry (storyboard:b, step p/s1) from the baseline\n",
-		"expected failures (1, as the baseline lists them: they do not fail the run)\n  a/p/s2 — optional in the spec\n"} {
+		"storyboard failures first (2)\n  FAILED   [MCP] a/p/s1\n           field_value /x: d (the baseline expects field_absent, not field_value)\n" +
+			"  STALE    [MCP] b/p/s1\n           passes now: remove its entry (storyboard:b, step p/s1) from the baseline\n",
+		"expected failures (1, as the baseline lists them: they do not fail the run)\n  [MCP] a/p/s2 — optional in the spec\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q:\n%s", want, s)
 		}
@@ -228,7 +228,7 @@ func TestAMirroredStoryboardsStepsAreListedOnce(t *testing.T) {
 	if err := WriteText(&out, r, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if s := out.String(); !strings.Contains(s, "storyboard failures first (1)\n") || strings.Count(s, "FAILED   a/p/s") != 1 {
+	if s := out.String(); !strings.Contains(s, "storyboard failures first (1)\n") || strings.Count(s, "FAILED   [MCP] a/p/s") != 1 {
 		t.Errorf("the step is not listed once:\n%s", s)
 	}
 }
