@@ -58,7 +58,7 @@ func TestTheReferenceSandboxRunExpectsItsLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = run(t, nil, "", append(args, "--baseline", empty, "--out", t.TempDir())...)
-	if code != ExitNonConformant || strings.Contains(errOut, "ledger") || !strings.Contains(out, "verdict: non_conformant — 5 storyboards failed") {
+	if code != ExitNonConformant || strings.Contains(errOut, "ledger") || !strings.Contains(out, "verdict: non_conformant (bundled reference seller, not a seller under test)") || !strings.Contains(out, "non_conformant — 5 storyboards failed") {
 		t.Errorf("with --baseline: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
