@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // The envelope failures. The first three are the codes of
@@ -75,7 +75,7 @@ func CheckEnvelope(body []byte) error {
 	for _, f := range envelopeFields {
 		// json.Unmarshal reads null into a string without an error; the
 		// schema types each field string, and null is none.
-		if _, ok := extract.StringValue(m[f]); !ok {
+		if _, ok := rawjson.StringValue(m[f]); !ok {
 			return &EnvelopeError{EnvWrongFieldType, f + " is " + clip(m[f]) + ", not a string"}
 		}
 	}
@@ -95,7 +95,7 @@ func CheckOperationID(body []byte, want string) error {
 	var m struct {
 		OperationID *string `json:"operation_id"`
 	}
-	if extract.Decode(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
+	if rawjson.Decode(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
 		got := "none"
 		if m.OperationID != nil {
 			got = quote(*m.OperationID)
@@ -110,7 +110,7 @@ func IdempotencyKey(body []byte) string {
 	var m struct {
 		Key string `json:"idempotency_key"`
 	}
-	_ = extract.Decode(body, &m)
+	_ = rawjson.Decode(body, &m)
 	return m.Key
 }
 

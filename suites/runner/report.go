@@ -12,6 +12,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -282,7 +283,7 @@ type docIndex struct {
 type node struct {
 	raw      json.RawMessage
 	parsed   bool
-	obj      *extract.Object
+	obj      *rawjson.Object
 	arr      []json.RawMessage
 	children map[string]*node
 	// text is the value, a JSON string, parsed as a document ("#").
@@ -350,7 +351,7 @@ func (n *node) walk(pointer string) (*node, bool) {
 func (n *node) child(tok string) (*node, bool) {
 	if !n.parsed {
 		n.parsed = true
-		if o, err := extract.ParseObject(n.raw); err == nil {
+		if o, err := rawjson.ParseObject(n.raw); err == nil {
 			n.obj = o
 		} else if kindArray(n.raw) {
 			_ = json.Unmarshal(n.raw, &n.arr)
