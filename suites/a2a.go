@@ -201,7 +201,7 @@ func judgeA2A02(s *evidence.Store, _ Options) Verdict {
 func responseDataPart(t *a2aBuild) []finding {
 	a := t.artifacts[0]
 	for _, p := range a.parts {
-		if d, ok := p.obj.Get("data"); ok && kindOf(d) == rawjson.KindObject {
+		if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 			return nil
 		}
 	}
@@ -264,11 +264,11 @@ func stateFinding(ev *a2aReply, known []string, version string) (finding, bool) 
 	switch {
 	case !ok:
 		return finding{sp, "is absent"}, true
-	case kindOf(v) != rawjson.KindObject:
+	case rawjson.KindOf(v) != rawjson.KindObject:
 		return finding{sp, "is " + kindName(v) + ", not an object"}, true
 	case ev.stateRaw == nil:
 		return finding{sp + "/state", "is absent"}, true
-	case kindOf(ev.stateRaw) != rawjson.KindString:
+	case rawjson.KindOf(ev.stateRaw) != rawjson.KindString:
 		return finding{sp + "/state", "is " + kindName(ev.stateRaw) + ", not a string"}, true
 	case !slices.Contains(known, ev.state):
 		return finding{sp + "/state", quote(ev.state) + " is not an A2A " + version + " task state"}, true
@@ -471,7 +471,7 @@ func cardFindings(status int, body []byte, url string, submitted bool) []finding
 		fs = append(fs, finding{"", wire.Sanitize(err.Error(), 200)})
 	}
 	v, ok := root.Get("skills")
-	if !ok || kindOf(v) != rawjson.KindArray {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray {
 		return append(fs, finding{"/skills", "is absent or not a list; the card lists no get_adcp_capabilities skill"})
 	}
 	var items []json.RawMessage
@@ -539,7 +539,7 @@ func extensionFindings(body []byte) []finding {
 // emptyParams reports whether an extension's params is empty: null, {} or
 // [].
 func emptyParams(raw []byte) bool {
-	switch kindOf(raw) {
+	switch rawjson.KindOf(raw) {
 	case rawjson.KindNull:
 		return true
 	case rawjson.KindObject:
@@ -713,7 +713,7 @@ func errorBody(d json.RawMessage) bool {
 		return false
 	}
 	v, ok := o.Get("adcp_error")
-	return ok && truthy(v)
+	return ok && rawjson.TruthyValue(v)
 }
 
 // payloadSibling reports whether a DataPart's data is the payload part of
@@ -736,7 +736,7 @@ func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
 		switch {
 		case errorBody(d):
 			seen = true
-		case kindOf(d) == rawjson.KindObject:
+		case rawjson.KindOf(d) == rawjson.KindObject:
 			if payload == "" {
 				payload = p + "/data"
 			}
@@ -764,7 +764,7 @@ func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
 	last, errAt := "", -1
 	var data []json.RawMessage
 	for _, p := range a.parts {
-		if d, ok := p.obj.Get("data"); ok && kindOf(d) == rawjson.KindObject {
+		if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 			if errorBody(d) {
 				errAt = len(data)
 			}

@@ -49,7 +49,7 @@ var a2aFailure = map[string]bool{"failed": true, "rejected": true}
 // state failed or rejected is the A2A form of an error result.
 func parseA2AReply(c evidence.Call) *reply {
 	r := &reply{call: c, a2a: &a2aReply{}}
-	if c.RPCError != nil && kindOf(c.RPCError) == rawjson.KindObject {
+	if c.RPCError != nil && rawjson.KindOf(c.RPCError) == rawjson.KindObject {
 		r.rpcErr, _ = rawjson.ParseObject(c.RPCError)
 	}
 	if c.Message != nil {
@@ -110,7 +110,7 @@ func parseA2AReply(c evidence.Call) *reply {
 func (t *a2aBuild) extraction() (data *rawjson.Object, ptr string, wrapper bool) {
 	first := func(parts []located) (*rawjson.Object, string) {
 		for _, p := range parts {
-			if d, ok := p.obj.Get("data"); ok && kindOf(d) == rawjson.KindObject {
+			if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 				o, _ := rawjson.ParseObject(d)
 				return o, p.ptr + "/data"
 			}
@@ -122,7 +122,7 @@ func (t *a2aBuild) extraction() (data *rawjson.Object, ptr string, wrapper bool)
 		if len(t.artifacts) > 0 {
 			var last *rawjson.Object
 			for _, p := range t.artifacts[0].parts {
-				if d, ok := p.obj.Get("data"); ok && kindOf(d) == rawjson.KindObject {
+				if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 					last, _ = rawjson.ParseObject(d)
 					ptr = p.ptr + "/data"
 				}
@@ -232,7 +232,7 @@ func (a *a2aReply) nonObjectParts(fn func(ptr, kind string)) {
 			return
 		}
 		rawjson.EachElement(v, func(i int, it []byte) bool {
-			if kindOf(it) != rawjson.KindObject {
+			if rawjson.KindOf(it) != rawjson.KindObject {
 				fn(base+"/parts/"+strconv.Itoa(i), kindName(it))
 			}
 			return true
@@ -267,7 +267,7 @@ type located struct {
 // pointers under base; nil when the member is absent or not an array.
 func objectsAt(o *rawjson.Object, key, base string) []located {
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != rawjson.KindArray {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray {
 		return nil
 	}
 	var items []json.RawMessage
@@ -376,14 +376,14 @@ func (t *a2aBuild) apply(ev *a2aReply) {
 		t.setStatus(ev)
 		// A null artifacts member is an absent one, as serializers write
 		// an unset optional field.
-		if v, ok := ev.task.Get("artifacts"); ok && kindOf(v) != rawjson.KindNull {
+		if v, ok := ev.task.Get("artifacts"); ok && rawjson.KindOf(v) != rawjson.KindNull {
 			p := ev.taskPtr + "/artifacts"
 			t.artifacts, t.artsPtr, t.artsBad = nil, p, finding{}
-			if kindOf(v) != rawjson.KindArray {
+			if rawjson.KindOf(v) != rawjson.KindArray {
 				t.artsBad = finding{p, "is " + kindName(v) + ", not a list"}
 			}
 			rawjson.EachElement(v, func(i int, it []byte) bool {
-				if kindOf(it) != rawjson.KindObject && t.artsBad.ptr == "" {
+				if rawjson.KindOf(it) != rawjson.KindObject && t.artsBad.ptr == "" {
 					t.artsBad = finding{p + "/" + strconv.Itoa(i), "is " + kindName(it) + ", not an artifact object"}
 				}
 				return true

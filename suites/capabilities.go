@@ -151,7 +151,7 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{ptr(r.dataPtr, m.key), "is absent"})
 		}
 		for _, v := range vs { // each occurrence of a repeated key
-			if kindOf(v) != m.kind {
+			if rawjson.KindOf(v) != m.kind {
 				fs = append(fs, finding{ptr(r.dataPtr, m.key), "is " + kindName(v) + ", not " + m.what})
 			}
 		}

@@ -141,7 +141,7 @@ func judgeCTX03(s *evidence.Store, _ Options) Verdict {
 				}
 				seen[rt.ptr] = true
 				for _, v := range values(rt.obj, "context") {
-					if kindOf(v) != rawjson.KindNull {
+					if rawjson.KindOf(v) != rawjson.KindNull {
 						return true, []finding{{ptr(rt.ptr, "context"), "is " + kindName(v) + " although the request had no context"}}
 					}
 				}

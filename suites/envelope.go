@@ -132,7 +132,7 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 		if !r.success() || r.data == nil {
 			return false, nil
 		}
-		if v, ok := r.data.Get("payload"); ok && kindOf(v) == rawjson.KindObject {
+		if v, ok := r.data.Get("payload"); ok && rawjson.KindOf(v) == rawjson.KindObject {
 			return true, []finding{{ptr(r.dataPtr, "payload"), "nests body fields"}}
 		}
 		return true, nil
@@ -204,7 +204,7 @@ func clientRoots(r *reply) []root {
 			continue
 		}
 		v, has := t.obj.Get("adcp_error")
-		if r.isError && (!has || !truthy(v)) {
+		if r.isError && (!has || !rawjson.TruthyValue(v)) {
 			continue
 		}
 		if !r.isError && has && t.obj.Len() == 1 {
@@ -266,7 +266,7 @@ func judgeENV06(s *evidence.Store, _ Options) Verdict {
 			}
 			for _, v := range values(rt.obj, "replayed") {
 				seen = true
-				if kindOf(v) != rawjson.KindBool {
+				if rawjson.KindOf(v) != rawjson.KindBool {
 					fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
 				}
 			}
@@ -336,12 +336,12 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 		}
 		var fs []finding
 		for _, v := range values(r.result, "isError") {
-			if kindOf(v) != rawjson.KindBool {
+			if rawjson.KindOf(v) != rawjson.KindBool {
 				fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
 			}
 		}
 		for _, v := range values(r.result, "structuredContent") {
-			if kindOf(v) != rawjson.KindObject {
+			if rawjson.KindOf(v) != rawjson.KindObject {
 				fs = append(fs, finding{"/result/structuredContent", "is " + kindName(v) + ", not an object"})
 			}
 		}
@@ -384,7 +384,7 @@ func contentItems(items [][]byte) []finding {
 					fs = append(fs, finding{p + "/text", "is not a string"})
 				}
 				for _, v := range texts {
-					if kindOf(v) != rawjson.KindString {
+					if rawjson.KindOf(v) != rawjson.KindString {
 						fs = append(fs, finding{p + "/text", "is not a string"})
 					}
 				}

@@ -144,7 +144,7 @@ func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{c.ptr + "/message", "is absent"})
 		}
 		for _, m := range msgs {
-			if kindOf(m) != rawjson.KindString {
+			if rawjson.KindOf(m) != rawjson.KindString {
 				fs = append(fs, finding{c.ptr + "/message", "is " + kindName(m) + ", not a string"})
 			}
 		}
@@ -385,7 +385,7 @@ func judgeEOBJ08(s *evidence.Store, _ Options) Verdict {
 }
 
 func (d detailType) check(v json.RawMessage) string {
-	k := kindOf(v)
+	k := rawjson.KindOf(v)
 	if !d.kinds[k] {
 		return "is " + kindName(v) + ", not as documented"
 	}
@@ -393,7 +393,7 @@ func (d detailType) check(v json.RawMessage) string {
 		var items []json.RawMessage
 		_ = json.Unmarshal(v, &items)
 		for i, it := range items {
-			if kindOf(it) != d.items {
+			if rawjson.KindOf(it) != d.items {
 				return "item " + strconv.Itoa(i) + " is " + kindName(it) + ", not as documented"
 			}
 		}

@@ -79,7 +79,7 @@ func judgeIDEM01(s *evidence.Store, _ Options) Verdict {
 		}
 		supported := false
 		for _, sup := range sups {
-			if kindOf(sup) != rawjson.KindBool {
+			if rawjson.KindOf(sup) != rawjson.KindBool {
 				fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
 			}
 			supported = supported || string(trim(sup)) == "true"

@@ -105,7 +105,7 @@ func parseReplyOnce(c evidence.Call) *reply {
 	if c.Result != nil {
 		r.result, _ = rawjson.ParseObject(c.Result)
 	}
-	if c.RPCError != nil && kindOf(c.RPCError) == rawjson.KindObject {
+	if c.RPCError != nil && rawjson.KindOf(c.RPCError) == rawjson.KindObject {
 		r.rpcErr, _ = rawjson.ParseObject(c.RPCError)
 	}
 	if c.Message != nil {
@@ -115,11 +115,11 @@ func parseReplyOnce(c evidence.Call) *reply {
 		return r
 	}
 	if v, ok := r.result.Get("isError"); ok {
-		r.isErrorRaw, r.isError = v, truthy(v)
+		r.isErrorRaw, r.isError = v, rawjson.TruthyValue(v)
 	}
 	if v, ok := r.result.Get("structuredContent"); ok {
 		r.scRaw = v
-		if kindOf(v) == rawjson.KindObject {
+		if rawjson.KindOf(v) == rawjson.KindObject {
 			r.sc, _ = rawjson.ParseObject(v)
 		}
 	}
@@ -137,7 +137,7 @@ func parseReplyOnce(c evidence.Call) *reply {
 				return true
 			}
 			ti := textItem{ptr: "/result/content/" + strconv.Itoa(i) + "/text", text: text}
-			if kindOf([]byte(text)) == rawjson.KindObject {
+			if rawjson.KindOf([]byte(text)) == rawjson.KindObject {
 				ti.obj, _ = rawjson.ParseObject([]byte(text))
 			}
 			r.texts = append(r.texts, ti)
@@ -238,24 +238,24 @@ func (r *reply) findCandidates() []candidate {
 			return
 		}
 		v, ok := rt.obj.Get("adcp_error")
-		if !ok || !truthy(v) {
+		if !ok || !rawjson.TruthyValue(v) {
 			return
 		}
 		c := candidate{ptr: rt.ptr + "/adcp_error", raw: v, jsonrpc: jsonrpc, root: rt}
-		if kindOf(v) == rawjson.KindObject {
+		if rawjson.KindOf(v) == rawjson.KindObject {
 			c.obj, _ = rawjson.ParseObject(v)
 		}
 		out = append(out, c)
 	}
 	if r.rpcErr != nil {
-		if d, ok := r.rpcErr.Get("data"); ok && kindOf(d) == rawjson.KindObject {
+		if d, ok := r.rpcErr.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 			o, _ := rawjson.ParseObject(d)
 			add(root{"/error/data", o}, true)
 		}
 	}
 	if r.a2a != nil {
 		r.a2a.dataParts(func(p string, _ *rawjson.Object, data json.RawMessage) {
-			if kindOf(data) == rawjson.KindObject {
+			if rawjson.KindOf(data) == rawjson.KindObject {
 				o, _ := rawjson.ParseObject(data)
 				add(root{p + "/data", o}, false)
 			}
@@ -289,56 +289,13 @@ func (r *reply) rpcCode() (int64, bool) {
 	return int64(f), true
 }
 
-// kindOf returns the JSON kind of a raw value from its first byte.
-func kindOf(raw []byte) rawjson.Kind {
-	s := bytes.TrimLeft(raw, " \t\r\n")
-	if len(s) == 0 {
-		return rawjson.KindInvalid
-	}
-	switch s[0] {
-	case '{':
-		return rawjson.KindObject
-	case '[':
-		return rawjson.KindArray
-	case '"':
-		return rawjson.KindString
-	case 't', 'f':
-		return rawjson.KindBool
-	case 'n':
-		return rawjson.KindNull
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return rawjson.KindNumber
-	}
-	return rawjson.KindInvalid
-}
-
-var kindNames = map[rawjson.Kind]string{
-	rawjson.KindNull: "null", rawjson.KindBool: "a boolean", rawjson.KindNumber: "a number",
-	rawjson.KindString: "a string", rawjson.KindArray: "an array", rawjson.KindObject: "an object",
-}
-
+// kindName names the JSON kind of a value for a finding ("a string",
+// "null"), "not JSON" for bytes that start none.
 func kindName(raw []byte) string {
-	if n, ok := kindNames[kindOf(raw)]; ok {
-		return n
+	if k := rawjson.KindOf(raw); k != rawjson.KindInvalid {
+		return k.Phrase()
 	}
 	return "not JSON"
-}
-
-// truthy is JavaScript truthiness of a JSON value.
-func truthy(raw []byte) bool {
-	s := bytes.TrimSpace(raw)
-	switch kindOf(s) {
-	case rawjson.KindNull, rawjson.KindInvalid:
-		return false
-	case rawjson.KindBool:
-		return s[0] == 't'
-	case rawjson.KindString:
-		return len(s) > 2
-	case rawjson.KindNumber:
-		f, _ := strconv.ParseFloat(string(s), 64) // an overflow reads as ±Inf: truthy
-		return f != 0 && !math.IsNaN(f)
-	}
-	return true
 }
 
 // str returns o[key] when it is a JSON string.
@@ -347,7 +304,7 @@ func str(o *rawjson.Object, key string) (string, bool) {
 		return "", false
 	}
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != rawjson.KindString {
+	if !ok || rawjson.KindOf(v) != rawjson.KindString {
 		return "", false
 	}
 	var s string
@@ -378,7 +335,7 @@ func child(o *rawjson.Object, key string) *rawjson.Object {
 		return nil
 	}
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != rawjson.KindObject {
+	if !ok || rawjson.KindOf(v) != rawjson.KindObject {
 		return nil
 	}
 	c, _ := rawjson.ParseObject(v)
@@ -388,7 +345,7 @@ func child(o *rawjson.Object, key string) *rawjson.Object {
 // number returns a JSON number's value; ok is false for any other kind.
 // An overflowing literal returns ±Inf.
 func number(raw []byte) (float64, bool) {
-	if kindOf(raw) != rawjson.KindNumber {
+	if rawjson.KindOf(raw) != rawjson.KindNumber {
 		return 0, false
 	}
 	f, _ := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
@@ -412,8 +369,7 @@ func ptr(base string, tokens ...string) string {
 	b.WriteString(base)
 	for _, t := range tokens {
 		b.WriteByte('/')
-		t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-		b.WriteString(wire.Sanitize(t, 64))
+		b.WriteString(wire.Sanitize(rawjson.EscapeToken(t), 64))
 	}
 	return b.String()
 }

@@ -172,7 +172,7 @@ var handleMembers = []struct {
 		return ""
 	}), false},
 	{"ttl", func(v []byte) string {
-		if k := kindOf(v); k != rawjson.KindNumber && k != rawjson.KindNull {
+		if k := rawjson.KindOf(v); k != rawjson.KindNumber && k != rawjson.KindNull {
 			return "is " + kindName(v) + ", not a number or null"
 		}
 		return ""
@@ -303,7 +303,7 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 				t.judged(rc, []finding{{"/result", "is not an object"}})
 				break
 			}
-			if v, ok := res.Get("content"); !ok || kindOf(v) != rawjson.KindArray {
+			if v, ok := res.Get("content"); !ok || rawjson.KindOf(v) != rawjson.KindArray {
 				t.judged(rc, []finding{{"/result/content", "is absent or not an array: tasks/result does not return a CallToolResult"}})
 				break
 			}
@@ -482,7 +482,7 @@ func answersFor(name string, result []byte) bool {
 	}
 	if name == "result" {
 		v, _ := res.Get("isError")
-		return !truthy(v)
+		return !rawjson.TruthyValue(v)
 	}
 	_, hasID := res.Get("taskId")
 	_, hasStatus := res.Get("status")
@@ -536,7 +536,7 @@ func judgeTASK05(s *evidence.Store, _ Options) Verdict {
 	for _, v := range values(task, "ttl") {
 		n, isNum := number(v)
 		switch {
-		case kindOf(v) == rawjson.KindNull:
+		case rawjson.KindOf(v) == rawjson.KindNull:
 			fs = append(fs, finding{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"})
 		case !isNum:
 			continue

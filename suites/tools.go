@@ -322,7 +322,7 @@ func cardSkills(s *evidence.Store) (evidence.Call, []listedTool, bool) {
 func listOfObjects(o *rawjson.Object, key, base, nameKey string) ([]listedTool, bool) {
 	v, ok := o.Get(key)
 	var items []json.RawMessage
-	if !ok || kindOf(v) != rawjson.KindArray || json.Unmarshal(v, &items) != nil {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray || json.Unmarshal(v, &items) != nil {
 		return nil, false
 	}
 	var out []listedTool

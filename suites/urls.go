@@ -103,7 +103,7 @@ func eachString(r *reply, fn func(ptr, key, s string)) {
 				if _, ok := str(child(part, "file"), "uri"); ok {
 					files[p+"/file/uri"] = true
 				}
-				if text, ok := str(part, "text"); ok && kindOf([]byte(text)) == rawjson.KindObject {
+				if text, ok := str(part, "text"); ok && rawjson.KindOf([]byte(text)) == rawjson.KindObject {
 					if o, err := rawjson.ParseObject([]byte(text)); err == nil {
 						texts = append(texts, textItem{ptr: p + "/text", text: text, obj: o})
 					}

@@ -30,6 +30,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // base is the URL the schemas are compiled under; the root-relative $id
@@ -356,7 +358,7 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		}
 		p := ""
 		for _, tok := range e.InstanceLocation {
-			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+			p += "/" + rawjson.EscapeToken(tok)
 		}
 		kp := e.ErrorKind.KeywordPath()
 		if _, wasCut := cut[p]; wasCut && len(kp) > 0 && (kp[len(kp)-1] == "minItems" || kp[len(kp)-1] == "contains") {
@@ -425,7 +427,7 @@ func violations(err error) ([]Violation, error) {
 		}
 		p := ""
 		for _, tok := range e.InstanceLocation {
-			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+			p += "/" + rawjson.EscapeToken(tok)
 		}
 		id := strings.TrimPrefix(e.SchemaURL, base)
 		kw, sp := "", id
@@ -455,7 +457,7 @@ func detailed(v any, at string, cut map[string]int) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = detailed(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), cut)
+			out[k] = detailed(e, rawjson.Pointer(at, k), cut)
 		}
 		return out
 	case []any:

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -330,14 +329,14 @@ func nodeRaw(n *node) json.RawMessage {
 	return n.raw
 }
 
-// walk follows an RFC 6901 pointer from n.
+// walk follows an RFC 6901 pointer from n (its leading "/" optional).
 func (n *node) walk(pointer string) (*node, bool) {
 	if pointer == "" {
 		return n, true
 	}
+	tokens, _ := rawjson.Tokens("/" + strings.TrimPrefix(pointer, "/"))
 	cur := n
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range tokens {
 		next, ok := cur.child(tok)
 		if !ok {
 			return nil, false
@@ -353,7 +352,7 @@ func (n *node) child(tok string) (*node, bool) {
 		n.parsed = true
 		if o, err := rawjson.ParseObject(n.raw); err == nil {
 			n.obj = o
-		} else if kindArray(n.raw) {
+		} else if rawjson.KindOf(n.raw) == rawjson.KindArray {
 			_ = json.Unmarshal(n.raw, &n.arr)
 		}
 	}
@@ -383,9 +382,4 @@ func (n *node) child(tok string) (*node, bool) {
 	c := &node{raw: v}
 	n.children[tok] = c
 	return c, true
-}
-
-func kindArray(raw []byte) bool {
-	s := bytes.TrimLeft(raw, " \t\r\n")
-	return len(s) > 0 && s[0] == '['
 }
