@@ -4,8 +4,8 @@
 // $ref are root-relative ("/schemas/<release>/core/product.json").
 // Validation is draft-07 as the schemas declare, each schema's own
 // additionalProperties honoured; schemas compile lazily and are cached.
-// Fetch copies a release from its published location (PublishedBase) into
-// the user's cache once, for Load to read from then on.
+// probes/release fetches a release from its published location into the
+// user's cache once, for Load to read from then on.
 //
 //	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
 //	vs, err := set.Response("get_products", body)
@@ -32,7 +32,13 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 )
+
+// PublishedBase is where AdCP publishes each release's schemas, as
+// <PublishedBase>/<release>/core/error.json and so on: the URL a report
+// names a schema by.
+const PublishedBase = release.PublishedSchemas
 
 // base is the URL the schemas are compiled under; the root-relative $id
 // and $ref values resolve against it, and the loader maps it back to the
@@ -44,7 +50,7 @@ type Set struct {
 	fsys     fs.FS // the release folder
 	release  string
 	files    map[string]string // base name → path relative to the folder
-	tools    manifest          // manifest.json, when the release has one
+	tools    release.Manifest  // manifest.json, when the release has one
 	mu       sync.Mutex
 	c        *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema // by absolute location
@@ -202,7 +208,7 @@ func (s *Set) relOf(url string) (string, error) {
 	if !ok {
 		rel, ok = strings.CutPrefix(url, base+"/schemas/")
 	}
-	if rel = cleanRel(rel); !ok || rel == "" {
+	if rel = release.SchemaPath(rel); !ok || rel == "" {
 		return "", fmt.Errorf("schema %s is outside the release %s", url, s.release)
 	}
 	return rel, nil
@@ -249,15 +255,15 @@ func (s *Set) compile(loc string) (*jsonschema.Schema, error) {
 // release's manifest.json names them where it has one; otherwise the task's
 // kebab-case name does (get_products → media-buy/get-products-response.json).
 func (s *Set) ResponseSchema(task, status string) string {
-	if t, ok := s.tools.Tools[task]; ok && cleanRel(t.ResponseSchema) != "" {
+	if t, ok := s.tools.Tools[task]; ok && release.SchemaPath(t.ResponseSchema) != "" {
 		if status != "" && status != "completed" {
 			for _, a := range t.AsyncResponseSchemas {
-				if strings.HasSuffix(a, "-async-response-"+status+".json") && cleanRel(a) != "" {
-					return cleanRel(a)
+				if strings.HasSuffix(a, "-async-response-"+status+".json") && release.SchemaPath(a) != "" {
+					return release.SchemaPath(a)
 				}
 			}
 		}
-		return cleanRel(t.ResponseSchema)
+		return release.SchemaPath(t.ResponseSchema)
 	}
 	kebab := strings.ReplaceAll(task, "_", "-")
 	if status != "" && status != "completed" {
@@ -292,7 +298,7 @@ func (s *Set) Response(task string, body []byte) ([]Violation, error) {
 // as a storyboard's response_schema_ref names it). A schema that is not in
 // the release, or does not compile, is an error, never a violation.
 func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
-	rel = cleanRel(rel)
+	rel = release.SchemaPath(rel)
 	if rel == "" {
 		return nil, fmt.Errorf("%w: empty or escaping schema path", ErrNoSchema)
 	}
