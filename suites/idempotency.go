@@ -10,8 +10,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-func init() { registerChecks("IDEM", idemChecks) }
-
 // The bounds of idempotency.replay_ttl_seconds (§4.49).
 const (
 	minReplayTTL = 3600

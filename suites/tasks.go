@@ -10,8 +10,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-func init() { registerChecks("TASK", taskChecks) }
-
 // The task probes' IDs (probes/plan/tasks.go), after "mcp/".
 const (
 	taskFlow      = "task/get_products"

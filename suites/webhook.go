@@ -16,8 +16,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-func init() { registerChecks("HOOK", hookChecks) }
-
 func hookChecks() []Check {
 	return []Check{
 		// Rule: HOOK-01 · Spec: seeds 001 (Webhook Trigger Rules); core/mcp-webhook-payload.json;
