@@ -48,7 +48,10 @@ const (
 
 // Report builds the report model: every catalogue rule (judged, excluded by
 // the filter, or not implemented), the findings and redacted evidence behind
-// failures and errors, and one step per recorded call.
+// failures and errors, and one step per recorded call. The model is not
+// settled: whoever finishes the run (the CLI's finish) adds the
+// storyboards, the baseline and what the run's diagnosis changes, then
+// calls run.Settle once.
 func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *report.Run {
 	run := &report.Run{
 		Tool: meta.Tool, Version: meta.Version, AdcpRelease: meta.AdcpRelease, MCPProtocolVersion: meta.MCPProtocolVersion,
@@ -108,7 +111,6 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 		run.Notes = append(run.Notes, fmt.Sprintf("%d read tools refused the harness's arguments, so their probes could not run: %s; "+
 			"give the arguments they need with --inputs", len(refused), strings.Join(refused, "; ")))
 	}
-	run.Settle()
 	return run
 }
 
