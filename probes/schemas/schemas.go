@@ -354,40 +354,16 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		return nil, err
 	}
 	var out []Violation // of the cut document: a bounded number
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		p := ""
-		for _, tok := range e.InstanceLocation {
-			p += "/" + rawjson.EscapeToken(tok)
-		}
-		kp := e.ErrorKind.KeywordPath()
-		if _, wasCut := cut[p]; wasCut && len(kp) > 0 && (kp[len(kp)-1] == "minItems" || kp[len(kp)-1] == "contains") {
-			return // the cut list's, not the document's
-		}
-		id := strings.TrimPrefix(e.SchemaURL, base)
-		kw, sp := "", id
-		if len(kp) > 0 {
-			kw = kp[len(kp)-1]
-			if strings.Contains(id, "#") {
-				sp = id + "/" + strings.Join(kp, "/")
-			} else {
-				sp = id + "#/" + strings.Join(kp, "/")
-			}
-		}
-		msg := e.ErrorKind.LocalizedString(english)
-		if len(msg) > maxMessage {
-			msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
-		}
-		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: msg})
-	}
 	if ve != nil {
-		leaves(ve)
+		eachLeaf(ve, func(v Violation) {
+			if _, wasCut := cut[v.Pointer]; wasCut && (v.Keyword == "minItems" || v.Keyword == "contains") {
+				return // the cut list's, not the document's
+			}
+			if len(v.Message) > maxMessage {
+				v.Message = strings.ToValidUTF8(v.Message[:maxMessage], "") + "…"
+			}
+			out = append(out, v)
+		})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	more := 0
@@ -423,36 +399,39 @@ func violations(err error) ([]Violation, error) {
 		return nil, err
 	}
 	var out []Violation
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		p := ""
-		for _, tok := range e.InstanceLocation {
-			p += "/" + rawjson.EscapeToken(tok)
-		}
-		id := strings.TrimPrefix(e.SchemaURL, base)
-		kw, sp := "", id
-		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-			kw = kp[len(kp)-1]
-			if strings.Contains(id, "#") {
-				sp = id + "/" + strings.Join(kp, "/")
-			} else {
-				sp = id + "#/" + strings.Join(kp, "/")
-			}
-		}
-		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
-	}
-	leaves(ve)
+	eachLeaf(ve, func(v Violation) { out = append(out, v) })
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	if len(out) == 0 {
 		out = append(out, Violation{Message: err.Error()})
 	}
 	return out, nil
+}
+
+// eachLeaf calls fn with the violation each leaf of a validation error is:
+// where in the document, which schema and keyword, and the validator's
+// message in English (unbounded).
+func eachLeaf(e *jsonschema.ValidationError, fn func(Violation)) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			eachLeaf(c, fn)
+		}
+		return
+	}
+	p := ""
+	for _, tok := range e.InstanceLocation {
+		p += "/" + rawjson.EscapeToken(tok)
+	}
+	id := strings.TrimPrefix(e.SchemaURL, base)
+	kw, sp := "", id
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		kw = kp[len(kp)-1]
+		if strings.Contains(id, "#") {
+			sp = id + "/" + strings.Join(kp, "/")
+		} else {
+			sp = id + "#/" + strings.Join(kp, "/")
+		}
+	}
+	fn(Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
 }
 
 // detailed returns v with every list longer than DetailItems cut to its
