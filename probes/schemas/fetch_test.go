@@ -2,11 +2,8 @@ package schemas
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,16 +49,10 @@ func TestAFetchedReleaseLoadsAndValidates(t *testing.T) {
 // validates as the local folder does.
 func TestFetchTheRealReleaseFromAFakePublishedLocation(t *testing.T) {
 	local := shared.File(t, filepath.Join("spec", "schemas", "3.1.19"))
-	var hits atomic.Int64
-	fsrv := http.StripPrefix("/schemas/3.1.19/", http.FileServer(http.Dir(local)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fsrv.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	folder, srv, hits := releasetest.ServeSchemasFolder(t, local, "3.1.19")
 	cache := t.TempDir()
 	start := time.Now()
-	dir, fetched, err := release.Fetch(context.Background(), srv.Client(), release.Schemas, srv.URL+"/schemas/3.1.19/", cache)
+	dir, fetched, err := release.Fetch(context.Background(), srv.Client(), release.Schemas, folder, cache)
 	if err != nil || !fetched {
 		t.Fatalf("fetched %v, %v", fetched, err)
 	}

@@ -112,3 +112,18 @@ var TinySchemas = map[string]string{
 		`"$id":"/schemas/9.1.0/media-buy/get-widgets-async-response-working.json","type":"object"}`,
 	"bundled/media-buy/get-widgets-response.json": `{}`,
 }
+
+// ServeSchemasFolder serves a schemas folder (a local copy of a release's
+// published schemas) at /schemas/<release>/, counting requests; it returns
+// the folder's URL and the test server, whose Client reaches it.
+func ServeSchemasFolder(t testing.TB, dir, release string) (string, *httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	files := http.StripPrefix("/schemas/"+release+"/", http.FileServer(http.Dir(dir)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/schemas/" + release + "/", srv, &hits
+}
