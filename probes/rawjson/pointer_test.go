@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"testing"
 )
@@ -101,5 +102,31 @@ func TestKindOfAndTruthiness(t *testing.T) {
 	}
 	if KindInvalid.Phrase() != "empty" || KindArray.Phrase() != "an array" {
 		t.Errorf("Phrase: %q, %q", KindInvalid.Phrase(), KindArray.Phrase())
+	}
+}
+
+func TestDecodedKindsAndTruthiness(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`[null,true,0,"",[],{}]`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []Kind{KindNull, KindBool, KindNumber, KindString, KindArray, KindObject}
+	names := []string{"null", "boolean", "number", "string", "array", "object"}
+	truthy := []bool{false, true, false, false, true, true}
+	for i, v := range doc.([]any) {
+		if k := KindOfDecoded(v); k != want[i] || k.String() != names[i] {
+			t.Errorf("KindOfDecoded(%v) = %v (%s), want %v", v, k, k, want[i])
+		}
+		if got := TruthyDecoded(v); got != truthy[i] {
+			t.Errorf("TruthyDecoded(%#v) = %v", v, got)
+		}
+	}
+	if KindOfDecoded(json.Number("1")) != KindNumber || KindOfDecoded(3) != KindInvalid || KindInvalid.String() != "invalid" {
+		t.Error("KindOfDecoded of a json.Number or a Go int")
+	}
+	for v, want := range map[any]bool{json.Number("0"): false, json.Number("-0.0"): false, json.Number("1e400"): true, math.NaN(): false, "x": true, 1.5: true} {
+		if got := TruthyDecoded(v); got != want {
+			t.Errorf("TruthyDecoded(%#v) = %v, want %v", v, got, want)
+		}
 	}
 }
