@@ -67,8 +67,16 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 	if !strings.Contains(se, want) || !strings.Contains(so, "storyboards and schemas: AdCP 3.2.0-beta.5 — ") {
 		t.Fatalf("exit %d; want %q on stderr and the release in the summary\n%s%s", code, want, so, se)
 	}
-	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "schemas", "3.2.0-beta.5"),
-		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "compliance", "3.2.0-beta.5")} {
+	// The mirror's release folders are named with their links resolved
+	// (../shared may itself be a link).
+	resolved := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "schemas", "3.2.0-beta.5")),
+		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "compliance", "3.2.0-beta.5"))} {
 		if !strings.Contains(se, line) {
 			t.Errorf("stderr lacks %q", line)
 		}
