@@ -215,34 +215,28 @@ type family struct {
 	checks []Check
 }
 
+// familyChecks is every rule family's judges, by family ID: the one place
+// a family is registered (TestEveryCatalogueFamilyHasItsChecks holds it
+// to the catalogue).
+var familyChecks = map[string]func() []Check{
+	"ENV": envChecks, "ERR": errChecks, "EOBJ": eobjChecks, "RETRY": retryChecks,
+	"CTX": ctxChecks, "TOL": tolChecks, "A2A": a2aChecks, "CAP": capChecks,
+	"TASK": taskChecks, "VER": verChecks, "IDEM": idemChecks, "AUTH": authChecks,
+	"URL": urlChecks, "HOOK": hookChecks, "SCHEMA": schemaChecks, "TLS": tlsChecks,
+}
+
 // families lists the rule families this package judges, in catalogue
-// order: the built-in ones and those other files register.
+// order.
 func families() []family {
-	builtin := map[string][]Check{
-		"ENV": envChecks(), "ERR": errChecks(), "EOBJ": eobjChecks(), "RETRY": retryChecks(),
-		"CTX": ctxChecks(), "TOL": tolChecks(), "A2A": a2aChecks(), "CAP": capChecks(),
-		"VER": verChecks(), "AUTH": authChecks(), "URL": urlChecks(),
-	}
 	var out []family
 	for _, f := range catalogue.Families() {
-		checks := builtin[f.ID]
-		for _, more := range registeredFamilies[f.ID] {
-			checks = append(checks, more()...)
-		}
-		if len(checks) > 0 {
-			out = append(out, family{f.ID, checks})
+		if checks, ok := familyChecks[f.ID]; ok {
+			if cs := checks(); len(cs) > 0 {
+				out = append(out, family{f.ID, cs})
+			}
 		}
 	}
 	return out
-}
-
-// registeredFamilies are the checks other files add with registerChecks.
-var registeredFamilies = map[string][]func() []Check{}
-
-// registerChecks adds a family's checks (or more checks to a family); call
-// it from an init function of the file that defines them.
-func registerChecks(familyID string, checks func() []Check) {
-	registeredFamilies[familyID] = append(registeredFamilies[familyID], checks)
 }
 
 // Register declares the judges for store as Ginkgo specs: a container per

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/internal/release"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 )
 
 // TestMain keeps the package's tests off the network: a run that would

@@ -13,13 +13,11 @@ import (
 	"sync"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
-	"github.com/adcp-conform/adcp-conform/internal/release"
-	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/certify"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 )
 
 // referenceTokenEnv is the variable through which a run against the bundled
@@ -196,7 +194,7 @@ func referenceRelease(c runConfig, sb *storyboardPlan) (serves, from string) {
 	case sb != nil && sb.release != nil:
 		rel, from = sb.release.Version(), "--storyboards"
 	case remoteStoryboards(c.storyboards):
-		rel, _ = bundle.ReleaseOf(c.storyboards)
+		rel, _ = release.Storyboards.ReleaseOf(c.storyboards)
 		from = "--storyboards"
 	default:
 		rel, from = (&storyboard.Release{Dir: c.storyboards}).Version(), "--storyboards"
@@ -204,7 +202,7 @@ func referenceRelease(c runConfig, sb *storyboardPlan) (serves, from string) {
 	if rel == "" && c.schemasDir != "" && c.schemasDir != schemasOff {
 		from = "--schemas"
 		if strings.HasPrefix(c.schemasDir, "http://") || strings.HasPrefix(c.schemasDir, "https://") {
-			rel, _ = schemas.ReleaseOf(c.schemasDir)
+			rel, _ = release.Schemas.ReleaseOf(c.schemasDir)
 		} else {
 			rel = filepath.Base(filepath.Clean(c.schemasDir))
 		}

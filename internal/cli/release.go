@@ -13,18 +13,16 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
-	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
 
@@ -82,7 +80,7 @@ func parseReleaseFlags(pin, mirror string) (releaseInputs, error) {
 	in := releaseInputs{pin: pin}
 	if _, full := release.Parse(pin); pin != "" && !full {
 		if _, ok := release.ParseWire(pin); !ok {
-			return in, usagef("--release %s: want a published release such as %s or 3.2.0-beta.5, or a version such as 3.1 or 3.2-beta.5", wire.Sanitize(pin, 60), schemas.DefaultRelease)
+			return in, usagef("--release %s: want a published release such as %s or 3.2.0-beta.5, or a version such as 3.1 or 3.2-beta.5", wire.Sanitize(pin, 60), release.Default)
 		}
 	}
 	m, err := release.ParseMirror(mirror)
@@ -134,8 +132,8 @@ func chooseRelease(ctx context.Context, in releaseInputs, advertised func() (ver
 	versions, read, faces := advertised()
 	r.advertised = versions
 	if !read {
-		r.version, r.by = schemas.DefaultRelease, report.ReleaseByDefault
-		r.why = "no get_adcp_capabilities reply with AdCP data was read: the harness's default release " + schemas.DefaultRelease
+		r.version, r.by = release.Default, report.ReleaseByDefault
+		r.why = "no get_adcp_capabilities reply with AdCP data was read: the harness's default release " + release.Default
 		return r
 	}
 	var note string
@@ -143,8 +141,8 @@ func chooseRelease(ctx context.Context, in releaseInputs, advertised func() (ver
 	c := release.Choose(versions, r.available)
 	r.version, r.why = c.Release, c.Why(r.available, " from "+in.mirror.String())
 	if len(c.Advertised) == 0 {
-		r.version, r.by = schemas.DefaultRelease, report.ReleaseByDefault
-		r.why += ": the harness's default release " + schemas.DefaultRelease
+		r.version, r.by = release.Default, report.ReleaseByDefault
+		r.why += ": the harness's default release " + release.Default
 	}
 	r.why += faces + note
 	return r
@@ -214,7 +212,7 @@ func availableReleases(ctx context.Context, m release.Mirror) (list []string, no
 	have := slices.Clone(release.Known)
 	for _, root := range []func() (string, error){storyboardsCacheRoot, cacheRoot} {
 		if dir, err := root(); err == nil {
-			have = append(have, relcache.List(dir)...)
+			have = append(have, release.List(dir)...)
 		}
 	}
 	return release.Sort(have), fmt.Sprintf(" (the release index %s could not be read: %s; the run chose among the releases this build knows and those in its cache)",
@@ -265,7 +263,7 @@ func releaseOfStoryboards(p *storyboardPlan, src string) string {
 		names = append(names, filepath.Base(filepath.Clean(p.release.Dir)), p.release.Version())
 	}
 	if remoteStoryboards(src) {
-		v, _ := bundle.ReleaseOf(src)
+		v, _ := release.Storyboards.ReleaseOf(src)
 		names = append(names, v)
 	}
 	for _, v := range names {
@@ -282,7 +280,7 @@ func releaseOfSchemas(src string) string {
 	switch {
 	case src == "" || src == schemasOff:
 	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
-		v, _ = schemas.ReleaseOf(src)
+		v, _ = release.Schemas.ReleaseOf(src)
 	default:
 		v = filepath.Base(filepath.Clean(src))
 	}
@@ -302,7 +300,9 @@ func storyboardsOf(ctx context.Context, r *runRelease) *storyboardPlan {
 	}
 	if m.URL != "" {
 		u := m.BundleURL(v)
-		return fetchedStoryboards(ctx, u, func(ctx context.Context, root string) (string, bool, error) { return bundle.Fetch(ctx, nil, u, root) })
+		return fetchedStoryboards(ctx, u, func(ctx context.Context, root string) (string, bool, error) {
+			return release.Fetch(ctx, nil, release.Storyboards, u, root)
+		})
 	}
 	dir, tgz := m.Storyboards(v)
 	switch {
@@ -316,7 +316,7 @@ func storyboardsOf(ctx context.Context, r *runRelease) *storyboardPlan {
 		}
 		return &storyboardPlan{release: rel, notice: fmt.Sprintf("adcp-conform: storyboards: release %s from the mirror %s\n", v, dir)}
 	case tgz != "":
-		return fetchedStoryboards(ctx, tgz, func(_ context.Context, root string) (string, bool, error) { return bundle.FetchFile(tgz, root) })
+		return fetchedStoryboards(ctx, tgz, func(_ context.Context, root string) (string, bool, error) { return release.FetchFile(tgz, root) })
 	}
 	return unavailableStoryboards(fmt.Errorf("the mirror %s holds neither compliance/%s/ nor protocol/%s.tgz", m.Dir, v, v))
 }

@@ -15,16 +15,15 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
-	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/release"
+	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/schema"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle/bundletest"
 )
 
 // specMirror is ../shared/spec as a folder mirror: compliance/<release>/
@@ -68,8 +67,16 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 	if !strings.Contains(se, want) || !strings.Contains(so, "storyboards and schemas: AdCP 3.2.0-beta.5 — ") {
 		t.Fatalf("exit %d; want %q on stderr and the release in the summary\n%s%s", code, want, so, se)
 	}
-	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "schemas", "3.2.0-beta.5"),
-		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "compliance", "3.2.0-beta.5")} {
+	// The mirror's release folders are named with their links resolved
+	// (../shared may itself be a link).
+	resolved := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "schemas", "3.2.0-beta.5")),
+		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "compliance", "3.2.0-beta.5"))} {
 		if !strings.Contains(se, line) {
 			t.Errorf("stderr lacks %q", line)
 		}
@@ -209,7 +216,7 @@ func publishedSite(t *testing.T) (string, *atomic.Int64) {
 	spec := specMirror(t)
 	bundles := map[string][]byte{}
 	for _, r := range []string{"3.1.19", "3.2.0-beta.5"} {
-		bundles["/protocol/"+r+".tgz"] = bundletest.Pack(t, filepath.Join(spec, "compliance", r), r)
+		bundles["/protocol/"+r+".tgz"] = releasetest.Pack(t, filepath.Join(spec, "compliance", r), r)
 	}
 	index := `{"latest_stable":"3.1.19","versions":[
 		{"version":"3.2.0","stability":"unpublished","published":false},
@@ -266,7 +273,7 @@ func TestASiteMirrorIsReadThroughItsIndexAndFetchedOnce(t *testing.T) {
 			t.Errorf("the second run made %d requests (the index is read once per process, the release from the cache)", hits.Load()-before)
 		}
 	}
-	if relcache.Cached(scCache, "3.2.0-beta.5") == "" {
+	if release.Cached(scCache, "3.2.0-beta.5") == "" {
 		t.Errorf("the schemas are not in the cache %s", scCache)
 	}
 }
@@ -280,7 +287,7 @@ func TestAFolderMirrorMayHoldTheBundle(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tgz := bundletest.Pack(t, filepath.Join(spec, "compliance", "3.1.19"), "3.1.19")
+	tgz := releasetest.Pack(t, filepath.Join(spec, "compliance", "3.1.19"), "3.1.19")
 	sum := sha256.Sum256(tgz)
 	for name, b := range map[string][]byte{"3.1.19.tgz": tgz, "3.1.19.tgz.sha256": []byte(hex.EncodeToString(sum[:]) + "  3.1.19.tgz\n")} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -26,10 +26,10 @@ const schemasFetchTimeout = 2 * time.Minute
 // schemasHelp is the help of run's --schemas flag.
 var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
 	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
-	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", schemas.DefaultRelease, schemasOff, schemas.PublishedBase)
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", release.Default, schemasOff, release.PublishedSchemas)
 
 // cacheRoot is where fetched releases are kept (a variable for tests).
-var cacheRoot = schemas.CacheRoot
+var cacheRoot = release.Schemas.CacheRoot
 
 // loadSchemas sets the selection's Schemas from --schemas: a folder is
 // loaded (an unusable one is a usage error); a URL is fetched into the
@@ -51,7 +51,7 @@ func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 		opts.Schemas = set
 		return nil
 	}
-	if _, err := schemas.ReleaseOf(src); err != nil {
+	if _, err := release.Schemas.ReleaseOf(src); err != nil {
 		return usagef("--schemas: %v", err)
 	}
 	if judgesSchemas(*sel) {
@@ -86,7 +86,7 @@ func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut 
 	dir, fetched, err := fetchShared("schemas\x00"+root+"\x00"+src, func() (string, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, schemasFetchTimeout)
 		defer cancel()
-		return schemas.Fetch(ctx, nil, src, root)
+		return release.Fetch(ctx, nil, release.Schemas, src, root)
 	})
 	if err != nil {
 		schemasUnavailable(opts, err, errOut)
@@ -108,12 +108,12 @@ func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut 
 // cachedHint names the cached copy of a release a run fetched into the
 // cache at root (cacheRoot, storyboardsCacheRoot), for the usage error of
 // a re-judge without --schemas or --storyboards; "" when there is none.
-func cachedHint(root func() (string, error), release string) string {
+func cachedHint(root func() (string, error), rel string) string {
 	dir, err := root()
 	if err != nil {
 		return ""
 	}
-	if dir := relcache.Cached(dir, release); dir != "" {
+	if dir := release.Cached(dir, rel); dir != "" {
 		return " (the copy fetched earlier is " + dir + ")"
 	}
 	return ""

@@ -17,13 +17,13 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
 
@@ -34,11 +34,11 @@ const storyboardsOff = "off"
 var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
 	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
 	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
-	schemas.DefaultRelease, bundle.PublishedBase, storyboardsOff)
+	release.Default, release.PublishedBundles, storyboardsOff)
 
 // storyboardsCacheRoot is where fetched compliance trees are kept (a
 // variable for tests).
-var storyboardsCacheRoot = bundle.CacheRoot
+var storyboardsCacheRoot = release.Storyboards.CacheRoot
 
 // storyboardsFetchTimeout bounds a first fetch of a release's bundle.
 const storyboardsFetchTimeout = 2 * time.Minute
@@ -101,10 +101,12 @@ func loadStoryboards(src string) (*storyboardPlan, error) {
 		p.release = rel
 		return p, nil
 	}
-	if _, err := bundle.ReleaseOf(src); err != nil {
+	if _, err := release.Storyboards.ReleaseOf(src); err != nil {
 		return nil, usagef("--storyboards: %v", wire.Sanitize(err.Error(), 300))
 	}
-	return fetchedStoryboards(context.Background(), src, func(ctx context.Context, root string) (string, bool, error) { return bundle.Fetch(ctx, nil, src, root) }), nil
+	return fetchedStoryboards(context.Background(), src, func(ctx context.Context, root string) (string, bool, error) {
+		return release.Fetch(ctx, nil, release.Storyboards, src, root)
+	}), nil
 }
 
 // unavailableStoryboards is the plan of a run whose storyboards could not

@@ -1,100 +1,62 @@
-package schemas
+package release
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
-	"github.com/adcp-conform/adcp-conform/probes/fetch"
 )
 
-// DefaultRelease is the release fetched when a run names no schemas: the
-// latest stable release this build is written against. Patches never change
-// a stable schema, so it serves every 3.1 seller.
-const DefaultRelease = "3.1.19"
+// Default is the release a run uses when nothing else decides: the latest
+// stable release this build is written against. Patches never change a
+// stable schema, so it serves every 3.1 seller.
+const Default = "3.1.19"
 
-// PublishedBase is where AdCP publishes each release's schemas, as
-// <PublishedBase>/<release>/core/error.json and so on.
-const PublishedBase = "https://adcontextprotocol.org/schemas"
-
-// The bounds of a fetch: a published release holds under a thousand files
-// of a few MB in all; the pre-resolved bundled/ tree is never fetched.
+// The bounds of a schemas fetch: a published release holds under a
+// thousand files of a few MB in all; the pre-resolved bundled/ tree is
+// never fetched.
 const (
-	maxFetchFiles = 4000
-	maxFileBytes  = 8 << 20
-	maxFetchBytes = 128 << 20
-	fetchWorkers  = 8
+	maxFetchFiles     = 4000
+	maxSchemaBytes    = 8 << 20
+	maxFetchBytes     = 128 << 20
+	fetchWorkers      = 8
+	schemasGetTimeout = 30 * time.Second
 )
 
-// ValidRelease reports whether a release name is safe as a cache folder
-// name: the rule every fetched release (schemas, storyboards) follows.
-func ValidRelease(release string) bool { return relcache.ValidRelease(release) }
-
-// CacheRoot is the folder fetched releases are kept in:
-// os.UserCacheDir()/adcp-conform/schemas.
-func CacheRoot() (string, error) { return relcache.Root("schemas") }
-
-// Cached returns the folder of a release fetched earlier into cacheRoot,
-// or "" when there is none (or only an interrupted fetch).
-func Cached(cacheRoot, release string) string { return relcache.Cached(cacheRoot, release) }
-
-// ReleaseOf returns the release a published folder URL names: its last
-// path segment ("https://adcontextprotocol.org/schemas/3.1.19/" → "3.1.19").
-func ReleaseOf(folderURL string) (string, error) {
-	u, err := url.Parse(folderURL)
+// schemasReleaseOf returns the release a published schemas folder URL
+// names: its last path segment
+// ("https://adcontextprotocol.org/schemas/3.1.19/" → "3.1.19").
+func schemasReleaseOf(folderURL string) (string, error) {
+	u, err := httpURL(folderURL)
 	if err != nil {
 		return "", err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("%s is not an http(s) URL", folderURL)
-	}
 	rel := path.Base(strings.TrimRight(u.Path, "/"))
 	if !ValidRelease(rel) {
-		return "", fmt.Errorf("%s does not end in a release folder such as /schemas/%s/", folderURL, DefaultRelease)
+		return "", fmt.Errorf("%s does not end in a release folder such as /schemas/%s/", folderURL, Default)
 	}
 	return rel, nil
 }
 
-// Fetch makes the release published at folderURL (e.g.
-// https://adcontextprotocol.org/schemas/3.1.19/) available under
-// cacheRoot/<release>, downloading it only when no complete copy is there:
-// index.json, manifest.json, core/error.json, every task's response schemas
-// the manifest lists, and everything they reference, transitively. It
-// returns the folder and whether it downloaded anything. client nil means
-// a client with a 30 s timeout per file.
-func Fetch(ctx context.Context, client *http.Client, folderURL, cacheRoot string) (dir string, fetched bool, err error) {
-	release, err := ReleaseOf(folderURL)
-	if err != nil {
-		return "", false, err
-	}
-	if dir := Cached(cacheRoot, release); dir != "" {
-		return dir, false, nil
-	}
-	if client == nil {
-		// The release's host may move it (redirects followed), every hop
-		// connecting through a guard like the probes'.
-		client = fetch.For(folderURL).Client(fetch.AnyRedirects)
-		client.Timeout = 30 * time.Second
-	}
-	dir, err = relcache.Fill(cacheRoot, release, []byte(folderURL+"\n"), func(tmp string) error {
+// fetchSchemas fills root/<release> with the release published at
+// folderURL: index.json, manifest.json, core/error.json, every task's
+// response schemas the manifest lists, and everything they reference,
+// transitively.
+func fetchSchemas(ctx context.Context, client *http.Client, folderURL, release, root string) (string, error) {
+	return Fill(root, release, []byte(folderURL+"\n"), func(tmp string) error {
 		f := &fetcher{ctx: ctx, client: client, base: strings.TrimRight(folderURL, "/") + "/", release: release, into: tmp, seen: map[string]bool{}}
 		if err := f.run(); err != nil {
 			return fmt.Errorf("fetching the %s schemas from %s: %w", release, folderURL, err)
 		}
 		return nil
 	})
-	return dir, err == nil, err
 }
 
 type fetcher struct {
@@ -197,28 +159,13 @@ var errNotFound = errors.New("not found")
 // get downloads one file of the release, checks that it is JSON and
 // writes it under the fetch folder.
 func (f *fetcher) get(rel string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(f.ctx, http.MethodGet, f.base+rel, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/schema+json, application/json")
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
+	b, err := get(f.ctx, f.client, f.base+rel, rel, "application/schema+json, application/json", maxSchemaBytes)
+	var st StatusError
+	if errors.As(err, &st) && st.Code == http.StatusNotFound {
 		return nil, fmt.Errorf("%s: %w", rel, errNotFound)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %d", rel, resp.StatusCode)
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, err)
-	}
-	if len(b) > maxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", rel, maxFileBytes)
+		return nil, err
 	}
 	if !json.Valid(b) {
 		return nil, fmt.Errorf("%s is not JSON", rel)
@@ -296,22 +243,23 @@ func releasePath(rel, ref, release string) string {
 
 // manifestSchemas returns every response schema manifest.json lists.
 func manifestSchemas(doc []byte) []string {
-	var m manifest
+	var m Manifest
 	if json.Unmarshal(doc, &m) != nil {
 		return nil
 	}
 	var out []string
 	for _, t := range m.Tools {
-		out = append(out, cleanRel(t.ResponseSchema))
+		out = append(out, SchemaPath(t.ResponseSchema))
 		for _, a := range t.AsyncResponseSchemas {
-			out = append(out, cleanRel(a))
+			out = append(out, SchemaPath(a))
 		}
 	}
 	return out
 }
 
-// cleanRel returns a manifest path if it stays inside the release, else "".
-func cleanRel(p string) string {
+// SchemaPath returns a path a schemas manifest names when it stays inside
+// the release (a relative path to a .json file), else "".
+func SchemaPath(p string) string {
 	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") || !strings.HasSuffix(p, ".json") {
 		return ""
@@ -319,12 +267,16 @@ func cleanRel(p string) string {
 	return p
 }
 
-// manifest is the part of a release's manifest.json the package reads.
-type manifest struct {
-	Tools map[string]struct {
-		RequestSchema        string   `json:"request_schema"`
-		ResponseSchema       string   `json:"response_schema"`
-		AsyncResponseSchemas []string `json:"async_response_schemas"`
-		Mutating             bool     `json:"mutating"`
-	} `json:"tools"`
+// Manifest is the part of a release's schemas manifest.json the harness
+// reads: each task's schemas and whether it mutates state.
+type Manifest struct {
+	Tools map[string]ManifestTool `json:"tools"`
+}
+
+// ManifestTool is one task of a Manifest.
+type ManifestTool struct {
+	RequestSchema        string   `json:"request_schema"`
+	ResponseSchema       string   `json:"response_schema"`
+	AsyncResponseSchemas []string `json:"async_response_schemas"`
+	Mutating             bool     `json:"mutating"`
 }

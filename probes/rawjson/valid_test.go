@@ -1,4 +1,4 @@
-package extract
+package rawjson
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func walkDecoded(p, key string, v any, out *[]string) {
 		}
 	case map[string]any:
 		for k, e := range t {
-			walkDecoded(pointer(p, k), k, e, out)
+			walkDecoded(Pointer(p, k), k, e, out)
 		}
 	default:
 		b, _ := json.Marshal(t)

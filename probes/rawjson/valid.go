@@ -1,4 +1,4 @@
-package extract
+package rawjson
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // encoding/json's Valid refuses documents nested deeper than 10 000 levels;
 // this one reads them, so no reply is left unread for its depth alone.
 func Valid(raw []byte) bool {
-	_, err := validateJSON(raw)
+	_, err := Scan(raw)
 	return err == nil
 }
 
@@ -42,7 +42,7 @@ func CheckText(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return &InputError{Msg: "is not UTF-8: invalid byte at byte " + strconv.Itoa(invalidUTF8At(raw))}
 	}
-	if _, err := validateJSON(raw); err != nil {
+	if _, err := Scan(raw); err != nil {
 		return &InputError{Msg: "is not JSON: " + err.Error()}
 	}
 	return nil
@@ -68,11 +68,11 @@ func EachElement(raw []byte, fn func(i int, v []byte) bool) bool {
 	if !Valid(raw) {
 		return false
 	}
-	v := trimWS(raw)
-	if kindOf(v) != KindArray {
+	v := Trim(raw)
+	if KindOf(v) != KindArray {
 		return false
 	}
-	eachElement(v, fn)
+	Elements(v, fn)
 	return true
 }
 
@@ -102,7 +102,7 @@ func (p *Location) Pointer(max int) string {
 		full += 1 + len(t)
 	}
 	if max <= 0 || full <= max {
-		return pointer(p.base, p.tokens...)
+		return Pointer(p.base, p.tokens...)
 	}
 	var head, tail []string
 	n := len(p.base) + 2
@@ -126,7 +126,7 @@ func (p *Location) Pointer(max int) string {
 	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
 		tail[i], tail[j] = tail[j], tail[i]
 	}
-	return pointer(pointer(p.base, head...)+"/…", tail...)
+	return Pointer(Pointer(p.base, head...)+"/…", tail...)
 }
 
 // Walk calls fn for every scalar value (string, number, boolean, null)
@@ -158,7 +158,7 @@ func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) 
 		if tok := d[i:end]; bytes.Equal(tok, lastTok) {
 			key = lastKey // a deep document repeats its keys
 		} else {
-			key, _ = decodeString(tok)
+			key, _ = DecodeString(tok)
 			lastTok, lastKey = tok, key
 		}
 		i = skipWS(d, end)
@@ -220,8 +220,8 @@ func Walk(base string, raw []byte, fn func(at *Location, key string, v []byte)) 
 // StringValue returns the decoded value of a JSON string token (invalid
 // UTF-8 and lone surrogate escapes read as U+FFFD), and whether raw is one.
 func StringValue(raw []byte) (string, bool) {
-	v := trimWS(raw)
-	if kindOf(v) != KindString || !Valid(v) {
+	v := Trim(raw)
+	if KindOf(v) != KindString || !Valid(v) {
 		return "", false
 	}
 	return stringValue(v)
@@ -246,7 +246,7 @@ func shadowed(d []byte, depth int) map[int]bool {
 		end := skipString(d, i)
 		key := lastKey
 		if tok := d[i:end]; !bytes.Equal(tok, lastTok) {
-			key, _ = decodeString(tok)
+			key, _ = DecodeString(tok)
 			lastTok, lastKey = tok, key
 		}
 		i = skipWS(d, skipWS(d, end)+1)
@@ -341,9 +341,9 @@ func Fingerprint(raw []byte) (sum [32]byte, ok bool) {
 		return s
 	}
 	scalar := func(v []byte) [32]byte {
-		switch kindOf(v) {
+		switch KindOf(v) {
 		case KindString:
-			s, _ := decodeString(v)
+			s, _ := DecodeString(v)
 			return digest('s', []byte(s))
 		case KindNumber:
 			f, err := strconv.ParseFloat(string(v), 64)
@@ -383,7 +383,7 @@ func Fingerprint(raw []byte) (sum [32]byte, ok bool) {
 	}
 	readKey := func(i int) int {
 		end := skipString(d, i)
-		key, _ = decodeString(d[i:end])
+		key, _ = DecodeString(d[i:end])
 		i = skipWS(d, end)
 		return skipWS(d, i+1)
 	}
@@ -439,8 +439,8 @@ func Fingerprint(raw []byte) (sum [32]byte, ok bool) {
 // Truthy is JavaScript truthiness of the JSON value raw, as a client reads
 // a flag such as isError; false when raw is not one JSON value.
 func Truthy(raw []byte) bool {
-	v := trimWS(raw)
-	return Valid(v) && truthy(v)
+	v := Trim(raw)
+	return Valid(v) && TruthyValue(v)
 }
 
 // Field returns the value of the exact-case key of the JSON object raw

@@ -1,4 +1,4 @@
-package relcache
+package release
 
 import (
 	"errors"

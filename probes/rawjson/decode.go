@@ -1,4 +1,4 @@
-package extract
+package rawjson
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 func Decode(raw []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return errors.New("extract: Decode needs a non-nil pointer")
+		return errors.New("rawjson: Decode needs a non-nil pointer")
 	}
 	if !Valid(raw) {
 		_, err := ParseObject(raw)
@@ -30,7 +30,7 @@ func Decode(raw []byte, v any) error {
 		return err
 	}
 	var first error
-	decodeInto(trimWS(raw), rv.Elem(), "", &first)
+	decodeInto(Trim(raw), rv.Elem(), "", &first)
 	return first
 }
 
@@ -39,7 +39,7 @@ var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 	mismatch := func() {
 		if *first == nil {
-			*first = &InputError{Pointer: at, Msg: "is " + kindName(kindOf(raw)) + ", not " + v.Type().String()}
+			*first = &InputError{Pointer: at, Msg: "is " + KindOf(raw).Phrase() + ", not " + v.Type().String()}
 		}
 	}
 	if v.Type() == rawMessageType {
@@ -48,7 +48,7 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
-		if kindOf(raw) == KindNull {
+		if KindOf(raw) == KindNull {
 			v.SetZero()
 			return
 		}
@@ -67,13 +67,13 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 			v.Set(reflect.ValueOf(x))
 		}
 	case reflect.Struct:
-		if kindOf(raw) != KindObject {
-			if kindOf(raw) != KindNull {
+		if KindOf(raw) != KindObject {
+			if KindOf(raw) != KindNull {
 				mismatch()
 			}
 			return
 		}
-		o := parseObject(raw)
+		o := ObjectOf(raw)
 		t := v.Type()
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -91,18 +91,18 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 				}
 			}
 			if val, ok := o.Get(name); ok {
-				decodeInto(val, v.Field(i), pointer(at, name), first)
+				decodeInto(val, v.Field(i), Pointer(at, name), first)
 			}
 		}
 	case reflect.Slice:
-		if kindOf(raw) != KindArray {
-			if kindOf(raw) != KindNull {
+		if KindOf(raw) != KindArray {
+			if KindOf(raw) != KindNull {
 				mismatch()
 			}
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), 0, 0)
-		eachElement(raw, func(i int, e []byte) bool {
+		Elements(raw, func(i int, e []byte) bool {
 			ev := reflect.New(v.Type().Elem()).Elem()
 			decodeInto(e, ev, at+"/"+strconv.Itoa(i), first)
 			s = reflect.Append(s, ev)
@@ -112,14 +112,14 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 	case reflect.String:
 		s, ok := stringValue(raw)
 		if !ok {
-			if kindOf(raw) != KindNull {
+			if KindOf(raw) != KindNull {
 				mismatch()
 			}
 			return
 		}
 		v.SetString(s)
 	case reflect.Bool:
-		switch kindOf(raw) {
+		switch KindOf(raw) {
 		case KindBool:
 			v.SetBool(raw[0] == 't')
 		case KindNull:
@@ -128,8 +128,8 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := strconv.ParseInt(string(raw), 10, 64)
-		if kindOf(raw) != KindNumber || err != nil || v.OverflowInt(n) {
-			if kindOf(raw) != KindNull {
+		if KindOf(raw) != KindNumber || err != nil || v.OverflowInt(n) {
+			if KindOf(raw) != KindNull {
 				mismatch()
 			}
 			return
@@ -137,8 +137,8 @@ func decodeInto(raw []byte, v reflect.Value, at string, first *error) {
 		v.SetInt(n)
 	case reflect.Float32, reflect.Float64:
 		f, err := strconv.ParseFloat(string(raw), 64)
-		if kindOf(raw) != KindNumber || err != nil {
-			if kindOf(raw) != KindNull {
+		if KindOf(raw) != KindNumber || err != nil {
+			if KindOf(raw) != KindNull {
 				mismatch()
 			}
 			return

@@ -1,4 +1,4 @@
-package extract
+package rawjson
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file is the strict JSON view the extractors stand on. It follows the
+// This file is the strict JSON view the harness's readers stand on. It follows the
 // grammar of JavaScript's JSON.parse (RFC 8259: whitespace is only space, tab,
 // LF and CR; no BOM; lone surrogate escapes are accepted), keeps every value
 // as a slice of the input, and never recurses: validation uses an explicit
@@ -17,11 +17,37 @@ import (
 // accepted (V8's JSON.parse accepts them too) without growing the goroutine
 // stack. encoding/json, by contrast, refuses more than 10 000 levels.
 
-// scan flags, collected while validating strings.
+// Irregular says what a client's JSON.parse repairs silently in a text it
+// accepts, collected while validating strings.
+type Irregular uint8
+
+// The irregularities.
 const (
-	flagInvalidUTF8 uint8 = 1 << iota
-	flagLoneSurrogate
+	// InvalidUTF8: bytes that are not UTF-8 inside a string (read as
+	// U+FFFD, as a TextDecoder gives them).
+	InvalidUTF8 Irregular = 1 << iota
+	// LoneSurrogate: a \uD800-\uDFFF escape without its pair (read as
+	// U+FFFD).
+	LoneSurrogate
 )
+
+// MaxInputBytes bounds the inputs the measuring readers (StringifyLen,
+// StringifyUnits) accept, and every input handed to an extractor.
+const MaxInputBytes = 32 << 20
+
+// InputError is returned when the input itself is unusable: not JSON, not
+// an object where one is required, or too large.
+type InputError struct {
+	Pointer string // where, when inside the input ("" for the whole input)
+	Msg     string
+}
+
+func (e *InputError) Error() string {
+	if e.Pointer != "" {
+		return e.Pointer + ": " + e.Msg
+	}
+	return e.Msg
+}
 
 // syntaxError is a JSON syntax error at a byte offset.
 type syntaxError struct {
@@ -44,8 +70,8 @@ func skipWS(d []byte, i int) int {
 	return i
 }
 
-// trimWS removes JSON whitespace around a value.
-func trimWS(d []byte) []byte {
+// Trim removes JSON whitespace around a value.
+func Trim(d []byte) []byte {
 	i, j := 0, len(d)
 	for i < j && isWS(d[i]) {
 		i++
@@ -85,8 +111,8 @@ func lowSurrogateAt(d []byte, i int) bool {
 
 // scanString validates the string starting at d[i] == '"' and returns the
 // index just after its closing quote.
-func scanString(d []byte, i int) (int, uint8, error) {
-	var flags uint8
+func scanString(d []byte, i int) (int, Irregular, error) {
+	var flags Irregular
 	start := i
 	i++
 	for i < len(d) {
@@ -118,7 +144,7 @@ func scanString(d []byte, i int) (int, uint8, error) {
 						i += 12
 						continue
 					}
-					flags |= flagLoneSurrogate
+					flags |= LoneSurrogate
 				}
 				i += 6
 			default:
@@ -129,7 +155,7 @@ func scanString(d []byte, i int) (int, uint8, error) {
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
-				flags |= flagInvalidUTF8
+				flags |= InvalidUTF8
 			}
 			i += size
 		}
@@ -188,7 +214,7 @@ func scanLiteral(d []byte, i int, lit string) (int, error) {
 
 // scanKey validates `"key" ws : ws` at d[i] and returns the index of the
 // member value.
-func scanKey(d []byte, i int) (int, uint8, error) {
+func scanKey(d []byte, i int) (int, Irregular, error) {
 	if i >= len(d) || d[i] != '"' {
 		return 0, 0, errAt(i, "expected object key")
 	}
@@ -203,9 +229,9 @@ func scanKey(d []byte, i int) (int, uint8, error) {
 	return skipWS(d, i+1), flags, nil
 }
 
-// validateJSON checks that d is exactly one JSON text. It never recurses;
+// Scan checks that d is exactly one JSON text. It never recurses;
 // its stack holds one byte per open container.
-func validateJSON(d []byte) (uint8, error) {
+func Scan(d []byte) (Irregular, error) {
 	flags, _, err := validateDepth(d)
 	return flags, err
 }
@@ -217,9 +243,9 @@ var stacks = sync.Pool{New: func() any { return new([]byte) }}
 // maxPooledStack bounds the stacks kept for reuse.
 const maxPooledStack = 1 << 20
 
-// validateDepth is validateJSON that also returns the deepest nesting of
+// validateDepth is Scan that also returns the deepest nesting of
 // containers.
-func validateDepth(d []byte) (flags uint8, depth int, err error) {
+func validateDepth(d []byte) (flags Irregular, depth int, err error) {
 	sp := stacks.Get().(*[]byte)
 	stack := (*sp)[:0]
 	defer func() {
@@ -228,7 +254,7 @@ func validateDepth(d []byte) (flags uint8, depth int, err error) {
 			stacks.Put(sp)
 		}
 	}()
-	var f uint8
+	var f Irregular
 	i := skipWS(d, 0)
 value:
 	for {
@@ -374,12 +400,15 @@ const (
 	KindObject
 )
 
-// kindOf returns the kind of a validated, trimmed value.
-func kindOf(raw []byte) Kind {
-	if len(raw) == 0 {
+// KindOf returns the kind of a JSON value told from its first byte after
+// JSON whitespace, without reading further: the kind of a value cut from a
+// validated text, and KindInvalid for bytes that cannot start one.
+func KindOf(raw []byte) Kind {
+	i := skipWS(raw, 0)
+	if i == len(raw) {
 		return KindInvalid
 	}
-	switch raw[0] {
+	switch raw[i] {
 	case 'n':
 		return KindNull
 	case 't', 'f':
@@ -390,18 +419,40 @@ func kindOf(raw []byte) Kind {
 		return KindArray
 	case '{':
 		return KindObject
-	default:
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return KindNumber
 	}
+	return KindInvalid
 }
 
-// truthy mirrors JavaScript truthiness of a JSON.parse'd value: null, false,
-// "" and numeric zero (including -0 and values that underflow to 0) are
-// falsy; everything else, every object and array included, is truthy.
-func truthy(raw []byte) bool {
-	switch kindOf(raw) {
+// Phrase names the kind for a message: "null", "a boolean", "a number",
+// "a string", "an array", "an object"; "empty" for KindInvalid.
+func (k Kind) Phrase() string {
+	switch k {
 	case KindNull:
-		return false
+		return "null"
+	case KindBool:
+		return "a boolean"
+	case KindNumber:
+		return "a number"
+	case KindString:
+		return "a string"
+	case KindArray:
+		return "an array"
+	case KindObject:
+		return "an object"
+	}
+	return "empty"
+}
+
+// TruthyValue mirrors JavaScript truthiness of a JSON.parse'd value cut
+// from a validated text, told from its bytes without checking them again
+// (Truthy checks): null, false, "" and numeric zero (including -0 and
+// values that underflow to 0) are falsy; everything else, every object and
+// array included, is truthy.
+func TruthyValue(raw []byte) bool {
+	raw = Trim(raw)
+	switch KindOf(raw) {
 	case KindBool:
 		return raw[0] == 't'
 	case KindString:
@@ -412,7 +463,7 @@ func truthy(raw []byte) bool {
 	case KindArray, KindObject:
 		return true
 	}
-	return false
+	return false // null, and bytes that are no JSON value
 }
 
 // Member is one member of a JSON object, in source order.
@@ -430,32 +481,32 @@ type Object struct {
 	members    []Member
 	distinct   int
 	duplicates []string
-	flags      uint8
+	flags      Irregular
 }
 
 // ParseObject validates raw as one JSON text and returns it as an Object. It
 // returns an *InputError when raw is not JSON or not an object.
 func ParseObject(raw []byte) (*Object, error) {
-	flags, err := validateJSON(raw)
+	flags, err := Scan(raw)
 	if err != nil {
 		return nil, &InputError{Msg: "input is not JSON: " + err.Error()}
 	}
-	v := trimWS(raw)
-	if kindOf(v) != KindObject {
-		return nil, &InputError{Msg: "input is " + kindName(kindOf(v)) + ", not a JSON object"}
+	v := Trim(raw)
+	if KindOf(v) != KindObject {
+		return nil, &InputError{Msg: "input is " + KindOf(v).Phrase() + ", not a JSON object"}
 	}
-	o := parseObject(v)
+	o := ObjectOf(v)
 	o.flags = flags
 	return o, nil
 }
 
-// parseObject builds the view of a validated, trimmed object.
-func parseObject(raw []byte) *Object {
+// ObjectOf builds the view of a validated, trimmed object.
+func ObjectOf(raw []byte) *Object {
 	o := &Object{raw: raw}
 	i := skipWS(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := skipString(raw, i)
-		key, _ := decodeString(raw[i:end])
+		key, _ := DecodeString(raw[i:end])
 		i = skipWS(raw, end)
 		i = skipWS(raw, i+1) // ':'
 		vend := skipValue(raw, i)
@@ -540,16 +591,20 @@ func (o *Object) Duplicates() []string { return o.duplicates }
 // Raw returns the object's bytes exactly as received.
 func (o *Object) Raw() json.RawMessage { return o.raw }
 
-// soleKey reports whether the validated, trimmed object raw has exactly one
+// Irregularities says what a client reading the text ParseObject read
+// repairs silently (none for a view ObjectOf made).
+func (o *Object) Irregularities() Irregular { return o.flags }
+
+// SoleKey reports whether the validated, trimmed object raw has exactly one
 // distinct key and returns it. It stops at the first differing key, so it
 // does not walk a large object.
-func soleKey(raw []byte) (string, bool) {
+func SoleKey(raw []byte) (string, bool) {
 	i := skipWS(raw, 1)
 	var first string
 	n := 0
 	for i < len(raw) && raw[i] == '"' {
 		end := skipString(raw, i)
-		key, _ := decodeString(raw[i:end])
+		key, _ := DecodeString(raw[i:end])
 		if n == 0 {
 			first = key
 		} else if key != first {
@@ -566,9 +621,9 @@ func soleKey(raw []byte) (string, bool) {
 	return first, n > 0
 }
 
-// eachElement calls fn for every element of a validated, trimmed array,
+// Elements calls fn for every element of a validated, trimmed array,
 // stopping when fn returns false.
-func eachElement(raw []byte, fn func(i int, v []byte) bool) {
+func Elements(raw []byte, fn func(i int, v []byte) bool) {
 	i := skipWS(raw, 1)
 	for n := 0; i < len(raw) && raw[i] != ']'; n++ {
 		end := skipValue(raw, i)
@@ -582,10 +637,10 @@ func eachElement(raw []byte, fn func(i int, v []byte) bool) {
 	}
 }
 
-// decodeString decodes a validated string token (quotes included). Lone
+// DecodeString decodes a validated string token (quotes included). Lone
 // surrogate escapes and invalid UTF-8 bytes become U+FFFD, as a JavaScript
 // TextDecoder would produce for the bytes; the flags say which happened.
-func decodeString(tok []byte) (string, uint8) {
+func DecodeString(tok []byte) (string, Irregular) {
 	body := tok[1 : len(tok)-1]
 	plain := true
 	for _, c := range body {
@@ -597,7 +652,7 @@ func decodeString(tok []byte) (string, uint8) {
 	if plain {
 		return string(body), 0
 	}
-	var flags uint8
+	var flags Irregular
 	var b strings.Builder
 	b.Grow(len(body))
 	for i := 0; i < len(body); {
@@ -624,7 +679,7 @@ func decodeString(tok []byte) (string, uint8) {
 						i += 12
 						continue
 					}
-					flags |= flagLoneSurrogate
+					flags |= LoneSurrogate
 					r = utf8.RuneError
 				}
 				b.WriteRune(r)
@@ -640,7 +695,7 @@ func decodeString(tok []byte) (string, uint8) {
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
-				flags |= flagInvalidUTF8
+				flags |= InvalidUTF8
 			}
 			b.WriteRune(r)
 			i += size
@@ -649,10 +704,10 @@ func decodeString(tok []byte) (string, uint8) {
 	return b.String(), flags
 }
 
-// utf16Len returns JavaScript's .length of a validated string token: UTF-16
+// UTF16Len returns JavaScript's .length of a validated string token: UTF-16
 // code units of the decoded string (an invalid UTF-8 byte counts as one
 // U+FFFD unit). It does not allocate.
-func utf16Len(tok []byte) int {
+func UTF16Len(tok []byte) int {
 	body := tok[1 : len(tok)-1]
 	n := 0
 	for i := 0; i < len(body); {
@@ -683,43 +738,9 @@ func utf16Len(tok []byte) int {
 
 // stringValue returns the decoded value of raw when it is a JSON string.
 func stringValue(raw []byte) (string, bool) {
-	if kindOf(raw) != KindString {
+	if KindOf(raw) != KindString {
 		return "", false
 	}
-	s, _ := decodeString(raw)
+	s, _ := DecodeString(raw)
 	return s, true
 }
-
-func kindName(k Kind) string {
-	switch k {
-	case KindNull:
-		return "null"
-	case KindBool:
-		return "a boolean"
-	case KindNumber:
-		return "a number"
-	case KindString:
-		return "a string"
-	case KindArray:
-		return "an array"
-	case KindObject:
-		return "an object"
-	}
-	return "empty"
-}
-
-// pointer appends RFC 6901 reference tokens to base.
-func pointer(base string, tokens ...string) string {
-	var b strings.Builder
-	b.WriteString(base)
-	for _, t := range tokens {
-		b.WriteByte('/')
-		if strings.ContainsAny(t, "~/") {
-			t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-		}
-		b.WriteString(t)
-	}
-	return b.String()
-}
-
-func index(i int) string { return strconv.Itoa(i) }

@@ -1,11 +1,9 @@
-// Package relcache keeps the AdCP release material a run fetches (the
-// JSON Schemas, the compliance storyboards) in the user's cache: one
-// folder per release, filled in a temporary folder and renamed into place
-// with a mark written last, so an interrupted fetch is never used and two
-// runs fetching at once both end with the one copy.
-package relcache
+package release
 
 import (
+	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,14 +24,26 @@ func ValidRelease(release string) bool {
 	return releaseName.MatchString(release) && !strings.Contains(release, "..")
 }
 
-// Root is the folder fetched material of one kind is kept in:
-// os.UserCacheDir()/adcp-conform/<kind>.
-func Root(kind string) (string, error) {
+// Material is one kind of release material the harness fetches, named as
+// the cache folder it is kept in.
+type Material string
+
+// The release material.
+const (
+	// Schemas are a release's published JSON Schemas.
+	Schemas Material = "schemas"
+	// Storyboards are the compliance tree of a release's published bundle.
+	Storyboards Material = "compliance"
+)
+
+// CacheRoot is the folder fetched material of this kind is kept in:
+// os.UserCacheDir()/adcp-conform/<material>.
+func (m Material) CacheRoot() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "adcp-conform", kind), nil
+	return filepath.Join(dir, "adcp-conform", string(m)), nil
 }
 
 // Cached returns the folder of a release fetched earlier into root, or ""
@@ -93,4 +103,46 @@ func Fill(root, release string, mark []byte, fill func(tmp string) error) (strin
 		return "", err
 	}
 	return dir, nil
+}
+
+// ReleaseOf returns the release a published URL of this material names:
+// a schemas folder by its last segment
+// ("https://adcontextprotocol.org/schemas/3.1.19/" → "3.1.19"), a bundle
+// by its name ("https://adcontextprotocol.org/protocol/3.1.19.tgz" →
+// "3.1.19").
+func (m Material) ReleaseOf(u string) (string, error) {
+	switch m {
+	case Schemas:
+		return schemasReleaseOf(u)
+	case Storyboards:
+		return bundleReleaseOf(u)
+	}
+	return "", fmt.Errorf("no release material %q", string(m))
+}
+
+// Fetch makes the material published at src (a schemas folder URL, a
+// bundle URL) available as root/<release>, downloading it only when no
+// complete copy is there. It returns the folder and whether it downloaded
+// anything. client nil means Client(src, …): 30 s a schema file, 60 s a
+// bundle.
+func Fetch(ctx context.Context, client *http.Client, m Material, src, root string) (dir string, fetched bool, err error) {
+	release, err := m.ReleaseOf(src)
+	if err != nil {
+		return "", false, err
+	}
+	if dir := Cached(root, release); dir != "" {
+		return dir, false, nil
+	}
+	if m == Schemas {
+		if client == nil {
+			client = Client(src, schemasGetTimeout)
+		}
+		dir, err = fetchSchemas(ctx, client, src, release, root)
+	} else {
+		if client == nil {
+			client = Client(src, bundleGetTimeout)
+		}
+		dir, err = fetchBundle(ctx, client, src, release, root)
+	}
+	return dir, err == nil, err
 }

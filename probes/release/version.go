@@ -1,15 +1,3 @@
-// Package release chooses the AdCP release a run grades a seller on: from
-// the releases the harness can get (a mirror's, the published site's
-// index, the cache), the newest one the seller's adcp.supported_versions
-// lists.
-//
-//	c := release.Choose([]string{"3.0", "3.1", "3.2-beta.5"}, []string{"3.1.19", "3.2.0-beta.5"})
-//	// c.Release == "3.2.0-beta.5", c.Matched == "3.2-beta.5"
-//
-// Two spellings meet here (reference/versioning.mdx §Version negotiation):
-// a release is published at full semver ("3.1.19", "3.2.0-beta.5"), and a
-// seller advertises release precision on the wire ("3.1", "3.2-beta.5"),
-// patches never negotiated.
 package release
 
 import (

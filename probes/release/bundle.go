@@ -1,17 +1,4 @@
-// Package bundle fetches the compliance storyboards of an AdCP release from
-// the bundle the spec publishes for it, <PublishedBase>/<release>.tgz, into
-// a cache folder that storyboard.Load reads.
-//
-// A bundle is used only when its SHA-256 matches the .sha256 sidecar
-// published beside it, and only its adcp-<release>/compliance/ tree is
-// extracted: regular files and folders, within bounds. Anything else there
-// (a link, a device, a name that climbs out) rejects the whole bundle and
-// nothing is cached.
-//
-//	root, _ := bundle.CacheRoot()
-//	dir, fetched, err := bundle.Fetch(ctx, nil, bundle.URLOf("3.1.19"), root)
-//	rel, err := storyboard.Load(dir)
-package bundle
+package release
 
 import (
 	"archive/tar"
@@ -24,24 +11,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
-	"github.com/adcp-conform/adcp-conform/probes/fetch"
-	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
 
-// PublishedBase is where AdCP publishes each release's bundle, as
-// <PublishedBase>/<release>.tgz with a <release>.tgz.sha256 beside it.
-const PublishedBase = "https://adcontextprotocol.org/protocol"
-
-// completeMark is written last into a fetched release's folder: a folder
-// without it is an interrupted fetch and is fetched again.
-const completeMark = relcache.Mark
+// This file fetches the compliance storyboards of a release from the
+// bundle the spec publishes for it, <release>.tgz, into a cache folder
+// that storyboard.Load reads. A bundle is used only when its SHA-256
+// matches the .sha256 sidecar published beside it, and only its
+// adcp-<release>/compliance/ tree is extracted: regular files and folders,
+// within bounds. Anything else there (a link, a device, a name that climbs
+// out) rejects the whole bundle and nothing is cached.
 
 // The bounds of a fetch (variables so that tests can lower them). A
 // published bundle is a few MB; its compliance tree a few hundred files.
@@ -53,81 +35,53 @@ var (
 	maxSidecarBytes int64 = 4 << 10
 )
 
-// URLOf is the URL of a release's published bundle.
-func URLOf(release string) string {
-	return PublishedBase + "/" + release + ".tgz"
-}
+// bundleGetTimeout bounds the download of a bundle by a default client.
+const bundleGetTimeout = 60 * time.Second
 
-// CacheRoot is the folder fetched compliance trees are kept in:
-// os.UserCacheDir()/adcp-conform/compliance.
-func CacheRoot() (string, error) { return relcache.Root("compliance") }
-
-// Cached returns the compliance folder of a release fetched earlier into
-// root, or "" when there is none (or only an interrupted fetch).
-func Cached(root, release string) string { return relcache.Cached(root, release) }
-
-// ReleaseOf returns the release a bundle URL names
+// bundleReleaseOf returns the release a bundle URL names
 // ("https://adcontextprotocol.org/protocol/3.1.19.tgz" → "3.1.19").
-func ReleaseOf(bundleURL string) (string, error) {
-	u, err := url.Parse(bundleURL)
+func bundleReleaseOf(bundleURL string) (string, error) {
+	u, err := httpURL(bundleURL)
 	if err != nil {
 		return "", err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("%s is not an http(s) URL", bundleURL)
-	}
 	p := u.EscapedPath() // "a%2Fb.tgz" is no release "b"
 	rel, ok := strings.CutSuffix(p[strings.LastIndex(p, "/")+1:], ".tgz")
-	if !ok || !schemas.ValidRelease(rel) {
-		return "", fmt.Errorf("%s does not end in a release bundle such as /protocol/%s.tgz", bundleURL, schemas.DefaultRelease)
+	if !ok || !ValidRelease(rel) {
+		return "", fmt.Errorf("%s does not end in a release bundle such as /protocol/%s.tgz", bundleURL, Default)
 	}
 	return rel, nil
 }
 
-// Fetch makes the compliance tree of the bundle at bundleURL available as
-// root/<release>, downloading it only when no complete copy is there. It
-// returns the folder and whether it downloaded anything. client nil means
-// a client with a 60 s timeout.
-func Fetch(ctx context.Context, client *http.Client, bundleURL, root string) (dir string, fetched bool, err error) {
-	release, err := ReleaseOf(bundleURL)
-	if err != nil {
-		return "", false, err
-	}
-	if dir := Cached(root, release); dir != "" {
-		return dir, false, nil
-	}
-	if client == nil {
-		// The release's host may move it (redirects followed), every hop
-		// connecting through a guard like the probes'.
-		client = fetch.For(bundleURL).Client(fetch.AnyRedirects)
-		client.Timeout = 60 * time.Second
-	}
-	fail := func(err error) (string, bool, error) {
-		return "", false, fmt.Errorf("fetching the %s storyboards from %s: %w", release, bundleURL, err)
+// fetchBundle fills root/<release> with the compliance tree of the bundle
+// at bundleURL, checked against its published checksum.
+func fetchBundle(ctx context.Context, client *http.Client, bundleURL, release, root string) (string, error) {
+	fail := func(err error) (string, error) {
+		return "", fmt.Errorf("fetching the %s storyboards from %s: %w", release, bundleURL, err)
 	}
 	want, err := checksum(ctx, client, bundleURL+".sha256")
 	if err != nil {
 		return fail(err)
 	}
-	tgz, err := get(ctx, client, bundleURL, maxBundleBytes)
+	tgz, err := get(ctx, client, bundleURL, bundleURL, "", maxBundleBytes)
 	if err != nil {
 		return fail(err)
 	}
-	dir, err = install(tgz, want, release, bundleURL, root)
+	dir, err := install(tgz, want, release, bundleURL, root)
 	if err != nil {
 		return fail(err)
 	}
-	return dir, true, nil
+	return dir, nil
 }
 
-// FetchFile is Fetch for a bundle in a folder (a mirror for a machine
+// FetchFile is Fetch of the Storyboards for a bundle in a folder (a mirror for a machine
 // without network): path is <release>.tgz, its checksum is the
 // <release>.tgz.sha256 beside it, and it is used, and extracted into the
 // cache, only when they match.
 func FetchFile(path, root string) (dir string, fetched bool, err error) {
 	release, ok := strings.CutSuffix(filepath.Base(path), ".tgz")
-	if !ok || !schemas.ValidRelease(release) {
-		return "", false, fmt.Errorf("%s is not a release bundle such as %s.tgz", path, schemas.DefaultRelease)
+	if !ok || !ValidRelease(release) {
+		return "", false, fmt.Errorf("%s is not a release bundle such as %s.tgz", path, Default)
 	}
 	if dir := Cached(root, release); dir != "" {
 		return dir, false, nil
@@ -166,34 +120,17 @@ func install(tgz []byte, want, release, from, root string) (string, error) {
 	if got != want {
 		return "", fmt.Errorf("the bundle's SHA-256 is %s, the published checksum %s", got, want)
 	}
-	return relcache.Fill(root, release, []byte(from+"\n"+got+"\n"), func(tmp string) error {
+	return Fill(root, release, []byte(from+"\n"+got+"\n"), func(tmp string) error {
 		return extract(tgz, release, tmp)
 	})
-}
-
-// readFile reads at most limit bytes of a file.
-func readFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
 }
 
 // checksum returns the lowercase hex SHA-256 the sidecar at u publishes:
 // its first whitespace-separated field. A bundle without one is never used.
 func checksum(ctx context.Context, client *http.Client, u string) (string, error) {
-	b, err := get(ctx, client, u, maxSidecarBytes)
-	var st statusError
-	if errors.As(err, &st) && st.code == http.StatusNotFound {
+	b, err := get(ctx, client, u, u, "", maxSidecarBytes)
+	var st StatusError
+	if errors.As(err, &st) && st.Code == http.StatusNotFound {
 		return "", fmt.Errorf("no checksum is published at %s (a bundle is never used unverified)", u)
 	}
 	if err != nil {
@@ -214,37 +151,6 @@ func parseChecksum(b []byte, where string) (string, error) {
 		return "", fmt.Errorf("the checksum at %s is not a hex SHA-256", where)
 	}
 	return sum, nil
-}
-
-type statusError struct {
-	code int
-	url  string
-}
-
-func (e statusError) Error() string { return fmt.Sprintf("%s: HTTP %d", e.url, e.code) }
-
-// get downloads u, at most limit bytes.
-func get(ctx context.Context, client *http.Client, u string, limit int64) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, statusError{resp.StatusCode, u}
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", u, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", u, limit)
-	}
-	return b, nil
 }
 
 // extract writes the regular files under adcp-<release>/compliance/ of

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +18,16 @@ import (
 // /protocol/<release>.tgz with its .sha256, and its schemas under
 // /schemas/<release>/.
 const Published = "https://adcontextprotocol.org"
+
+// Where the published site keeps each release's material.
+const (
+	// PublishedSchemas holds each release's schemas, as
+	// <PublishedSchemas>/<release>/core/error.json and so on.
+	PublishedSchemas = Published + "/schemas"
+	// PublishedBundles holds each release's bundle, as
+	// <PublishedBundles>/<release>.tgz with a <release>.tgz.sha256 beside it.
+	PublishedBundles = Published + "/protocol"
+)
 
 // maxIndexBytes bounds the release index (a few hundred releases of
 // metadata are tens of KB).
@@ -120,7 +129,7 @@ func (m Mirror) Releases() []string {
 			names = append(names, rel)
 		}
 	}
-	if b, err := readBounded(filepath.Join(m.Dir, "schemas", "index.json")); err == nil {
+	if b, err := readFile(filepath.Join(m.Dir, "schemas", "index.json"), maxIndexBytes); err == nil {
 		if _, barred, err := Index(b); err == nil {
 			names = without(names, barred)
 		}
@@ -131,25 +140,9 @@ func (m Mirror) Releases() []string {
 // FetchIndex reads a site mirror's release index: the releases it lists
 // that may be chosen.
 func FetchIndex(ctx context.Context, client *http.Client, m Mirror) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.IndexURL(), nil)
+	b, err := get(ctx, client, m.IndexURL(), m.IndexURL(), "application/json", maxIndexBytes)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %d", m.IndexURL(), resp.StatusCode)
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxIndexBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.IndexURL(), err)
-	}
-	if len(b) > maxIndexBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", m.IndexURL(), maxIndexBytes)
 	}
 	listed, _, err := Index(b)
 	if err != nil {
@@ -210,19 +203,6 @@ func safe(release string) bool { _, ok := Parse(release); return ok }
 // without returns names less those in drop.
 func without(names, drop []string) []string {
 	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(drop, n) })
-}
-
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
-	if err == nil && len(b) > maxIndexBytes {
-		err = fmt.Errorf("%s is larger than %d bytes", path, maxIndexBytes)
-	}
-	return b, err
 }
 
 // resolved is p with its symbolic links resolved: a mirror may link its
