@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -33,7 +34,7 @@ type Stdio struct {
 	// storyboards, when set, are the storyboards resolved once for the
 	// runs of one command (the reference seller's passes, --targets):
 	// fetched once, said once.
-	storyboards *storyboardPlan
+	storyboards *material.Storyboards
 	// face, when set, is the face of the bundled reference seller a pass
 	// of runReference tests: the run is labelled the reference's, and its
 	// report is handed back in face.run rather than summarized.

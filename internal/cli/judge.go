@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -77,7 +78,7 @@ func runJudge(args []string, stdio Stdio) error {
 	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains}
 	if prev.SchemasRelease != "" {
 		if schemasDir == "" {
-			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, cachedHint(cacheRoot, prev.SchemasRelease))
+			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, material.CachedHint(material.SchemasCache, prev.SchemasRelease))
 		}
 		set, err := schemas.Load(schemasDir)
 		if err != nil {
@@ -89,7 +90,7 @@ func runJudge(args []string, stdio Stdio) error {
 		opts.Schemas = set
 	}
 	if prev.SchemasRelease == "" {
-		opts.SchemasUnavailable = recordedSchemasSkip(prev) // schemas.go
+		opts.SchemasUnavailable = material.RecordedSchemasSkip(prev)
 	}
 	for _, t := range prev.Transports {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))
@@ -122,7 +123,7 @@ func runJudge(args []string, stdio Stdio) error {
 	// What the run tested is the submitted report's word, kept as it is
 	// ("" in a report written before it was recorded: not guessed).
 	run.TargetKind, run.Face = prev.TargetKind, prev.Face
-	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts, stdio.Err); err != nil { // storyboards.go
+	if err := material.Rejudge(run, prev, store, storyboardsDir, opts, stdio.Err, AdcpRelease); err != nil {
 		return err
 	}
 	blameTheTarget(run, diagnose(store).wrong) // as the run did

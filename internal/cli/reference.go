@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -76,9 +77,9 @@ func runReference(args []string, c runConfig, post *postConfig, stdio Stdio) err
 	if err := writableOut(c.out); err != nil {
 		return err
 	}
-	var sb *storyboardPlan
-	if remoteStoryboards(c.storyboards) && stdio.storyboards == nil {
-		p, err := loadStoryboards(c.storyboards) // storyboards.go
+	var sb *material.Storyboards
+	if material.Remote(c.storyboards) && stdio.storyboards == nil {
+		p, err := material.LoadStoryboards(c.storyboards)
 		if err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func runReference(args []string, c runConfig, post *postConfig, stdio Stdio) err
 	sub03.Out, sub03.Err, sub03.ledgerNotice = &out03, &err03, ""
 	sub.face, sub03.face = &faces[0], &faces[1]
 	if sb != nil { // fetched once for both passes; the first says so
-		sub.storyboards, sub03.storyboards = sb.shared(true), sb.shared(false)
+		sub.storyboards, sub03.storyboards = sb.Shared(true), sb.Shared(false)
 	}
 	var second error
 	var wg sync.WaitGroup
@@ -189,19 +190,19 @@ const (
 // grades is the release the seller speaks; otherwise "" (the seller's
 // default, 3.1, which the run then chooses 3.1.19 for), so a run with no
 // flags or with the 3.1.19 folders is what it always was.
-func referenceRelease(c runConfig, sb *storyboardPlan) (serves, from string) {
+func referenceRelease(c runConfig, sb *material.Storyboards) (serves, from string) {
 	var rel string
 	switch {
-	case c.storyboards == "" || c.storyboards == storyboardsOff:
-	case sb != nil && sb.release != nil:
-		rel, from = sb.release.Version(), "--storyboards"
-	case remoteStoryboards(c.storyboards):
+	case c.storyboards == "" || c.storyboards == material.Off:
+	case sb != nil && sb.Release != nil:
+		rel, from = sb.Release.Version(), "--storyboards"
+	case material.Remote(c.storyboards):
 		rel, _ = bundle.ReleaseOf(c.storyboards)
 		from = "--storyboards"
 	default:
 		rel, from = (&storyboard.Release{Dir: c.storyboards}).Version(), "--storyboards"
 	}
-	if rel == "" && c.schemasDir != "" && c.schemasDir != schemasOff {
+	if rel == "" && c.schemasDir != "" && c.schemasDir != material.Off {
 		from = "--schemas"
 		if strings.HasPrefix(c.schemasDir, "http://") || strings.HasPrefix(c.schemasDir, "https://") {
 			rel, _ = schemas.ReleaseOf(c.schemasDir)

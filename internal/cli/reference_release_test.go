@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 )
 
 // TestTheReferenceRunServesTheReleaseOfItsFolders: the reference seller
@@ -31,10 +32,10 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 		{sb32, "", seller.Release32, "--storyboards"},
 		{sb31, sc32, "", ""}, // the storyboards say 3.1
 		{"", sc32, seller.Release32, "--schemas"},
-		{storyboardsOff, sc32, seller.Release32, "--schemas"},
+		{material.Off, sc32, seller.Release32, "--schemas"},
 		{"https://example.invalid/protocol/3.2.0-beta.5.tgz", "", seller.Release32, "--storyboards"},
 		{"", "https://example.invalid/schemas/3.2.0-beta.5/", seller.Release32, "--schemas"},
-		{"", schemasOff, "", ""},
+		{"", material.Off, "", ""},
 		{dir("sb/3.2.0-beta.4"), "", "", ""}, // a beta the seller does not speak
 	} {
 		got, from := referenceRelease(runConfig{storyboards: tc.storyboards, schemasDir: tc.schemas}, nil)

@@ -21,10 +21,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/material"
+	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -32,6 +35,8 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
 
 // The run's defaults.
@@ -126,9 +131,9 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
-	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)          // schemas.go
-	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp) // storyboards.go
-	fs.StringVar(&c.release, "release", "", releaseHelp)             // release.go
+	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)
+	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp)
+	fs.StringVar(&c.release, "release", "", releaseHelp)
 	fs.StringVar(&c.releaseMirror, "release-mirror", "", releaseMirrorHelp)
 	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
 	fs.Var(&c.agents, "agent", agentHelp)                        // agents.go
@@ -214,11 +219,12 @@ func runRun(args []string, stdio Stdio) error {
 		return err
 	}
 	if fe != nil {
-		sel = runner.SelectNone(c.labelFilter, opts) // unless the filter names no storyboard either (planRelease)
+		sel = runner.SelectNone(c.labelFilter, opts) // unless the filter names no storyboard either (material.NewPlan)
 	}
 	// The release, storyboards and schemas the flags decide now; without
 	// them the seller's capabilities decide, after the probes (release.go).
-	rp, err := c.planRelease(stdio, agents, &sel, fe)
+	rp, err := material.NewPlan(material.Inputs{Release: c.release, Mirror: c.releaseMirror, Storyboards: c.storyboards, Schemas: c.schemasDir,
+		IDs: c.storyboardIDs, Filter: c.labelFilter, Agents: agents, Loaded: stdio.storyboards}, &sel, fe, stdio.Err)
 	if err != nil {
 		return err
 	}
@@ -246,12 +252,12 @@ func runRun(args []string, stdio Stdio) error {
 	cfg.DiscoveryOnly = len(sel.Selected) == 0 // storyboards only: no rule reads the other probes
 	store, perr := plan.Execute(ctx, cfg)
 	var paused time.Duration
-	if rp.deferred {
+	if rp.Deferred {
 		if perr != nil || ctx.Err() != nil {
-			rp.unchosen(&sel)
+			rp.Unchosen(&sel)
 		} else {
 			at := time.Now()
-			if err := rp.choose(runCtx, store, cfg, &sel, stdio.Err); err != nil {
+			if err := rp.Choose(runCtx, store, cfg, &sel, stdio.Err); err != nil {
 				return err
 			}
 			paused = time.Since(at)
@@ -260,10 +266,10 @@ func runRun(args []string, stdio Stdio) error {
 			defer cancelSB()
 		}
 	}
-	sbPlan := rp.sb
+	sbPlan := rp.Storyboards
 	var sbResults []storyboard.StoryboardResult
 	if perr == nil && ctx.Err() == nil {
-		sbResults = sbPlan.run(ctx, cfg, store, sel.Options.Schemas)
+		sbResults = runStoryboards(sbPlan, ctx, cfg, store, sel.Options.Schemas)
 	}
 	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
 		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict, TargetKind: report.TargetSeller}
@@ -332,12 +338,12 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
-	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
+	runner.AddStoryboards(run, sbResults, sbPlan.Unavailable)
 	run.Sandbox = c.sandbox // baseline entries may be scoped to sandbox runs
-	if sbPlan.release != nil {
-		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
+	if sbPlan.Release != nil {
+		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.Release.Dir)), c.storyboardIDs
 	}
-	run.Release = rp.rel.report()
+	run.Release = rp.Release()
 	blameTheTarget(run, diag.wrong)                             // diagnose.go
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err
@@ -532,6 +538,25 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// The help of run's --release and --release-mirror.
+const (
+	releaseHelp = "the AdCP `RELEASE` whose storyboards and schemas the run uses: a published release (3.1.19, 3.2.0-beta.5) or a version as sellers advertise it (3.1, 3.2-beta.5: its newest release the run can get); " +
+		"default: the newest release the seller's adcp.supported_versions lists that the run can get. --storyboards and --schemas, when given, win"
+	releaseMirrorHelp = "the `DIR|URL` releases come from: a folder holding compliance/<release>/ (or protocol/<release>.tgz with its .sha256) and schemas/<release>/, " +
+		"or the URL of a site laid out like " + release.Published + " (its release index at /schemas/index.json); default: " + release.Published
+)
+
+// schemasHelp is the help of run's --schemas flag.
+var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
+	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", schemas.DefaultRelease, material.Off, schemas.PublishedBase)
+
+// storyboardsHelp is the help of run's --storyboards flag.
+var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
+	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
+	schemas.DefaultRelease, bundle.PublishedBase, material.Off)
+
 // liveBearerHelp is the help of run's --live-bearer-env.
 const liveBearerHelp = "the `NAME` of the environment variable holding the bearer token of a live-mode (non-sandbox) principal on the same seller (not the token itself): the storyboard steps that authenticate as a live-mode test kit are sent with it (comply_controller_mode_gate); without it they are skipped"
 
@@ -671,4 +696,33 @@ func verbosePrinter(w io.Writer) func(evidence.Call) {
 			fmt.Fprintf(w, "      %s\n", wire.Sanitize(x.String(), 400))
 		}
 	}
+}
+
+// runStoryboards runs the storyboards after the probes, through the same
+// clients and limits, into the same store.
+func runStoryboards(p *material.Storyboards, ctx context.Context, cfg plan.Config, store *evidence.Store, set *schemas.Set) []storyboard.StoryboardResult {
+	if p.Release == nil {
+		return nil
+	}
+	// The storyboards' sessions, the further agents' too, connect through
+	// the run's guard like the probes' (its --ca-cert, its agents).
+	cfg = cfg.WithGuard(agentURLs(p.Agents)...)
+	// cfg.Secrets() holds the agents' credentials too (run.go adds them):
+	// every client redacts every credential of the run, and so does the
+	// store, whatever the engine records.
+	secrets := slices.Clip(cfg.Secrets())
+	cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets = secrets, secrets
+	add := func(c evidence.Call) evidence.Call {
+		c = store.Add(c)
+		if cfg.OnCall != nil {
+			cfg.OnCall(c)
+		}
+		return c
+	}
+	return live.Run(ctx, live.Config{
+		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.Release, Store: store, Add: add, Include: p.Include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
+		TLS: cfg.TLS, Agents: agentsFor(p.Agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
+		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
+			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
+	})
 }

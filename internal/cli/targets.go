@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -185,13 +186,13 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		return err
 	}
 	// A published bundle is fetched once for every target.
-	var sb *storyboardPlan
-	if remoteStoryboards(c.storyboards) {
-		p, err := loadStoryboards(c.storyboards) // storyboards.go
+	var sb *material.Storyboards
+	if material.Remote(c.storyboards) {
+		p, err := material.LoadStoryboards(c.storyboards)
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(stdio.Err, p.notice)
+		fmt.Fprint(stdio.Err, p.Notice)
 		sb = p
 	}
 	// A target's run reads the environment, but never the variables that
@@ -264,7 +265,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 // run.log in its folder. A panic is caught and becomes a harness error.
 // sb, when set, are the storyboards fetched for every target; n is the
 // network of its guard.
-func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *storyboardPlan, n fetch.Network) (code ExitCode) {
+func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *material.Storyboards, n fetch.Network) (code ExitCode) {
 	args := []string{"--out", dir}
 	if t.MCP != "" {
 		args = append(args, "--mcp", t.MCP)
@@ -290,7 +291,7 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), log.Bytes(), 0o644)
 	}()
 	if sb != nil {
-		stdio.storyboards = sb.shared(true)
+		stdio.storyboards = sb.Shared(true)
 	}
 	err := runRun(args, stdio)
 	if err != nil && err.Error() != "" {
