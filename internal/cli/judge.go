@@ -126,7 +126,7 @@ func runJudge(args []string, stdio Stdio) error {
 	if err := material.Rejudge(run, prev, store, storyboardsDir, opts, stdio.Err, AdcpRelease); err != nil {
 		return err
 	}
-	blameTheTarget(run, diagnose(store).wrong) // as the run did
+	runner.BlameTheTarget(run, runner.Diagnose(store).Wrong) // as the run did
 	run.JudgedOffline, run.Sandbox = true, prev.Sandbox
 	run.Release = prev.Release // the release the recorded run chose, and why
 	if prev.AdcpRelease != AdcpRelease {

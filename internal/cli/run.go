@@ -276,23 +276,23 @@ func runRun(args []string, stdio Stdio) error {
 	if stdio.face != nil {
 		meta.TargetKind, meta.Face = report.TargetBundledReference, stdio.face.Name
 	}
-	diag := diagnose(store) // diagnose.go
+	diag := runner.Diagnose(store)
 	switch {
 	case sig.name() != "":
 		meta.HarnessError = "interrupted by " + sig.name() + " while probing"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
-	case diag.wrongTarget() != "":
+	case diag.WrongTarget() != "":
 		// Before perr: "sending initialize: Not Implemented" says less.
-		meta.HarnessError = diag.wrongTarget()
+		meta.HarnessError = diag.WrongTarget()
 	case perr != nil:
 		// The seller may have put the credential in its error (at
 		// initialize, say): redacted before the terminal or a report.
 		meta.HarnessError = wire.Sanitize(store.Redactor().String(perr.Error()), 500)
-	case diag.harness != "":
-		meta.HarnessError = diag.harness
+	case diag.Harness != "":
+		meta.HarnessError = diag.Harness
 	}
-	for _, n := range diag.notes {
+	for _, n := range diag.Notes {
 		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
 	}
 	deadline := started.Add(c.deadline - reserve/2 + paused)
@@ -344,7 +344,7 @@ func runRun(args []string, stdio Stdio) error {
 		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.Release.Dir)), c.storyboardIDs
 	}
 	run.Release = rp.Release()
-	blameTheTarget(run, diag.wrong)                             // diagnose.go
+	runner.BlameTheTarget(run, diag.Wrong)
 	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
 		return err
 	}
