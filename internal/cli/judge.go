@@ -17,6 +17,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/report/certify"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
@@ -136,7 +137,7 @@ func runJudge(args []string, stdio Stdio) error {
 	if err := writableOut(out); err != nil {
 		return err
 	}
-	if err := post.finish(out, run, store, sel); err != nil {
+	if err := conform.WriteReports(out, run, store, sel, post.finish()); err != nil {
 		return err
 	}
 	if err := report.WriteText(stdio.Out, run, report.TextOptions{Dir: out}); err != nil {

@@ -3,11 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +30,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
@@ -60,14 +58,6 @@ const (
 	// written (judging stops before the deadline; the run ends within it
 	// plus 5 s).
 	deadlineWriteTime = 2 * time.Second
-)
-
-// The report files a run writes into --out.
-const (
-	FileJUnit    = "junit.xml"
-	FileHTML     = "report.html"
-	FileResults  = "results.json"
-	FileEvidence = "evidence.json"
 )
 
 // runConfig is the parsed command line of `run`.
@@ -311,7 +301,8 @@ func runRun(args []string, stdio Stdio) error {
 	// on a loaded machine the reports before it can take the whole budget,
 	// and a report that holds none of the calls recorded is no report.
 	var writing time.Time
-	post.stop = func() string {
+	fin := post.finish()
+	fin.Stop = func() string {
 		if writing.IsZero() {
 			writing = time.Now()
 		}
@@ -345,7 +336,7 @@ func runRun(args []string, stdio Stdio) error {
 	}
 	run.Release = rp.Release()
 	runner.BlameTheTarget(run, diag.Wrong)
-	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
+	if err := conform.WriteReports(c.out, run, store, sel, fin); err != nil { // baseline, certification, hashes, signature
 		return err
 	}
 	if meta.HarnessError != "" {
@@ -612,69 +603,6 @@ func (c *runConfig) transports() []catalogue.Transport {
 		ts = append(ts, catalogue.A2A)
 	}
 	return ts
-}
-
-// writeReports writes every report file into dir, whatever the verdict,
-// through the store's redaction (redact.go), evidence.json last and only
-// as long as stop (nil: never) gives no reason. It returns the calls
-// evidence.json holds and the hash of each file, both taken as they were
-// written: sealing the folder reads nothing back (evidence.json may be
-// hundreds of megabytes).
-func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]evidence.Written, map[string]report.FileHash, error) {
-	hashes := map[string]report.FileHash{}
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		h := sha256.New()
-		n := &counter{}
-		// The hash is of the bytes the file holds: redacted.
-		w := store.Redactor().Writer(io.MultiWriter(f, h, n))
-		if err := fn(w); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		if err := w.Close(); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		hashes[name] = report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}
-		return f.Close()
-	}
-	jsonOf := func(v any) func(io.Writer) error {
-		return func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		fn   func(io.Writer) error
-	}{
-		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
-		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
-		{FileResults, jsonOf(run)},
-	} {
-		if err := write(f.name, f.fn); err != nil {
-			return nil, nil, err
-		}
-	}
-	var written []evidence.Written
-	err := write(FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
-		written, err = store.WriteJSONUntil(w, stop)
-		return err
-	})
-	return written, hashes, err
-}
-
-// counter counts the bytes written through it.
-type counter struct{ n int64 }
-
-func (c *counter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
 }
 
 // verbosePrinter prints one line per recorded call and its exchanges,
