@@ -134,8 +134,8 @@ func runJudge(args []string, stdio Stdio) error {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",
 			wire.Sanitize(prev.AdcpRelease, 40), AdcpRelease))
 	}
-	if err := writableOut(out); err != nil {
-		return err
+	if err := conform.WritableOut(out); err != nil {
+		return runError(err)
 	}
 	if err := conform.WriteReports(out, run, store, sel, post.finish()); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package cli
+package conform
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 		{"", material.Off, "", ""},
 		{dir("sb/3.2.0-beta.4"), "", "", ""}, // a beta the seller does not speak
 	} {
-		got, from := referenceRelease(runConfig{storyboards: tc.storyboards, schemasDir: tc.schemas}, nil)
+		got, from := referenceRelease(Config{Storyboards: tc.storyboards, Schemas: tc.schemas})
 		if got != tc.want || from != tc.from {
 			t.Errorf("--storyboards %q --schemas %q: %q from %q, want %q from %q", tc.storyboards, tc.schemas, got, from, tc.want, tc.from)
 		}
@@ -55,7 +55,7 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 		{"3.2.0-beta.4", "", "", ""},
 		{"3.2", sb31, "", ""}, // the storyboards win
 	} {
-		got, from := referenceRelease(runConfig{release: tc.release, storyboards: tc.storyboards}, nil)
+		got, from := referenceRelease(Config{Release: tc.release, Storyboards: tc.storyboards})
 		if got != tc.want || from != tc.from {
 			t.Errorf("--release %q --storyboards %q: %q from %q, want %q from %q", tc.release, tc.storyboards, got, from, tc.want, tc.from)
 		}
