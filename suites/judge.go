@@ -259,16 +259,16 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 			ts = append(ts, t)
 		}
 	}
-	RegisterLazy(ts, func() (*evidence.Store, Options, string) { return store, opts, "" }, record)
+	RegisterLazy(ts, func(catalogue.Transport) (*evidence.Store, Options, string) { return store, opts, "" }, record)
 }
 
 // RegisterLazy declares the judges of the transports ts into the Ginkgo
 // tree being built, as Register does, for a store that exists only once
 // the specs run: a suite that probes the seller in a BeforeAll first (the
-// caller's own Ginkgo suite, say). Each spec calls get when it runs for the
-// store and the options, or for why it is skipped (a transport given no
-// target). Call Release once the specs have run.
-func RegisterLazy(ts []catalogue.Transport, get func() (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
+// caller's own Ginkgo suite, say). Each spec calls get with its transport
+// when it runs, for the store and the options, or for why it is skipped (a
+// transport given no target). Call Release once the specs have run.
+func RegisterLazy(ts []catalogue.Transport, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
 	for _, t := range ts {
 		ginkgo.Describe(strings.ToUpper(string(t)), func() {
 			for _, fam := range families() {
@@ -278,7 +278,7 @@ func RegisterLazy(ts []catalogue.Transport, get func() (store *evidence.Store, o
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
-							store, opts, skip := get()
+							store, opts, skip := get(c.Transport)
 							if skip != "" {
 								ginkgo.Skip(skip)
 							}
