@@ -234,32 +234,10 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 
 // judge judges the evidence, builds the report and writes it.
 func (s *session) judge(p *probed) (*report.Run, error) {
-	c, store, intr := s.cfg, p.store, s.intr
-	meta := runner.Meta{Tool: "adcp-conform", Version: c.Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
-		Target: strings.TrimSpace(s.pc.MCP.Endpoint + " " + s.pc.A2A.BaseURL), StartedAt: s.started, Strict: c.Strict, TargetKind: report.TargetSeller}
-	if c.face != nil {
-		meta.TargetKind, meta.Face = report.TargetBundledReference, c.face.Name
-	}
+	c, intr := s.cfg, s.intr
 	deadlineHit := fmt.Sprintf("the run deadline (%s) was hit", c.Deadline)
-	diag := runner.Diagnose(store)
-	switch {
-	case intr.why() != "":
-		meta.HarnessError = intr.why() + " while probing"
-	case p.deadline:
-		meta.HarnessError = deadlineHit
-	case diag.WrongTarget() != "":
-		// Before perr: "sending initialize: Not Implemented" says less.
-		meta.HarnessError = diag.WrongTarget()
-	case p.perr != nil:
-		// The seller may have put the credential in its error (at
-		// initialize, say): redacted before the terminal or a report.
-		meta.HarnessError = wire.Sanitize(store.Redactor().String(p.perr.Error()), 500)
-	case diag.Harness != "":
-		meta.HarnessError = diag.Harness
-	}
-	for _, n := range diag.Notes {
-		fmt.Fprintf(c.Log, "adcp-conform: %s\n", n)
-	}
+	diag := runner.Diagnose(p.store)
+	meta := s.meta(p, diag, intr.why())
 	deadline := s.started.Add(c.Deadline - s.reserve/2 + p.paused)
 	sel := s.sel
 	sel.Options.Stop = func() string {
@@ -294,7 +272,7 @@ func (s *session) judge(p *probed) (*report.Run, error) {
 		}
 		return ""
 	}
-	results, err := runner.Judge(store, sel)
+	results, err := runner.Judge(p.store, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -304,13 +282,51 @@ func (s *session) judge(p *probed) (*report.Run, error) {
 	if c.Verbose {
 		printProgress(c.Log, results)
 	}
+	return s.report(p, meta, diag, sel, results, fin)
+}
+
+// meta is what the report says of the run besides the verdicts: the
+// harness error of the probe phase, when it had one, first (interrupted
+// names what interrupted it); it logs the diagnosis' notes.
+func (s *session) meta(p *probed, diag runner.Diagnosis, interrupted string) runner.Meta {
+	c := s.cfg
+	meta := runner.Meta{Tool: "adcp-conform", Version: c.Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
+		Target: strings.TrimSpace(s.pc.MCP.Endpoint + " " + s.pc.A2A.BaseURL), StartedAt: s.started, Strict: c.Strict, TargetKind: report.TargetSeller}
+	if c.face != nil {
+		meta.TargetKind, meta.Face = report.TargetBundledReference, c.face.Name
+	}
+	switch {
+	case interrupted != "":
+		meta.HarnessError = interrupted + " while probing"
+	case p.deadline:
+		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.Deadline)
+	case diag.WrongTarget() != "":
+		// Before perr: "sending initialize: Not Implemented" says less.
+		meta.HarnessError = diag.WrongTarget()
+	case p.perr != nil:
+		// The seller may have put the credential in its error (at
+		// initialize, say): redacted before the terminal or a report.
+		meta.HarnessError = wire.Sanitize(p.store.Redactor().String(p.perr.Error()), 500)
+	case diag.Harness != "":
+		meta.HarnessError = diag.Harness
+	}
+	for _, n := range diag.Notes {
+		fmt.Fprintf(c.Log, "adcp-conform: %s\n", n)
+	}
+	return meta
+}
+
+// report builds the run's report from the judges' results and the
+// storyboards', and writes it into Out (when set).
+func (s *session) report(p *probed, meta runner.Meta, diag runner.Diagnosis, sel runner.Selection, results []runner.Result, fin Finish) (*report.Run, error) {
+	c := s.cfg
 	meta.Duration = time.Since(s.started)
-	run := runner.Report(meta, store, sel, results)
+	run := runner.Report(meta, p.store, sel, results)
 	sb := s.rp.Storyboards
 	runner.AddStoryboards(run, p.sb, sb.Unavailable)
 	run.Sandbox = c.Sandbox // baseline entries may be scoped to sandbox runs
 	if sb.Release != nil {
-		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sb.Release.Dir)), c.StoryboardIDs
+		run.StoryboardsRelease, run.StoryboardIDs = p.release(s), c.StoryboardIDs
 	}
 	run.Release = s.rp.Release()
 	runner.BlameTheTarget(run, diag.Wrong)
@@ -318,7 +334,7 @@ func (s *session) judge(p *probed) (*report.Run, error) {
 		fin.settle(run, sel)
 		return run, nil
 	}
-	if err := WriteReports(c.Out, run, store, sel, fin); err != nil { // baseline, certification, hashes, signature
+	if err := WriteReports(c.Out, run, p.store, sel, fin); err != nil { // baseline, certification, hashes, signature
 		return nil, err
 	}
 	return run, nil
@@ -378,4 +394,13 @@ func loopbackTargets(cfg plan.Config) bool {
 		}
 	}
 	return true
+}
+
+// release is the release of the storyboards the probe phase ran ("" for
+// none): baseline entries may be scoped to it.
+func (p *probed) release(s *session) string {
+	if sb := s.rp.Storyboards; sb != nil && sb.Release != nil {
+		return filepath.Base(filepath.Clean(sb.Release.Dir))
+	}
+	return ""
 }
