@@ -100,31 +100,13 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 	}
 }
 
-// linkMirror is a folder mirror holding only the given releases of
-// ../shared/spec, linked.
-func linkMirror(t *testing.T, releases ...string) string {
-	t.Helper()
-	spec, dir := specMirror(t), t.TempDir()
-	for _, r := range releases {
-		for _, kind := range []string{"compliance", "schemas"} {
-			if err := os.MkdirAll(filepath.Join(dir, kind), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(filepath.Join(spec, kind, r), filepath.Join(dir, kind, r)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dir
-}
-
 // The release follows the seller in 3.1 and 3.2 mode, --release pins one
 // (a version takes its newest release), the explicit folders still win,
 // and a seller advertising no release the run can get is told so: its
 // storyboards and SCHEMA-01 skipped with the reason, never passed.
 func TestTheReleaseFollowsTheSeller(t *testing.T) {
 	mirror := specMirror(t)
-	only31 := linkMirror(t, "3.1.19")
+	only31 := shared.Mirror(t, "3.1.19")
 	sb31 := filepath.Join(mirror, "compliance", "3.1.19")
 	r32 := seller.Options{Release: seller.Release32}
 	r32only := seller.Options{Release: seller.Release32, OnlyRelease: true}

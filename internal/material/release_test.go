@@ -2,8 +2,6 @@ package material
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,25 +14,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/report"
 )
-
-// linkMirror is a folder mirror holding only the given releases of
-// ../shared/spec, linked.
-func linkMirror(t *testing.T, releases ...string) string {
-	t.Helper()
-	spec, dir := shared.File(t, "spec"), t.TempDir()
-	for _, r := range releases {
-		for _, kind := range []string{"compliance", "schemas"} {
-			shared.File(t, filepath.Join("spec", kind, r))
-			if err := os.MkdirAll(filepath.Join(dir, kind), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(filepath.Join(spec, kind, r), filepath.Join(dir, kind, r)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dir
-}
 
 func TestMayNameStoryboards(t *testing.T) {
 	for filter, want := range map[string]bool{
@@ -118,7 +97,7 @@ var (
 // on the harness's default release, said so; a version pin the mirror has
 // no release of leaves none.
 func TestChooseReleaseFallsBackToTheDefaultOnlyWithoutAVersion(t *testing.T) {
-	m, err := release.ParseMirror(linkMirror(t, "3.1.19", "3.2.0-beta.5"))
+	m, err := release.ParseMirror(shared.Mirror(t, "3.1.19", "3.2.0-beta.5"))
 	if err != nil {
 		t.Fatal(err)
 	}
