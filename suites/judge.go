@@ -247,10 +247,23 @@ func families() []family {
 // for another run in the same process.
 func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 	forgetReplies()
+	var ts []catalogue.Transport
 	for _, t := range []catalogue.Transport{catalogue.MCP, catalogue.A2A} {
-		if !opts.judges(t) {
-			continue
+		if opts.judges(t) {
+			ts = append(ts, t)
 		}
+	}
+	RegisterLazy(ts, func(catalogue.Transport) (*evidence.Store, Options, string) { return store, opts, "" }, record)
+}
+
+// RegisterLazy declares the judges of the transports ts into the Ginkgo
+// tree being built, as Register does, for a store that exists only once
+// the specs run: a suite that probes the seller in a BeforeAll first (the
+// caller's own Ginkgo suite, say). Each spec calls get with its transport
+// when it runs, for the store and the options, or for why it is skipped (a
+// transport given no target). Call Release once the specs have run.
+func RegisterLazy(ts []catalogue.Transport, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
+	for _, t := range ts {
 		ginkgo.Describe(strings.ToUpper(string(t)), func() {
 			for _, fam := range families() {
 				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
@@ -259,6 +272,10 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
+							store, opts, skip := get(c.Transport)
+							if skip != "" {
+								ginkgo.Skip(skip)
+							}
 							var v Verdict
 							if why := opts.stopped(); why != "" {
 								v = Verdict{Rule: c.ID, Transport: c.Transport, Outcome: HarnessError,

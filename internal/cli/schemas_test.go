@@ -8,16 +8,17 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // withCache points the fetched-schemas cache at a temporary folder.
-func withCache(t *testing.T) string { return tempCache(t, &cacheRoot) }
+func withCache(t *testing.T) string { return tempCache(t, &material.SchemasCache) }
 
-// tempCache points a cache of fetched releases (cacheRoot,
-// storyboardsCacheRoot) at a temporary folder for the test.
+// tempCache points a cache of fetched releases (material.SchemasCache,
+// material.StoryboardsCache) at a temporary folder for the test.
 func tempCache(t *testing.T, root *func() (string, error)) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 )
 
 // withStoryboardsCache points the fetched-storyboards cache at a
 // temporary folder.
-func withStoryboardsCache(t *testing.T) string { return tempCache(t, &storyboardsCacheRoot) }
+func withStoryboardsCache(t *testing.T) string { return tempCache(t, &material.StoryboardsCache) }
 
 // A run given the URL of a published bundle fetches it into the cache
 // once, says so, and runs its storyboards; the next run, and a re-judge

@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"encoding/json"
@@ -35,11 +35,11 @@ func TestDiagnoseTellsAUsersMistakeFromASellersAnswer(t *testing.T) {
 			for _, c := range tc.calls {
 				s.Add(c)
 			}
-			d := diagnose(s)
-			if (d.harness == "") != (tc.harness == "") || !strings.Contains(d.harness, tc.harness) {
-				t.Errorf("harness %q, want one holding %q", d.harness, tc.harness)
+			d := Diagnose(s)
+			if (d.Harness == "") != (tc.harness == "") || !strings.Contains(d.Harness, tc.harness) {
+				t.Errorf("harness %q, want one holding %q", d.Harness, tc.harness)
 			}
-			notes := strings.Join(d.notes, "\n")
+			notes := strings.Join(d.Notes, "\n")
 			if (notes == "") != (tc.note == "") || !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want one holding %q", notes, tc.note)
 			}

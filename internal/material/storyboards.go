@@ -1,4 +1,4 @@
-package cli
+package material
 
 import (
 	"context"
@@ -16,9 +16,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
-	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/release"
-	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -27,67 +25,64 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
 )
 
-// storyboardsOff is the --storyboards value that runs no storyboard.
-const storyboardsOff = "off"
+// Off is the --storyboards (and --schemas) value that runs no storyboard
+// (skips SCHEMA-01/02 without looking for schemas).
+const Off = "off"
 
-// storyboardsHelp is the help of run's --storyboards flag.
-var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
-	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
-	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
-	release.Default, release.PublishedBundles, storyboardsOff)
-
-// storyboardsCacheRoot is where fetched compliance trees are kept (a
-// variable for tests).
-var storyboardsCacheRoot = release.Storyboards.CacheRoot
+// StoryboardsCache is where fetched compliance trees are kept (a variable
+// for tests).
+var StoryboardsCache = release.Storyboards.CacheRoot
 
 // storyboardsFetchTimeout bounds a first fetch of a release's bundle.
 const storyboardsFetchTimeout = 2 * time.Minute
 
-// storyboardPlan is what a run knows about its storyboards before probing.
-type storyboardPlan struct {
-	release *storyboard.Release
-	// unavailable says why the run has no storyboards ("" when it has).
-	unavailable string
-	include     func(*storyboard.Storyboard) bool
-	// notice is the line a fetch leaves for stderr (fetched, from the
+// Storyboards is what a run knows about its storyboards before probing.
+type Storyboards struct {
+	// Release is the compliance release loaded (nil: none).
+	Release *storyboard.Release
+	// Unavailable says why the run has no storyboards ("" when it has).
+	Unavailable string
+	// Include selects the storyboards the run runs (Select sets it).
+	Include func(*storyboard.Storyboard) bool
+	// Notice is the line a fetch leaves for stderr (fetched, from the
 	// cache, or why not), printed once the run's flags are known good so
 	// that a usage error stays one line.
-	notice string
-	// agents are the run's further logical agents (--agent), for the
+	Notice string
+	// Agents are the run's further logical agents (--agent), for the
 	// multi-agent storyboards.
-	agents []live.Agent
+	Agents []live.Agent
 }
 
-// shared returns a copy of a plan resolved once for several runs (the
+// Shared returns a copy of a plan resolved once for several runs (the
 // reference seller's passes, --targets), with its notice or without.
-func (p *storyboardPlan) shared(notice bool) *storyboardPlan {
-	q := &storyboardPlan{release: p.release, unavailable: p.unavailable}
+func (p *Storyboards) Shared(notice bool) *Storyboards {
+	q := &Storyboards{Release: p.Release, Unavailable: p.Unavailable}
 	if notice {
-		q.notice = p.notice
+		q.Notice = p.Notice
 	}
 	return q
 }
 
-// remoteStoryboards reports whether --storyboards names a published bundle
+// Remote reports whether --storyboards names a published bundle
 // (a URL).
-func remoteStoryboards(src string) bool {
+func Remote(src string) bool {
 	return strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 }
 
-// loadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
+// LoadStoryboards reads --storyboards (or ADCP_CONFORM_STORYBOARDS, as
 // every flag): a folder that does not load is a usage error; a URL is the
 // published bundle of a release, fetched into the user's cache unless it
 // is there already (saying so in the plan's notice). A bundle that cannot
 // be fetched leaves the storyboards out, with the reason in the report's
 // notes, as schemas do. Without the flag the run's release decides
 // (storyboardsOf).
-func loadStoryboards(src string) (*storyboardPlan, error) {
-	p := &storyboardPlan{}
-	if src == storyboardsOff {
-		p.unavailable = "--storyboards off"
+func LoadStoryboards(src string) (*Storyboards, error) {
+	p := &Storyboards{}
+	if src == Off {
+		p.Unavailable = "--storyboards off"
 		return p, nil
 	}
-	if !remoteStoryboards(src) {
+	if !Remote(src) {
 		if st, err := os.Stat(src); err != nil || !st.IsDir() {
 			return nil, usagef("--storyboards %s: not a folder", src)
 		}
@@ -98,7 +93,7 @@ func loadStoryboards(src string) (*storyboardPlan, error) {
 		if len(rel.Storyboards) == 0 {
 			return nil, usagef("--storyboards %s: no storyboards (want a compliance/<release>/ folder)", src)
 		}
-		p.release = rel
+		p.Release = rel
 		return p, nil
 	}
 	if _, err := release.Storyboards.ReleaseOf(src); err != nil {
@@ -111,17 +106,17 @@ func loadStoryboards(src string) (*storyboardPlan, error) {
 
 // unavailableStoryboards is the plan of a run whose storyboards could not
 // be had, saying why.
-func unavailableStoryboards(err error) *storyboardPlan {
-	p := &storyboardPlan{unavailable: "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 600) + "; give a local copy with --storyboards DIR"}
-	p.notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.unavailable)
+func unavailableStoryboards(err error) *Storyboards {
+	p := &Storyboards{Unavailable: "the spec's compliance storyboards were not run: " + wire.Sanitize(err.Error(), 600) + "; give a local copy with --storyboards DIR"}
+	p.Notice = fmt.Sprintf("adcp-conform: storyboards: %s\n", p.Unavailable)
 	return p
 }
 
 // fetchedStoryboards makes the plan of a bundle that fetch brings into the
 // cache (once per process: another pass or target reading it says it came
 // from the cache); src names it.
-func fetchedStoryboards(ctx context.Context, src string, fetch func(ctx context.Context, root string) (string, bool, error)) *storyboardPlan {
-	root, err := storyboardsCacheRoot()
+func fetchedStoryboards(ctx context.Context, src string, fetch func(ctx context.Context, root string) (string, bool, error)) *Storyboards {
+	root, err := StoryboardsCache()
 	if err != nil {
 		return unavailableStoryboards(fmt.Errorf("no cache folder for %s: %w", src, err))
 	}
@@ -141,12 +136,12 @@ func fetchedStoryboards(ctx context.Context, src string, fetch func(ctx context.
 	if err != nil {
 		return unavailableStoryboards(fmt.Errorf("the cached copy %s: %w", dir, err))
 	}
-	p := &storyboardPlan{release: rel}
+	p := &Storyboards{Release: rel}
 	name := filepath.Base(dir)
 	if fetched {
-		p.notice = fmt.Sprintf("adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
+		p.Notice = fmt.Sprintf("adcp-conform: storyboards: fetched release %s from %s into %s in %s\n", name, wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
 	} else {
-		p.notice = fmt.Sprintf("adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
+		p.Notice = fmt.Sprintf("adcp-conform: storyboards: release %s from the cache %s\n", name, dir)
 	}
 	return p
 }
@@ -181,12 +176,12 @@ func StoryboardLabels(sb *storyboard.Storyboard) []string {
 		"kind:" + string(sb.Kind)}
 }
 
-// selectStoryboards sets the plan's include function from --storyboard
+// Select sets the plan's include function from --storyboard
 // ids and the label filter; it reports whether the filter selects any
 // storyboard (a filter naming only storyboards selects no rule, and that
 // is no mistake).
-func (p *storyboardPlan) selectStoryboards(ids []string, filter string) (bool, error) {
-	if p.release == nil {
+func (p *Storyboards) Select(ids []string, filter string) (bool, error) {
+	if p.Release == nil {
 		return false, nil
 	}
 	match := func([]string) bool { return true }
@@ -199,79 +194,51 @@ func (p *storyboardPlan) selectStoryboards(ids []string, filter string) (bool, e
 	}
 	var unknown []string
 	for _, id := range ids {
-		if !slices.ContainsFunc(p.release.Storyboards, func(sb *storyboard.Storyboard) bool { return sb.ID == id }) {
+		if !slices.ContainsFunc(p.Release.Storyboards, func(sb *storyboard.Storyboard) bool { return sb.ID == id }) {
 			unknown = append(unknown, id)
 		}
 	}
 	if len(unknown) > 0 {
-		return false, usagef("--storyboard: no storyboard %s in %s", strings.Join(unknown, ", "), filepath.Base(p.release.Dir))
+		return false, usagef("--storyboard: no storyboard %s in %s", strings.Join(unknown, ", "), filepath.Base(p.Release.Dir))
 	}
-	p.include = func(sb *storyboard.Storyboard) bool {
+	p.Include = func(sb *storyboard.Storyboard) bool {
 		if len(ids) > 0 && !slices.Contains(ids, sb.ID) {
 			return false
 		}
 		return filter == "" || match(StoryboardLabels(sb))
 	}
 	any := false
-	for _, sb := range p.release.Storyboards {
-		if p.include(sb) && (filter != "" || len(ids) > 0) {
+	for _, sb := range p.Release.Storyboards {
+		if p.Include(sb) && (filter != "" || len(ids) > 0) {
 			any = true
 		}
 	}
 	return any, nil
 }
 
-// run runs the storyboards after the probes, through the same clients and
-// limits, into the same store.
-func (p *storyboardPlan) run(ctx context.Context, cfg plan.Config, store *evidence.Store, set *schemas.Set) []storyboard.StoryboardResult {
-	if p.release == nil {
-		return nil
-	}
-	// The storyboards' sessions, the further agents' too, connect through
-	// the run's guard like the probes' (its --ca-cert, its agents).
-	cfg = cfg.WithGuard(agentURLs(p.agents)...)
-	// cfg.Secrets() holds the agents' credentials too (run.go adds them):
-	// every client redacts every credential of the run, and so does the
-	// store, whatever the engine records.
-	secrets := slices.Clip(cfg.Secrets())
-	cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets = secrets, secrets
-	add := func(c evidence.Call) evidence.Call {
-		c = store.Add(c)
-		if cfg.OnCall != nil {
-			cfg.OnCall(c)
-		}
-		return c
-	}
-	return live.Run(ctx, live.Config{
-		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.release, Store: store, Add: add, Include: p.include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
-		TLS: cfg.TLS, Agents: agentsFor(p.agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
-		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
-			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
-	})
-}
-
-// rejudgeStoryboards grades a recorded run's storyboards again from its
-// evidence (a replay: nothing is sent) and puts them in run.
-func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, errOut io.Writer) error {
+// Rejudge grades a recorded run's storyboards again from its evidence (a
+// replay: nothing is sent) and puts them in run; runnerVersion is the
+// release whose runner the harness is (storyboard.Env.RunnerVersion).
+func Rejudge(run, prev *report.Run, store *evidence.Store, dir string, opts suites.Options, errOut io.Writer, runnerVersion string) error {
 	if prev.StoryboardsRelease == "" {
 		return nil
 	}
 	if dir == "" {
 		return usagef("the run ran the %s storyboards: give them with --storyboards DIR or the URL of their bundle%s",
-			wire.Sanitize(prev.StoryboardsRelease, 40), cachedHint(storyboardsCacheRoot, prev.StoryboardsRelease))
+			wire.Sanitize(prev.StoryboardsRelease, 40), CachedHint(StoryboardsCache, prev.StoryboardsRelease))
 	}
-	p, err := loadStoryboards(dir)
+	p, err := LoadStoryboards(dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(errOut, p.notice)
-	if p.release == nil { // a bundle that could not be fetched
-		return usagef("--storyboards %s: %s", wire.Sanitize(dir, 300), p.unavailable)
+	fmt.Fprint(errOut, p.Notice)
+	if p.Release == nil { // a bundle that could not be fetched
+		return usagef("--storyboards %s: %s", wire.Sanitize(dir, 300), p.Unavailable)
 	}
-	if got := filepath.Base(filepath.Clean(p.release.Dir)); got != prev.StoryboardsRelease {
+	if got := filepath.Base(filepath.Clean(p.Release.Dir)); got != prev.StoryboardsRelease {
 		return usagef("--storyboards %s is release %s; the run used %s", wire.Sanitize(dir, 300), got, wire.Sanitize(prev.StoryboardsRelease, 40))
 	}
-	if _, err := p.selectStoryboards(prev.StoryboardIDs, prev.LabelFilter); err != nil {
+	if _, err := p.Select(prev.StoryboardIDs, prev.LabelFilter); err != nil {
 		return err
 	}
 	t := evidence.MCP
@@ -284,9 +251,9 @@ func rejudgeStoryboards(run, prev *report.Run, store *evidence.Store, dir string
 	target := store.Target()
 	results := live.Run(context.Background(), live.Config{
 		MCP: mcp.Config{Endpoint: target.MCP}, A2A: a2a.Config{BaseURL: target.A2A}, Transport: t,
-		Release: p.release, Store: store, Include: p.include, Dispatcher: storyboard.Replay{Store: store},
+		Release: p.Release, Store: store, Include: p.Include, Dispatcher: storyboard.Replay{Store: store},
 		Env: storyboard.Env{AllowMutations: target.AllowMutations, Sandbox: target.Sandbox, LocalFetch: target.LocalFetch, BrandJSON: target.BrandJSON, Credential: target.Credential,
-			LiveCredential: target.LiveCredential, Schemas: opts.Schemas, RunnerVersion: AdcpRelease, Generated: live.Generated(store)},
+			LiveCredential: target.LiveCredential, Schemas: opts.Schemas, RunnerVersion: runnerVersion, Generated: live.Generated(store)},
 	})
 	runner.AddStoryboards(run, results, "")
 	run.StoryboardsRelease, run.StoryboardIDs = prev.StoryboardsRelease, prev.StoryboardIDs

@@ -1,4 +1,4 @@
-package cli
+package conform
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 )
 
 // TestTheReferenceRunServesTheReleaseOfItsFolders: the reference seller
@@ -31,13 +32,13 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 		{sb32, "", seller.Release32, "--storyboards"},
 		{sb31, sc32, "", ""}, // the storyboards say 3.1
 		{"", sc32, seller.Release32, "--schemas"},
-		{storyboardsOff, sc32, seller.Release32, "--schemas"},
+		{material.Off, sc32, seller.Release32, "--schemas"},
 		{"https://example.invalid/protocol/3.2.0-beta.5.tgz", "", seller.Release32, "--storyboards"},
 		{"", "https://example.invalid/schemas/3.2.0-beta.5/", seller.Release32, "--schemas"},
-		{"", schemasOff, "", ""},
+		{"", material.Off, "", ""},
 		{dir("sb/3.2.0-beta.4"), "", "", ""}, // a beta the seller does not speak
 	} {
-		got, from := referenceRelease(runConfig{storyboards: tc.storyboards, schemasDir: tc.schemas}, nil)
+		got, from := referenceRelease(Config{Storyboards: tc.storyboards, Schemas: tc.schemas})
 		if got != tc.want || from != tc.from {
 			t.Errorf("--storyboards %q --schemas %q: %q from %q, want %q from %q", tc.storyboards, tc.schemas, got, from, tc.want, tc.from)
 		}
@@ -54,7 +55,7 @@ func TestTheReferenceRunServesTheReleaseOfItsFolders(t *testing.T) {
 		{"3.2.0-beta.4", "", "", ""},
 		{"3.2", sb31, "", ""}, // the storyboards win
 	} {
-		got, from := referenceRelease(runConfig{release: tc.release, storyboards: tc.storyboards}, nil)
+		got, from := referenceRelease(Config{Release: tc.release, Storyboards: tc.storyboards})
 		if got != tc.want || from != tc.from {
 			t.Errorf("--release %q --storyboards %q: %q from %q, want %q from %q", tc.release, tc.storyboards, got, from, tc.want, tc.from)
 		}

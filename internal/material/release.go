@@ -1,4 +1,4 @@
-package cli
+package material
 
 import (
 	"context"
@@ -24,14 +24,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
-)
-
-// The help of run's --release and --release-mirror.
-const (
-	releaseHelp = "the AdCP `RELEASE` whose storyboards and schemas the run uses: a published release (3.1.19, 3.2.0-beta.5) or a version as sellers advertise it (3.1, 3.2-beta.5: its newest release the run can get); " +
-		"default: the newest release the seller's adcp.supported_versions lists that the run can get. --storyboards and --schemas, when given, win"
-	releaseMirrorHelp = "the `DIR|URL` releases come from: a folder holding compliance/<release>/ (or protocol/<release>.tgz with its .sha256) and schemas/<release>/, " +
-		"or the URL of a site laid out like " + release.Published + " (its release index at /schemas/index.json); default: " + release.Published
 )
 
 // releaseIndexTimeout bounds the read of a site's release index.
@@ -192,8 +184,8 @@ func availableReleases(ctx context.Context, m release.Mirror) (list []string, no
 	v, _ := indexes.LoadOrStore(m.URL, &indexOnce{})
 	idx := v.(*indexOnce)
 	idx.once.Do(func() {
-		if _, err := cacheRoot(); err != nil {
-			if _, err2 := storyboardsCacheRoot(); err2 != nil {
+		if _, err := SchemasCache(); err != nil {
+			if _, err2 := StoryboardsCache(); err2 != nil {
 				idx.err = fmt.Errorf("there is no cache folder to fetch into: %w", err)
 				return
 			}
@@ -204,13 +196,13 @@ func availableReleases(ctx context.Context, m release.Mirror) (list []string, no
 		// connecting through a guard like the release material's fetches.
 		client := fetch.For(m.URL).Client(fetch.AnyRedirects)
 		client.Timeout = releaseIndexTimeout
-		idx.list, idx.err = fetchIndex(ctx, client, m)
+		idx.list, idx.err = FetchIndex(ctx, client, m)
 	})
 	if idx.err == nil {
 		return idx.list, ""
 	}
 	have := slices.Clone(release.Known)
-	for _, root := range []func() (string, error){storyboardsCacheRoot, cacheRoot} {
+	for _, root := range []func() (string, error){StoryboardsCache, SchemasCache} {
 		if dir, err := root(); err == nil {
 			have = append(have, release.List(dir)...)
 		}
@@ -219,9 +211,9 @@ func availableReleases(ctx context.Context, m release.Mirror) (list []string, no
 		m.IndexURL(), wire.Sanitize(idx.err.Error(), 300))
 }
 
-// fetchIndex reads a site's release index (a variable for tests, which
+// FetchIndex reads a site's release index (a variable for tests, which
 // never read the published one).
-var fetchIndex = release.FetchIndex
+var FetchIndex = release.FetchIndex
 
 // indexes are the release indexes read in this process, by site: the
 // reference seller's passes and the targets of --targets read one once.
@@ -257,12 +249,12 @@ func fetchShared(key string, fetch func() (string, bool, error)) (dir string, fe
 // names: its folder's (or bundle's) name, else its index.json's
 // adcp_version, else the release its bundle URL names; "" when none is a
 // published release's name.
-func releaseOfStoryboards(p *storyboardPlan, src string) string {
+func releaseOfStoryboards(p *Storyboards, src string) string {
 	var names []string
-	if p != nil && p.release != nil {
-		names = append(names, filepath.Base(filepath.Clean(p.release.Dir)), p.release.Version())
+	if p != nil && p.Release != nil {
+		names = append(names, filepath.Base(filepath.Clean(p.Release.Dir)), p.Release.Version())
 	}
-	if remoteStoryboards(src) {
+	if Remote(src) {
 		v, _ := release.Storyboards.ReleaseOf(src)
 		names = append(names, v)
 	}
@@ -278,7 +270,7 @@ func releaseOfStoryboards(p *storyboardPlan, src string) string {
 func releaseOfSchemas(src string) string {
 	var v string
 	switch {
-	case src == "" || src == schemasOff:
+	case src == "" || src == Off:
 	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
 		v, _ = release.Schemas.ReleaseOf(src)
 	default:
@@ -292,11 +284,11 @@ func releaseOfSchemas(src string) string {
 
 // storyboardsOf makes the storyboard plan of the run's release from its
 // mirror; what cannot be had leaves the storyboards out with the reason.
-func storyboardsOf(ctx context.Context, r *runRelease) *storyboardPlan {
+func storyboardsOf(ctx context.Context, r *runRelease) *Storyboards {
 	v, m := r.version, r.mirror
 	if v == "" {
 		why := "the spec's compliance storyboards were not run: " + r.why + "; give a release with --release, or a local copy with --storyboards DIR"
-		return &storyboardPlan{unavailable: why, notice: "adcp-conform: storyboards: " + wire.Sanitize(why, 1000) + "\n"}
+		return &Storyboards{Unavailable: why, Notice: "adcp-conform: storyboards: " + wire.Sanitize(why, 1000) + "\n"}
 	}
 	if m.URL != "" {
 		u := m.BundleURL(v)
@@ -314,7 +306,7 @@ func storyboardsOf(ctx context.Context, r *runRelease) *storyboardPlan {
 		if err != nil {
 			return unavailableStoryboards(fmt.Errorf("the mirror's %s: %w", dir, err))
 		}
-		return &storyboardPlan{release: rel, notice: fmt.Sprintf("adcp-conform: storyboards: release %s from the mirror %s\n", v, dir)}
+		return &Storyboards{Release: rel, Notice: fmt.Sprintf("adcp-conform: storyboards: release %s from the mirror %s\n", v, dir)}
 	case tgz != "":
 		return fetchedStoryboards(ctx, tgz, func(_ context.Context, root string) (string, bool, error) { return release.FetchFile(tgz, root) })
 	}
@@ -352,16 +344,31 @@ func listOrNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
-// releasePlan is a run's release, storyboards and schemas as the flags
-// decide them before the probes, and, when the seller decides, after
-// them (choose).
-type releasePlan struct {
+// Inputs are what names a run's release material: its flags.
+type Inputs struct {
+	Release, Mirror      string   // --release, --release-mirror
+	Storyboards, Schemas string   // --storyboards, --schemas
+	IDs                  []string // --storyboard
+	Filter               string   // --label-filter
+	// Agents are the run's further logical agents (--agent).
+	Agents []live.Agent
+	// Loaded, when set, are the storyboards resolved once for several runs
+	// (the reference seller's passes, --targets): fetched once, said once.
+	Loaded *Storyboards
+}
+
+// Plan is a run's release, storyboards and schemas as the flags decide
+// them before the probes, and, when the seller decides, after them
+// (Choose).
+type Plan struct {
 	in  releaseInputs
 	rel *runRelease // nil: the run needs none, or the seller is yet to choose
-	sb  *storyboardPlan
-	// deferred is set when the seller chooses: its storyboards and schemas
+	// Storyboards are the run's storyboards (nil while the seller is yet
+	// to choose).
+	Storyboards *Storyboards
+	// Deferred is set when the seller chooses: its storyboards and schemas
 	// wait for the probes' get_adcp_capabilities.
-	deferred bool
+	Deferred bool
 	// sbFollow and schemasFollow are set when the storyboards and the
 	// schemas are the release's (no --storyboards, no --schemas).
 	sbFollow, schemasFollow bool
@@ -373,63 +380,64 @@ type releasePlan struct {
 	agents []live.Agent
 }
 
-// planRelease reads --release, --release-mirror, --storyboards and
-// --schemas: what they decide is loaded now (a mistake in them is a usage
-// error before any probe), and the storyboard selection is checked
-// against it; without them the seller chooses after the probes (choose).
-// sel is the rule selection (fe when the filter selects no rule), and
-// becomes SelectNone where the run judges storyboards only.
-func (c *runConfig) planRelease(stdio Stdio, agents []live.Agent, sel *runner.Selection, fe *runner.FilterError) (*releasePlan, error) {
-	in, err := parseReleaseFlags(c.release, c.releaseMirror)
+// NewPlan reads --release, --release-mirror, --storyboards and --schemas:
+// what they decide is loaded now (a mistake in them is a usage error
+// before any probe), and the storyboard selection is checked against it;
+// without them the seller chooses after the probes (Choose). sel is the
+// rule selection (fe when the filter selects no rule), and becomes
+// SelectNone where the run judges storyboards only. What it loads it says
+// on errOut.
+func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.Writer) (*Plan, error) {
+	in, err := parseReleaseFlags(c.Release, c.Mirror)
 	if err != nil {
 		return nil, err
 	}
-	p := &releasePlan{sb: stdio.storyboards, ids: c.storyboardIDs, filter: c.labelFilter, fe: fe, opts: sel.Options, agents: agents}
-	if p.sb == nil && c.storyboards != "" {
-		if p.sb, err = loadStoryboards(c.storyboards); err != nil { // storyboards.go
+	p := &Plan{Storyboards: c.Loaded, ids: c.IDs, filter: c.Filter, fe: fe, opts: sel.Options, agents: c.Agents}
+	if p.Storyboards == nil && c.Storyboards != "" {
+		if p.Storyboards, err = LoadStoryboards(c.Storyboards); err != nil { // storyboards.go
 			return nil, err
 		}
 	}
-	in.storyboards, in.schemas = releaseOfStoryboards(p.sb, c.storyboards), releaseOfSchemas(c.schemasDir)
-	p.in, p.sbFollow, p.schemasFollow = in, p.sb == nil, c.schemasDir == ""
-	needed := p.sbFollow || p.schemasFollow && fe == nil && judgesSchemas(*sel) || in.storyboards != "" || in.schemas != ""
+	in.storyboards, in.schemas = releaseOfStoryboards(p.Storyboards, c.Storyboards), releaseOfSchemas(c.Schemas)
+	p.in, p.sbFollow, p.schemasFollow = in, p.Storyboards == nil, c.Schemas == ""
+	needed := p.sbFollow || p.schemasFollow && fe == nil && JudgesSchemas(*sel) || in.storyboards != "" || in.schemas != ""
 	switch {
 	case needed && in.pin == "" && in.storyboards == "" && in.schemas == "":
-		p.deferred = true
+		p.Deferred = true
 	case needed:
 		p.rel = chooseRelease(context.Background(), in, nil)
-		if p.sb == nil {
-			p.sb = storyboardsOf(context.Background(), p.rel)
+		if p.Storyboards == nil {
+			p.Storyboards = storyboardsOf(context.Background(), p.rel)
 		}
 	}
-	if p.sb == nil {
+	if p.Storyboards == nil {
 		// The storyboards wait for the seller's release: a filter that
 		// selects no rule may name storyboards only, and --storyboard
 		// alone focuses on them.
 		if fe != nil {
-			if ok, err := mayNameStoryboards(c.labelFilter); err != nil || !ok {
+			if ok, err := mayNameStoryboards(c.Filter); err != nil || !ok {
 				return nil, &UsageError{Msg: fe.Msg}
 			}
 		}
-		if fe != nil || len(c.storyboardIDs) > 0 && c.labelFilter == "" {
-			*sel = runner.SelectNone(c.labelFilter, p.opts)
+		if fe != nil || len(c.IDs) > 0 && c.Filter == "" {
+			*sel = runner.SelectNone(c.Filter, p.opts)
 		}
 	} else if err := p.selectIn(sel, true); err != nil {
 		return nil, err
 	}
 	if p.rel != nil { // the flags are good: say which release, and why
-		fmt.Fprint(stdio.Err, p.rel.notice())
+		fmt.Fprint(errOut, p.rel.notice())
 	}
 	switch {
 	case !p.schemasFollow:
-		if err := loadSchemas(c.schemasDir, sel, stdio.Err); err != nil { // schemas.go
+		if err := loadSchemas(c.Schemas, sel, errOut); err != nil { // schemas.go
 			return nil, err
 		}
-	case p.rel != nil && judgesSchemas(*sel):
-		schemasOf(context.Background(), p.rel, &sel.Options, stdio.Err)
+	case p.rel != nil && JudgesSchemas(*sel):
+		schemasOf(context.Background(), p.rel, &sel.Options, errOut)
 	}
-	if p.sb != nil {
-		fmt.Fprint(stdio.Err, p.sb.notice) // say where the storyboards came from
+	if p.Storyboards != nil {
+		fmt.Fprint(errOut, p.Storyboards.Notice) // say where the storyboards came from
 	}
 	return p, nil
 }
@@ -439,23 +447,23 @@ func (c *runConfig) planRelease(stdio Stdio, agents []live.Agent, sel *runner.Se
 // rule nor a storyboard is a usage error; after them, storyboards that
 // could not be had leave a filter naming storyboards only with nothing to
 // judge, and the run says why.
-func (p *releasePlan) selectIn(sel *runner.Selection, strict bool) error {
+func (p *Plan) selectIn(sel *runner.Selection, strict bool) error {
 	if len(p.agents) > 0 {
-		q := *p.sb // a plan a test shares between runs stays as it was
-		q.agents, p.sb = p.agents, &q
+		q := *p.Storyboards // a plan a test shares between runs stays as it was
+		q.Agents, p.Storyboards = p.agents, &q
 	}
-	if !strict && p.sb.release == nil {
+	if !strict && p.Storyboards.Release == nil {
 		return nil // the selection was made for storyboards-only already
 	}
 	switch {
 	case p.fe != nil:
 		// A filter that selects no rule may name storyboards only.
-		if only, err := p.sb.selectStoryboards(p.ids, p.filter); err != nil || !only {
+		if only, err := p.Storyboards.Select(p.ids, p.filter); err != nil || !only {
 			return &UsageError{Msg: p.fe.Msg}
 		}
 		*sel = runner.SelectNone(p.filter, sel.Options)
 	default:
-		if _, err := p.sb.selectStoryboards(p.ids, p.filter); err != nil {
+		if _, err := p.Storyboards.Select(p.ids, p.filter); err != nil {
 			return err
 		}
 		if len(p.ids) > 0 && p.filter == "" {
@@ -465,36 +473,36 @@ func (p *releasePlan) selectIn(sel *runner.Selection, strict bool) error {
 	return nil
 }
 
-// choose is the seller's choice, after the probes: the release, its
+// Choose is the seller's choice, after the probes: the release, its
 // storyboards, its schemas when SCHEMA rules are judged. A --storyboard
 // the release does not hold is a usage error, found only now.
-func (p *releasePlan) choose(ctx context.Context, store *evidence.Store, cfg plan.Config, sel *runner.Selection, errOut io.Writer) error {
+func (p *Plan) Choose(ctx context.Context, store *evidence.Store, cfg plan.Config, sel *runner.Selection, errOut io.Writer) error {
 	p.rel = chooseRelease(ctx, p.in, func() ([]string, bool, string) { return advertisedIn(store, cfg) })
 	fmt.Fprint(errOut, p.rel.notice())
 	if p.sbFollow {
-		p.sb = storyboardsOf(ctx, p.rel)
+		p.Storyboards = storyboardsOf(ctx, p.rel)
 		if err := p.selectIn(sel, false); err != nil {
 			return err
 		}
 	}
-	if p.schemasFollow && judgesSchemas(*sel) {
+	if p.schemasFollow && JudgesSchemas(*sel) {
 		schemasOf(ctx, p.rel, &sel.Options, errOut)
 	}
 	if p.sbFollow {
-		fmt.Fprint(errOut, p.sb.notice)
+		fmt.Fprint(errOut, p.Storyboards.Notice)
 	}
 	return nil
 }
 
-// unchosen leaves a deferred plan without storyboards or schemas when the
+// Unchosen leaves a deferred plan without storyboards or schemas when the
 // probes stopped before the seller could choose (a signal, the deadline,
 // a seller that could not be reached).
-func (p *releasePlan) unchosen(sel *runner.Selection) {
+func (p *Plan) Unchosen(sel *runner.Selection) {
 	const why = "the run stopped before the seller's release was chosen"
 	if p.sbFollow {
-		p.sb = &storyboardPlan{unavailable: why}
+		p.Storyboards = &Storyboards{Unavailable: why}
 	}
-	if p.schemasFollow && judgesSchemas(*sel) {
+	if p.schemasFollow && JudgesSchemas(*sel) {
 		sel.Options.SchemasUnavailable = why
 	}
 }
@@ -521,3 +529,7 @@ func mayNameStoryboards(filter string) (bool, error) {
 	}
 	return false, nil
 }
+
+// Release is the release the plan chose, as results.json records it (nil:
+// none was needed, or the seller never chose).
+func (p *Plan) Release() *report.Release { return p.rel.report() }

@@ -1,10 +1,12 @@
-package cli
+package conform
 
 import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
@@ -68,7 +70,7 @@ func (p *familyProgress) Flush() {
 // printProgress prints one progress line per rule family over the judges'
 // results (in catalogue order, as runner.Judge returns them): the family,
 // its title, and how many of its judges passed, failed, were skipped,
-// errored or were disabled. The run command calls it once judging is done,
+// errored or were disabled. Run calls it once judging is done (Config.Verbose),
 // before the reports are written.
 func printProgress(w io.Writer, results []runner.Result) {
 	p := newFamilyProgress(w)
@@ -86,4 +88,25 @@ func familyOf(id string) string {
 	}
 	fam, _, _ := strings.Cut(id, "-")
 	return fam
+}
+
+// verbosePrinter prints one line per recorded call and its exchanges,
+// terminal-safe.
+func verbosePrinter(w io.Writer) func(evidence.Call) {
+	var mu sync.Mutex
+	return func(c evidence.Call) {
+		mu.Lock()
+		defer mu.Unlock()
+		state := fmt.Sprintf("HTTP %d", c.HTTPStatus)
+		switch {
+		case c.NotRun != "":
+			state = "not run: " + c.NotRun
+		case c.HarnessError != "":
+			state = "harness error: " + c.HarnessError
+		}
+		fmt.Fprintf(w, "  %-48s %s (%.1f ms)\n", wire.Sanitize(c.ProbeID, 80), wire.Sanitize(state, 200), c.DurationMS)
+		for _, x := range c.Exchanges {
+			fmt.Fprintf(w, "      %s\n", wire.Sanitize(x.String(), 400))
+		}
+	}
 }

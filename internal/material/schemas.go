@@ -1,4 +1,4 @@
-package cli
+package material
 
 import (
 	"context"
@@ -16,20 +16,11 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
-// schemasOff is the --schemas value that skips SCHEMA-01/02 without
-// looking for schemas.
-const schemasOff = "off"
-
 // schemasFetchTimeout bounds a first fetch of a release.
 const schemasFetchTimeout = 2 * time.Minute
 
-// schemasHelp is the help of run's --schemas flag.
-var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
-	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
-	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", release.Default, schemasOff, release.PublishedSchemas)
-
-// cacheRoot is where fetched releases are kept (a variable for tests).
-var cacheRoot = release.Schemas.CacheRoot
+// SchemasCache is where fetched releases are kept (a variable for tests).
+var SchemasCache = release.Schemas.CacheRoot
 
 // loadSchemas sets the selection's Schemas from --schemas: a folder is
 // loaded (an unusable one is a usage error); a URL is fetched into the
@@ -39,7 +30,7 @@ var cacheRoot = release.Schemas.CacheRoot
 // decides (schemasOf).
 func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 	opts := &sel.Options
-	if src == "" || src == schemasOff {
+	if src == "" || src == Off {
 		return nil
 	}
 	remote := strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
@@ -54,15 +45,15 @@ func loadSchemas(src string, sel *runner.Selection, errOut io.Writer) error {
 	if _, err := release.Schemas.ReleaseOf(src); err != nil {
 		return usagef("--schemas: %v", err)
 	}
-	if judgesSchemas(*sel) {
+	if JudgesSchemas(*sel) {
 		fetchSchemas(context.Background(), src, opts, errOut)
 	}
 	return nil
 }
 
-// judgesSchemas reports whether the selection judges a SCHEMA rule: the
+// JudgesSchemas reports whether the selection judges a SCHEMA rule: the
 // published schemas are fetched for nothing else.
-func judgesSchemas(sel runner.Selection) bool {
+func JudgesSchemas(sel runner.Selection) bool {
 	return slices.ContainsFunc(sel.Selected, func(c suites.Check) bool { return strings.HasPrefix(c.ID, "SCHEMA-") })
 }
 
@@ -77,7 +68,7 @@ func schemasUnavailable(opts *suites.Options, err error, errOut io.Writer) {
 // into the user's cache once per process (another pass or target reads
 // the cache), or says why it cannot.
 func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut io.Writer) {
-	root, err := cacheRoot()
+	root, err := SchemasCache()
 	if err != nil {
 		schemasUnavailable(opts, fmt.Errorf("no cache folder for %s: %w", src, err), errOut)
 		return
@@ -105,10 +96,10 @@ func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut 
 	opts.Schemas = set
 }
 
-// cachedHint names the cached copy of a release a run fetched into the
-// cache at root (cacheRoot, storyboardsCacheRoot), for the usage error of
+// CachedHint names the cached copy of a release a run fetched into the
+// cache at root (SchemasCache, StoryboardsCache), for the usage error of
 // a re-judge without --schemas or --storyboards; "" when there is none.
-func cachedHint(root func() (string, error), rel string) string {
+func CachedHint(root func() (string, error), rel string) string {
 	dir, err := root()
 	if err != nil {
 		return ""
@@ -119,10 +110,10 @@ func cachedHint(root func() (string, error), rel string) string {
 	return ""
 }
 
-// recordedSchemasSkip returns why a recorded run had no schemas, when it
+// RecordedSchemasSkip returns why a recorded run had no schemas, when it
 // looked for them and could not fetch them, so that judging it again skips
 // SCHEMA-01/02 for the same reason.
-func recordedSchemasSkip(prev *report.Run) string {
+func RecordedSchemasSkip(prev *report.Run) string {
 	for _, r := range prev.Rules {
 		if !strings.HasPrefix(r.ID, "SCHEMA-") {
 			continue

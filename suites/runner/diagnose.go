@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"fmt"
@@ -10,29 +10,29 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
-// diagnosis is what the probe phase says about the run itself, before any
+// Diagnosis is what the probe phase says about the run itself, before any
 // rule is judged: calls the seller's application never saw, and calls
 // that timed out.
-type diagnosis struct {
-	// harness is set when the run cannot judge the seller at all (the
+type Diagnosis struct {
+	// Harness is set when the run cannot judge the seller at all (the
 	// seller wants a credential the run was not given, or refused the one
 	// it was): the run is a harness error, never a seller failure.
-	harness string
-	// notes are one-line remarks for the terminal.
-	notes []string
-	// wrong says, per transport, that the URL given for it is no such
+	Harness string
+	// Notes are one-line remarks for the terminal.
+	Notes []string
+	// Wrong says, per transport, that the URL given for it is no such
 	// endpoint (a web page, the agent card's own URL, the other
 	// transport's endpoint): the user's mistake, so the run is a harness
 	// error and no rule of that transport fails on it.
-	wrong map[evidence.Transport]string
+	Wrong map[evidence.Transport]string
 }
 
-// wrongTarget is the one-line reason of the wrong targets, MCP first; ""
+// WrongTarget is the one-line reason of the wrong targets, MCP first; ""
 // when every target answered as its transport.
-func (d diagnosis) wrongTarget() string {
+func (d Diagnosis) WrongTarget() string {
 	var parts []string
 	for _, t := range []evidence.Transport{evidence.MCP, evidence.A2A} {
-		if why := d.wrong[t]; why != "" {
+		if why := d.Wrong[t]; why != "" {
 			parts = append(parts, why)
 		}
 	}
@@ -74,11 +74,11 @@ func diagnoseTargets(store *evidence.Store) map[evidence.Transport]string {
 	return wrong
 }
 
-// blameTheTarget turns every failed spec of a transport whose URL was
+// BlameTheTarget turns every failed spec of a transport whose URL was
 // wrong into a harness error with the reason: the seller was never
 // reached there, so nothing it did can fail. A rule left with no failure
 // drops the findings behind one.
-func blameTheTarget(run *report.Run, wrong map[evidence.Transport]string) {
+func BlameTheTarget(run *report.Run, wrong map[evidence.Transport]string) {
 	if len(wrong) == 0 {
 		return
 	}
@@ -101,9 +101,9 @@ func blameTheTarget(run *report.Run, wrong map[evidence.Transport]string) {
 	}
 }
 
-// diagnose reads the store after the probe phase.
-func diagnose(store *evidence.Store) diagnosis {
-	d := diagnosis{wrong: diagnoseTargets(store)}
+// Diagnose reads the store after the probe phase.
+func Diagnose(store *evidence.Store) Diagnosis {
+	d := Diagnosis{Wrong: diagnoseTargets(store)}
 	var authRefused, otherUnreached, timedOut, dropped int
 	var firstAuth string
 	// A credential the seller took on some call is no user's mistake: a
@@ -140,22 +140,22 @@ func diagnose(store *evidence.Store) diagnosis {
 	}
 	switch {
 	case authRefused > 0 && accepted && store.Target().Credential:
-		d.notes = append(d.notes, fmt.Sprintf("%d calls were refused for authentication although the run's credential was accepted on others, first %s; the rules that needed them are errors", authRefused, firstAuth))
+		d.Notes = append(d.Notes, fmt.Sprintf("%d calls were refused for authentication although the run's credential was accepted on others, first %s; the rules that needed them are errors", authRefused, firstAuth))
 	case authRefused > 0:
 		if store.Target().Credential {
-			d.harness = fmt.Sprintf("the seller refused the run's credential on %d calls, first %s: check the token --bearer-env names and the --header values", authRefused, firstAuth)
+			d.Harness = fmt.Sprintf("the seller refused the run's credential on %d calls, first %s: check the token --bearer-env names and the --header values", authRefused, firstAuth)
 		} else {
-			d.harness = fmt.Sprintf("the seller wants authentication: %d calls were refused, first %s; give its credential with --bearer-env NAME (the name of an environment variable holding the token) or --header 'Name: value'", authRefused, firstAuth)
+			d.Harness = fmt.Sprintf("the seller wants authentication: %d calls were refused, first %s; give its credential with --bearer-env NAME (the name of an environment variable holding the token) or --header 'Name: value'", authRefused, firstAuth)
 		}
 	}
 	if otherUnreached > 0 {
-		d.notes = append(d.notes, fmt.Sprintf("%d calls were refused before the seller's application (rate limit or gateway); the rules that needed them are errors, not failures", otherUnreached))
+		d.Notes = append(d.Notes, fmt.Sprintf("%d calls were refused before the seller's application (rate limit or gateway); the rules that needed them are errors, not failures", otherUnreached))
 	}
 	if dropped > 0 {
-		d.notes = append(d.notes, fmt.Sprintf("the run's evidence budget (--max-total) was spent: %d exchanges keep sizes and SHA-256 digests instead of bodies; the calls they answered are errors", dropped))
+		d.Notes = append(d.Notes, fmt.Sprintf("the run's evidence budget (--max-total) was spent: %d exchanges keep sizes and SHA-256 digests instead of bodies; the calls they answered are errors", dropped))
 	}
 	if timedOut > 0 {
-		d.notes = append(d.notes, fmt.Sprintf("%d calls timed out; the rules that needed them are errors, not failures (a slow seller may need a longer --timeout)", timedOut))
+		d.Notes = append(d.Notes, fmt.Sprintf("%d calls timed out; the rules that needed them are errors, not failures (a slow seller may need a longer --timeout)", timedOut))
 	}
 	return d
 }
