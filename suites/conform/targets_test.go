@@ -20,6 +20,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
@@ -468,5 +469,42 @@ func TestTargetsRefusesAListItCannotRun(t *testing.T) {
 	}
 	if slices.Contains(rerunNames, "") {
 		t.Error("a rerun without a name")
+	}
+}
+
+// The storyboards and schemas of local folders are read once for every
+// target (Prefetch) and shared by the runs going on at once: each target
+// runs the storyboards and validates against the schemas, and all judge
+// alike.
+func TestTargetsShareLocalStoryboardsAndSchemas(t *testing.T) {
+	root := shared.Root()
+	if root == "" {
+		t.Skip("no ../shared (or $ADCP_CONFORM_SHARED) with the spec's compliance storyboards and schemas")
+	}
+	targets := registrySellers(t, 3)
+	base := Config{Storyboards: filepath.Join(root, "spec", "compliance", "3.1.19"), Schemas: filepath.Join(root, "spec", "schemas", "3.1.19"),
+		LabelFilter: "family:schema || kind:universal", Seed: 7, WebhookWait: time.Millisecond}
+	out := t.TempDir()
+	if _, err := Targets(t.Context(), base, targets, TargetsOptions{Out: out, Parallel: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var first *report.Run
+	for _, tg := range targets {
+		b, err := os.ReadFile(filepath.Join(out, tg.Dir, FileResults))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r report.Run
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.StoryboardsRelease != "3.1.19" || r.SchemasRelease != "3.1.19" || len(r.Storyboards) == 0 {
+			t.Errorf("%s: storyboards %q (%d), schemas %q", tg.Name, r.StoryboardsRelease, len(r.Storyboards), r.SchemasRelease)
+		}
+		if first == nil {
+			first = &r
+		} else if r.Counts.Of("passed") != first.Counts.Of("passed") || len(r.Storyboards) != len(first.Storyboards) {
+			t.Errorf("%s: %v passed, %d storyboards; the first target: %v, %d", tg.Name, r.Counts, len(r.Storyboards), first.Counts, len(first.Storyboards))
+		}
 	}
 }
