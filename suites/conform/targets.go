@@ -362,6 +362,12 @@ func (r *registry) run(ctx context.Context, name, dir, fp string, cfg Config, pr
 	}
 	var run *report.Run
 	var runErr error
+	// interrupted is whether ctx was cancelled before the run returned:
+	// then its report may hold less than an uninterrupted run's (the
+	// rules not judged, the evidence cut short), and it is not complete.
+	// A run cancelled only after it returned is complete; either way the
+	// answer is fixed here, once.
+	interrupted := true
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -376,6 +382,7 @@ func (r *registry) run(ctx context.Context, name, dir, fp string, cfg Config, pr
 			}
 		}
 		run, runErr = Run(ctx, cfg)
+		interrupted = ctx.Err() != nil
 	}()
 	switch {
 	case runErr != nil:
@@ -399,7 +406,7 @@ func (r *registry) run(ctx context.Context, name, dir, fp string, cfg Config, pr
 		b := wire.NewLiveRedactor(secrets, learnt, nil).Bytes(log.Bytes())
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), b, 0o644)
 	}
-	if runErr == nil && ctx.Err() == nil && fp != "" {
+	if runErr == nil && !interrupted && fp != "" {
 		if err := writeCompletion(dir, name, fp, cfg.withDefaults().Version); err != nil {
 			fmt.Fprintf(r.base.Log, "adcp-conform: %s: %s: %s\n", wire.Sanitize(name, 80), FileTarget, wire.Sanitize(err.Error(), 300))
 		}
