@@ -30,6 +30,7 @@ type tuneFlags struct {
 	targets         string
 	parallelTargets int
 	shard           string
+	shardIndex      string
 	rerun           string
 }
 
@@ -45,7 +46,8 @@ func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.Var(&t.maxTotal, "max-total", "bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
 	fs.Var(&targetValue{&t.targets, "the targets file"}, "targets", "YAML or JSON `FILE` of targets (mcp, a2a, bearer_env or oauth_*, out): run each, one report folder per target under --out, and an index (an empty value is refused)")
 	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("targets of --targets run at once (1 to %d)", MaxParallel))
-	fs.StringVar(&t.shard, "shard", "", "with --targets: run only shard `I/N` of the targets file, counted from 0 (0/3, 1/3, 2/3; as Kubernetes' JOB_COMPLETION_INDEX and GitHub Actions' strategy.job-index): a target's shard is a hash of its folder name")
+	fs.StringVar(&t.shard, "shard", "", "with --targets: run only shard `I/N` of the targets file, counted from 1 (1/3, 2/3, 3/3): a target's shard is a hash of its folder name, so every shard finds its part alone")
+	fs.StringVar(&t.shardIndex, "shard-index", "", "with --targets: --shard counted from 0, `I/N` as a scheduler numbers its workers (Kubernetes' $(JOB_COMPLETION_INDEX)/N, GitHub Actions' strategy.job-index/job-total): 0/3 is --shard 1/3")
 	fs.StringVar(&t.rerun, "rerun", conform.RerunErrored.String(), "with --targets: which targets to run again although their folder holds a complete, verified result of a run with the same settings: errored (those whose result is a harness error), none, or all")
 	return t
 }
@@ -54,12 +56,18 @@ func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 // parallelism, its shard, what it runs again.
 func (t *tuneFlags) targetsOptions(out string) (conform.TargetsOptions, error) {
 	opts := conform.TargetsOptions{Out: out, Parallel: t.parallelTargets}
-	if t.shard != "" {
-		s, err := conform.ParseShard(t.shard)
-		if err != nil {
+	var err error
+	switch {
+	case t.shard != "" && t.shardIndex != "":
+		return opts, usagef("--shard and --shard-index name one shard two ways: give one")
+	case t.shard != "":
+		if opts.Shard, err = conform.ParseShard(t.shard); err != nil {
 			return opts, usagef("--shard %v", err)
 		}
-		opts.Shard = s
+	case t.shardIndex != "":
+		if opts.Shard, err = conform.ParseShardIndex(t.shardIndex); err != nil {
+			return opts, usagef("--shard-index %v", err)
+		}
 	}
 	r, err := conform.ParseRerun(t.rerun)
 	if err != nil {
@@ -77,8 +85,8 @@ func (t *tuneFlags) apply(cfg *conform.Config) error {
 	if t.parallelTargets < 1 || t.parallelTargets > MaxParallel {
 		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
 	}
-	if t.targets == "" && (t.shard != "" || t.rerun != conform.RerunErrored.String()) {
-		return usagef("--shard and --rerun split and resume a --targets run: give --targets too")
+	if t.targets == "" && (t.shard != "" || t.shardIndex != "" || t.rerun != conform.RerunErrored.String()) {
+		return usagef("--shard, --shard-index and --rerun split and resume a --targets run: give --targets too")
 	}
 	const maxLimit = 1 << 30
 	for name, v := range map[string]byteSize{"--max-body": t.maxBody, "--max-event": t.maxEvent, "--max-evidence": t.maxEvidence, "--max-total": t.maxTotal} {

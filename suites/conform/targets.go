@@ -71,43 +71,63 @@ type TargetsOptions struct {
 	Secrets []string
 }
 
-// Shard is one of Count parts of a targets list (--shard Index/Count).
-// A target belongs to shard FNV-1a(Dir) mod Count: each target's shard
-// depends on its folder name alone, so adding, removing or reordering
-// other targets in the list never moves it to another shard — where a
-// resumed shard looks for its result — and every shard computes its part
-// alone, without bookkeeping. The parts are even only on average: with
-// few targets a shard may hold none.
+// Shard is one of Count parts of a targets list (--shard Part/Count). A
+// target belongs to part FNV-1a(Dir) mod Count, plus 1: each target's
+// shard depends on its folder name alone, so adding, removing or
+// reordering other targets in the list never moves it to another shard —
+// where a resumed shard looks for its result — and every shard computes
+// its part alone, without bookkeeping. The parts are even only on
+// average: with few targets a shard may hold none.
 type Shard struct {
-	// Index counts from 0, as Kubernetes' JOB_COMPLETION_INDEX and GitHub
-	// Actions' strategy.job-index do; Count is the number of shards (0:
-	// the whole list).
-	Index, Count int
+	// Part counts from 1 to Count, as --shard 1/3 … 3/3 (and the shard
+	// flags of Playwright, Jest and Vitest) do; Count is the number of
+	// shards (0: the whole list).
+	Part, Count int
 }
 
-// ParseShard reads "I/N": shard I (counted from 0) of N.
+// ParseShard reads "I/N": shard I of N, counted from 1 (1/3, 2/3, 3/3).
 func ParseShard(s string) (Shard, error) {
+	sh, err := parseShard(s, 1)
+	if err == nil && sh.Part == 0 {
+		return Shard{}, fmt.Errorf("%q: shards count from 1 (1/%d … %d/%d); a scheduler's index that counts from 0 (Kubernetes' JOB_COMPLETION_INDEX, GitHub Actions' strategy.job-index) goes to --shard-index", s, sh.Count, sh.Count, sh.Count)
+	}
+	return sh, err
+}
+
+// ParseShardIndex reads "I/N" with I counted from 0, as a scheduler
+// numbers its workers (Kubernetes' JOB_COMPLETION_INDEX, GitHub Actions'
+// strategy.job-index): the shard I+1 of N.
+func ParseShardIndex(s string) (Shard, error) {
+	sh, err := parseShard(s, 0)
+	if err == nil && sh.Part == sh.Count+1 {
+		return Shard{}, fmt.Errorf("%q: an index counts from 0 (0/%d … %d/%d); shard I of N counted from 1 goes to --shard", s, sh.Count, sh.Count-1, sh.Count)
+	}
+	return sh, err
+}
+
+// parseShard reads "I/N" with I counted from first (0 or 1). I may be 0
+// or N either way: the one of them out of range (a Part of 0 or N+1) is
+// returned for the caller to explain, as the other way of counting.
+func parseShard(s string, first int) (Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
 	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
 	count, err2 := strconv.Atoi(strings.TrimSpace(n))
 	switch {
 	case !ok || err1 != nil || err2 != nil:
-		return Shard{}, fmt.Errorf("%q: want I/N, shard I of N counted from 0 (0/3, 1/3, 2/3)", s)
+		return Shard{}, fmt.Errorf("%q: want I/N, shard I of N (%d/3 … %d/3)", s, first, 2+first)
 	case count < 1 || count > MaxTargets:
 		return Shard{}, fmt.Errorf("%q: the number of shards must be between 1 and %d", s, MaxTargets)
-	case idx == count:
-		return Shard{}, fmt.Errorf("%q: shards count from 0 (0/%d … %d/%d), as Kubernetes' JOB_COMPLETION_INDEX and GitHub Actions' strategy.job-index do", s, count, count-1, count)
 	case idx < 0 || idx > count:
-		return Shard{}, fmt.Errorf("%q: the shard must be between 0 and %d", s, count-1)
+		return Shard{}, fmt.Errorf("%q: the shard must be between %d and %d", s, first, count-1+first)
 	}
-	return Shard{Index: idx, Count: count}, nil
+	return Shard{Part: idx + 1 - first, Count: count}, nil
 }
 
 func (s Shard) String() string {
 	if s.Count == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+	return fmt.Sprintf("%d/%d", s.Part, s.Count)
 }
 
 // Holds reports whether the target of folder dir belongs to the shard.
@@ -117,7 +137,7 @@ func (s Shard) Holds(dir string) bool {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(dir))
-	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+	return h.Sum64()%uint64(s.Count) == uint64(s.Part-1)
 }
 
 var safeDir = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
@@ -142,8 +162,8 @@ func (o TargetsOptions) check(base Config, targets []Target) (TargetsOptions, er
 		return o, configf("--agent names the other agents of one agent under test: give it with --mcp or --a2a, not --targets")
 	case o.Parallel < 1 || o.Parallel > MaxParallel:
 		return o, configf("--parallel-targets must be between 1 and %d", MaxParallel)
-	case o.Shard.Count < 0 || o.Shard.Count > MaxTargets || (o.Shard.Count > 0 && (o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count)):
-		return o, configf("--shard %d/%d: want I/N with 0 ≤ I < N", o.Shard.Index, o.Shard.Count)
+	case o.Shard.Count < 0 || o.Shard.Count > MaxTargets || (o.Shard.Count > 0 && (o.Shard.Part < 1 || o.Shard.Part > o.Shard.Count)):
+		return o, configf("--shard %d/%d: want I/N with 1 ≤ I ≤ N", o.Shard.Part, o.Shard.Count)
 	case o.Rerun < RerunErrored || o.Rerun > RerunAll:
 		return o, configf("--rerun: unknown value %d", o.Rerun)
 	case len(targets) == 0:

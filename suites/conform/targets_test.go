@@ -171,8 +171,8 @@ func TestShardsMergedGiveTheIndexOfTheWholeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := 0
-	for i := range 3 {
-		sum, err := Targets(t.Context(), registryBase(), targets, TargetsOptions{Out: sharded, Parallel: 4, Shard: Shard{Index: i, Count: 3}})
+	for i := 1; i <= 3; i++ {
+		sum, err := Targets(t.Context(), registryBase(), targets, TargetsOptions{Out: sharded, Parallel: 4, Shard: Shard{Part: i, Count: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestAShardDependsOnTheTargetsFolderAlone(t *testing.T) {
 		dir := fmt.Sprintf("seller-%d.example", i)
 		in := 0
 		for s := range shards {
-			if (Shard{Index: s, Count: shards}).Holds(dir) {
+			if (Shard{Part: s + 1, Count: shards}).Holds(dir) {
 				in++
 				per[s]++
 			}
@@ -223,17 +223,28 @@ func TestAShardDependsOnTheTargetsFolderAlone(t *testing.T) {
 	}
 	// The assignment is fixed: a hash of the name, FNV-1a, never the
 	// target's place in the list.
-	if !(Shard{Index: 2, Count: 3}).Holds("acme") || !(Shard{Index: 0, Count: 3}).Holds("initech") || !(Shard{Count: 0}).Holds("anything") {
+	if !(Shard{Part: 3, Count: 3}).Holds("acme") || !(Shard{Part: 1, Count: 3}).Holds("initech") || !(Shard{Count: 0}).Holds("anything") {
 		t.Error("acme moved shard: the assignment of existing folders must never change")
 	}
-	for in, want := range map[string]Shard{"0/3": {0, 3}, " 2 / 3 ": {2, 3}, "0/1": {0, 1}} {
+	for in, want := range map[string]Shard{"1/3": {1, 3}, " 3 / 3 ": {3, 3}, "1/1": {1, 1}} {
 		if got, err := ParseShard(in); err != nil || got != want {
 			t.Errorf("ParseShard(%q) = %v, %v", in, got, err)
 		}
 	}
-	for in, want := range map[string]string{"3/3": "shards count from 0 (0/3 … 2/3)", "1": "want I/N", "-1/3": "between 0 and 2", "0/0": "between 1 and", "a/b": "want I/N"} {
+	for in, want := range map[string]Shard{"0/3": {1, 3}, "2/3": {3, 3}, "0/1": {1, 1}} {
+		if got, err := ParseShardIndex(in); err != nil || got != want {
+			t.Errorf("ParseShardIndex(%q) = %v, %v", in, got, err)
+		}
+	}
+	for in, want := range map[string]string{"0/3": "shards count from 1 (1/3 … 3/3)", "1": "want I/N", "4/3": "between 1 and 3", "-1/3": "between 1 and 3",
+		"1/0": "between 1 and", "a/b": "want I/N", "1/10001": "between 1 and 10000"} {
 		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseShard(%q): %v, want %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]string{"3/3": "an index counts from 0 (0/3 … 2/3)", "-1/3": "between 0 and 2", "x": "want I/N"} {
+		if _, err := ParseShardIndex(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseShardIndex(%q): %v, want %q", in, err, want)
 		}
 	}
 }
