@@ -2,8 +2,8 @@ package storyboard
 
 import (
 	"encoding/json"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
