@@ -25,7 +25,7 @@ import (
 // the reference seller's habits.
 //
 // Tables run each judge through Check.judge, the same path Judge and the
-// Ginkgo specs take, so the mutation check (scripts/mutants) that makes a
+// Ginkgo specs take, so the mutation check (.ci/mutants) that makes a
 // judge always pass or always fail is seen by them.
 
 // judgeCase is one row of a judge table.
