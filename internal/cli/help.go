@@ -13,6 +13,7 @@ var runHelp = helpLayout{
 		{"Limits", []string{"timeout", "deadline", "parallel", "max-body", "max-event", "max-evidence", "max-total", "allow-local-fetch"}},
 		{"Reports", []string{"out", "v", "baseline"}},
 		{"Certification", []string{"certify", "sign-key"}},
+		{"Profiling", []string{"cpu-profile", "block-profile"}},
 	},
 	examples: `  # The bundled reference seller, every face: proves the harness, never a seller
   adcp-conform run

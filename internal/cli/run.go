@@ -60,6 +60,7 @@ type runConfig struct {
 	oauth          oauthFlags  // --oauth-* (oauthcc.go)
 	post           *postConfig // --sign-key, --certify, --baseline (finish.go)
 	tune           *tuneFlags  // --parallel, --max-*, --targets (tune.go)
+	profiles       profiles    // --cpu-profile, --block-profile (profile.go)
 }
 
 // runRun turns the command line into a conform.Config, runs it — one
@@ -70,6 +71,11 @@ func runRun(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	stop, err := c.profiles.start(stdio)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	switch {
 	case c.tune.targets != "":
 		return runTargets(c, stdio) // one run per target, then the index
@@ -146,6 +152,8 @@ func parseRun(args []string, stdio Stdio) (*runConfig, error) {
 	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
 	fs.StringVar(&c.webhookURL, "webhook-url", "", "the public `URL` of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM `FILE` of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
+	fs.StringVar(&c.profiles.cpu, "cpu-profile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
+	fs.StringVar(&c.profiles.block, "block-profile", "", "write a profile of where the run's goroutines waited to `FILE` (go tool pprof)")
 	c.post = addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	c.tune = addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
 	addOAuthFlags(fs, &c.oauth)     // --oauth-token-url, --oauth-client-id, … (oauthcc.go)
