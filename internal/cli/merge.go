@@ -17,7 +17,7 @@ import (
 // writes. Its exit code is the same as a --targets run's.
 func runMerge(args []string, stdio Stdio) error {
 	fs := newFlagSet("merge", "merge [--out DIR] REPORT-DIR… | merge --targets FILE [--out DIR] [ROOT]", stdio.Err)
-	out := fs.String("out", ".", "folder for index.html and index.json")
+	out := fs.String("out", ".", "the `DIR` for index.html and index.json")
 	targetsFile := fs.String("targets", "", "the targets `FILE` of the run(s) to index: each target's folder is ROOT/<its out>, ROOT being the one argument (default: --out)")
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
