@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,24 +25,26 @@ import (
 // over all of them — read-only, --parallel-targets 8, the spec's 3.1.19
 // storyboards and schemas from ../shared when it is there (else off) —
 // measured from outside by the kernel: wall time, CPU (user + system) and
-// peak RSS of the adcp-conform process. The seller process's CPU is
-// reported apart. Every target must be judged (no entry missing from the
-// index). N is 10 and 100; ADCP_CONFORM_REGISTRY_N=10,100,1000 chooses
-// others:
+// peak RSS of the adcp-conform process; and, from the runtime's gctrace,
+// the heap live after each collection (its median over the run and over
+// the run's last tenth). The seller process's CPU is reported apart. Every target must be judged (no entry missing from the
+// index). It runs only when ADCP_CONFORM_REGISTRY_N names the Ns (a run of
+// 1 000 sellers takes minutes; `-bench .` over this package skips it):
 //
 //	ADCP_CONFORM_REGISTRY_N=10,100,1000 \
 //	  go test -run '^$' -bench BenchmarkRegistry -benchtime 1x -timeout 60m ./internal/cli/
 func BenchmarkRegistry(b *testing.B) {
-	ns := []int{10, 100}
-	if v := os.Getenv("ADCP_CONFORM_REGISTRY_N"); v != "" {
-		ns = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 || n > MaxTargets {
-				b.Fatalf("ADCP_CONFORM_REGISTRY_N: %q", f)
-			}
-			ns = append(ns, n)
+	v := os.Getenv("ADCP_CONFORM_REGISTRY_N")
+	if v == "" {
+		b.Skip("set ADCP_CONFORM_REGISTRY_N=10,100,1000 (the numbers of sellers) to run it")
+	}
+	var ns []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > MaxTargets {
+			b.Fatalf("ADCP_CONFORM_REGISTRY_N: %q", f)
 		}
+		ns = append(ns, n)
 	}
 	bin := b.TempDir()
 	for _, pkg := range []string{"cmd/adcp-conform", "fixtures/seller/cmd/seller"} {
@@ -64,12 +68,16 @@ func BenchmarkRegistry(b *testing.B) {
 			var wall, cpu time.Duration
 			var rss int64
 			var sellerCPU time.Duration
+			var live []float64 // MB live after each collection
 			for b.Loop() {
 				out := filepath.Join(dir, "out")
 				os.RemoveAll(out)
 				cmd := exec.Command(filepath.Join(bin, "adcp-conform"), append([]string{"run", "--targets", targets, "--out", out,
 					"--parallel-targets", "8", "--deadline", "5m"}, material...)...)
-				cmd.Env = os.Environ()
+				// The runtime's trace of each collection: the heap left live
+				// after it is what the run holds, whatever RSS the runtime
+				// keeps from the OS.
+				cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 				for i := range n {
 					cmd.Env = append(cmd.Env, fmt.Sprintf("SELLER_TOKEN_%04d=%s-%04d", i, token, i))
 				}
@@ -90,6 +98,11 @@ func BenchmarkRegistry(b *testing.B) {
 				}
 				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 				rss = max(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
+				log, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				live = append(live, liveHeaps(log)...)
 				idx := indexWithoutTimes(b, out, FileIndexJSON)
 				if len(idx.Targets) != n || idx.Counts[verdictMissing] > 0 {
 					b.Fatalf("index: %d entries, counts %v", len(idx.Targets), idx.Counts)
@@ -101,8 +114,32 @@ func BenchmarkRegistry(b *testing.B) {
 			b.ReportMetric(float64(cpu.Milliseconds())/runs/float64(n), "cpu-ms/target")
 			b.ReportMetric(float64(rss)/1024, "peak-RSS-MB")
 			b.ReportMetric(float64(sellerCPU.Milliseconds())/runs/float64(n), "seller-cpu-ms/target")
+			if len(live) > 0 {
+				// The median and the last tenth's: flat in N, and flat
+				// from the first target to the last, when nothing is held
+				// per target.
+				last := slices.Clone(live[len(live)*9/10:])
+				slices.Sort(live)
+				slices.Sort(last)
+				b.ReportMetric(live[len(live)/2], "live-heap-MB")
+				b.ReportMetric(last[len(last)/2], "live-heap-last10%-MB")
+			}
 		})
 	}
+}
+
+// gcLine is a line of GODEBUG=gctrace=1: "… 82->91->42 MB, …", the last
+// number the heap live after the collection.
+var gcLine = regexp.MustCompile(`(?m)^gc \d+ @.* \d+->\d+->(\d+) MB`)
+
+// liveHeaps are the live heaps (MB) of a gctrace log's collections, in order.
+func liveHeaps(log []byte) []float64 {
+	var mb []float64
+	for _, m := range gcLine.FindAllSubmatch(log, -1) {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		mb = append(mb, v)
+	}
+	return mb
 }
 
 // startSellerProcess starts the seller binary serving n sellers, seller i
