@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 func readIndex(t *testing.T, dir string) Index {
@@ -276,23 +276,14 @@ func TestLimitFlagsReachTheTransport(t *testing.T) {
 	}
 }
 
-// indexWithoutTimes is an index.json without what differs from one run
-// to the next: the times.
+// indexWithoutTimes is dir's index file name, untimed.
 func indexWithoutTimes(t testing.TB, dir, name string) Index {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	idx, err := conform.ReadIndex(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	idx.GeneratedAt, idx.DurationMS = time.Time{}, 0
-	for i := range idx.Targets {
-		idx.Targets[i].StartedAt, idx.Targets[i].DurationMS = time.Time{}, 0
-	}
-	return idx
+	return idx.Untimed()
 }
 
 // `run --targets FILE --shard I/3` for I = 1, 2, 3 into one folder (the

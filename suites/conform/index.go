@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,35 @@ type IndexEntry struct {
 	StartedAt  time.Time     `json:"started_at"`
 	DurationMS float64       `json:"duration_ms"`
 	Error      string        `json:"error,omitempty"` // no readable results.json
+}
+
+// ReadIndex reads an index.json that Targets or Merge wrote (at most
+// 1 GiB).
+func ReadIndex(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var idx Index
+	if err := json.NewDecoder(io.LimitReader(f, maxResultsBytes)).Decode(&idx); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &idx, nil
+}
+
+// Untimed is the index without what differs between two runs that judged
+// alike: when it was written, how long it and each target's run took, when
+// each started. An interrupted run resumed and an uninterrupted one, or
+// the shards of a list merged and the whole list run at once, give equal
+// untimed indexes.
+func (idx Index) Untimed() Index {
+	idx.GeneratedAt, idx.DurationMS = time.Time{}, 0
+	idx.Targets = slices.Clone(idx.Targets)
+	for i := range idx.Targets {
+		idx.Targets[i].StartedAt, idx.Targets[i].DurationMS = time.Time{}, 0
+	}
+	return idx
 }
 
 // IndexSummary is what a Targets or Merge call says of its index: the

@@ -51,23 +51,14 @@ func registryBase() Config {
 	return Config{LabelFilter: "family:ctx", Storyboards: "off", Schemas: "off", Seed: 7, WebhookWait: time.Millisecond}
 }
 
-// readIndexFile reads an index.json and drops what differs from one run
-// to the next: the times.
+// readIndexFile reads an index.json, untimed.
 func readIndexFile(t *testing.T, path string) Index {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	idx, err := ReadIndex(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	idx.GeneratedAt, idx.DurationMS = time.Time{}, 0
-	for i := range idx.Targets {
-		idx.Targets[i].StartedAt, idx.Targets[i].DurationMS = time.Time{}, 0
-	}
-	return idx
+	return idx.Untimed()
 }
 
 // lineCounter counts the lines written to it and calls at once the
@@ -526,5 +517,40 @@ func TestTargetsShareLocalStoryboardsAndSchemas(t *testing.T) {
 		} else if r.Counts.Of("passed") != first.Counts.Of("passed") || len(r.Storyboards) != len(first.Storyboards) {
 			t.Errorf("%s: %v passed, %d storyboards; the first target: %v, %d", tg.Name, r.Counts, len(r.Storyboards), first.Counts, len(first.Storyboards))
 		}
+	}
+}
+
+// Untimed drops the times and only them, from a copy: two runs' indexes
+// compare equal by what they judged, never vacuously.
+func TestUntimedDropsTheTimesAndOnlyThem(t *testing.T) {
+	at := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	idx := Index{Tool: "adcp-conform", Version: "v1", GeneratedAt: at, DurationMS: 9, Counts: map[string]int{"conformant": 1, "non_conformant": 1},
+		Targets: []IndexEntry{{Name: "a", Dir: "a", Verdict: "conformant", StartedAt: at, DurationMS: 3},
+			{Name: "b", Dir: "b", Verdict: "non_conformant", ExitCode: 1, Failed: []string{"CTX-01"}, StartedAt: at, DurationMS: 4}}}
+	u := idx.Untimed()
+	want := Index{Tool: "adcp-conform", Version: "v1", Counts: idx.Counts,
+		Targets: []IndexEntry{{Name: "a", Dir: "a", Verdict: "conformant"}, {Name: "b", Dir: "b", Verdict: "non_conformant", ExitCode: 1, Failed: []string{"CTX-01"}}}}
+	if !reflect.DeepEqual(u, want) {
+		t.Errorf("Untimed:\n%+v\nwant\n%+v", u, want)
+	}
+	if idx.Targets[0].StartedAt != at || idx.GeneratedAt != at {
+		t.Error("Untimed changed the index it was called on")
+	}
+	other := idx
+	other.Targets = slices.Clone(idx.Targets)
+	other.Targets[1].Failed = nil
+	if reflect.DeepEqual(other.Untimed(), u) {
+		t.Error("two indexes that judged differently compare equal untimed")
+	}
+	path := filepath.Join(t.TempDir(), FileIndexJSON)
+	b, _ := json.Marshal(idx)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadIndex(path); err != nil || !reflect.DeepEqual(got.Untimed(), u) {
+		t.Errorf("ReadIndex: %+v, %v", got, err)
+	}
+	if _, err := ReadIndex(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("ReadIndex of no file")
 	}
 }
