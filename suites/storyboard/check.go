@@ -54,7 +54,7 @@ func Grade(v Validation, f Facts, runnerVersion string) (res Result) {
 	fn, ok := checks[v.Check]
 	if !ok {
 		head.Passed, head.NotApplicable = true, true
-		head.Note = fmt.Sprintf("runner does not implement check type '%s' — graded as not_applicable to preserve forward compatibility", bound(v.Check, 200))
+		head.Note = fmt.Sprintf("runner does not implement check type '%s' — graded as not_applicable to preserve forward compatibility", Clip(v.Check, 200))
 		return head
 	}
 	if v.Severity == "advisory" && v.ExpiresAfterVersion != "" {
@@ -72,12 +72,12 @@ func Grade(v Validation, f Facts, runnerVersion string) (res Result) {
 		case f.Obs == nil:
 			return notApplicable("no response was observed for this step: the check needs one")
 		case f.Obs.Failure != "":
-			return notApplicable("the call proved nothing about the seller (" + bound(f.Obs.Failure, 300) + "): the check needs a response")
+			return notApplicable("the call proved nothing about the seller (" + Clip(f.Obs.Failure, 300) + "): the check needs a response")
 		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = notApplicable(fmt.Sprintf("harness fault while grading (%v): graded not_applicable rather than judged", bound(fmt.Sprint(r), 300)))
+			res = notApplicable(fmt.Sprintf("harness fault while grading (%v): graded not_applicable rather than judged", Clip(fmt.Sprint(r), 300)))
 		}
 	}()
 	return fn(v, f)
@@ -96,16 +96,4 @@ func versionGTE(have, want string) bool {
 // notApplicable is a result graded not_applicable with its reason.
 func notApplicable(note string) Result {
 	return Result{Passed: true, NotApplicable: true, Note: note}
-}
-
-// bound cuts s to at most n bytes (on a rune boundary), marking the cut.
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
 }

@@ -39,47 +39,6 @@ func newResult(v Validation) Result {
 	return Result{ID: v.ID, Check: v.Check, Description: v.Description}
 }
 
-func (r Result) pass() Result { r.Passed = true; return r }
-
-// na grades r not_applicable: passed, with the reason.
-func (r Result) na(format string, args ...any) Result {
-	r.Passed, r.NotApplicable = true, true
-	r.Note = fmt.Sprintf(format, args...)
-	return r
-}
-
-// fail grades r failed at pointer (nil when no field is implicated).
-func (r Result) fail(pointer *string, expected, actual any, format string, args ...any) Result {
-	r.Passed = false
-	r.JSONPointer, r.Expected, r.Actual = pointer, bounded(expected), bounded(actual)
-	r.Message = fmt.Sprintf(format, args...)
-	return r
-}
-
-func (r Result) observe(format string, args ...any) Result {
-	r.Observations = append(r.Observations, fmt.Sprintf(format, args...))
-	return r
-}
-
-// maxValueBytes bounds the JSON size of one expected or actual value; a
-// larger value (an agent's whole reply, a huge captured array) is
-// replaced by the start of its JSON text and its size.
-const maxValueBytes = 8 << 10
-
-func bounded(v any) any {
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%.200v", v)
-	}
-	if len(b) <= maxValueBytes {
-		return v
-	}
-	return fmt.Sprintf("%s… (%d bytes of JSON, cut)", b[:maxShown], len(b))
-}
-
 // shown renders an untrusted value for a message: JSON, cut short.
 func shown(v any) string {
 	b, err := json.Marshal(v)

@@ -92,11 +92,11 @@ func pathOf(v Validation, wildcards bool) (string, *Result) {
 	}
 	p := *v.Path
 	if _, err := parsePath(p); err != nil {
-		r := notApplicable(fmt.Sprintf("the path %q is not a storyboard path (%v): an authoring error, not a seller fault", bound(p, 200), err))
+		r := notApplicable(fmt.Sprintf("the path %q is not a storyboard path (%v): an authoring error, not a seller fault", Clip(p, 200), err))
 		return "", &r
 	}
 	if !wildcards && strings.Contains(p, "[*]") {
-		r := notApplicable(fmt.Sprintf("%s does not define wildcard paths (%q); only field_contains does: not graded", v.Check, bound(p, 200)))
+		r := notApplicable(fmt.Sprintf("%s does not define wildcard paths (%q); only field_contains does: not graded", v.Check, Clip(p, 200)))
 		return "", &r
 	}
 	return p, nil
@@ -207,7 +207,7 @@ func checkFieldPattern(v Validation, f Facts) Result {
 	// RegExp.prototype.test.
 	re, err := regexp2.Compile(v.Pattern, regexp2.ECMAScript)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("the pattern %q does not compile as an ECMAScript regular expression (%v): an authoring error", bound(v.Pattern, 200), err))
+		return notApplicable(fmt.Sprintf("the pattern %q does not compile as an ECMAScript regular expression (%v): an authoring error", Clip(v.Pattern, 200), err))
 	}
 	re.MatchTimeout = regexTimeout
 	expected := map[string]any{"pattern": v.Pattern}
@@ -217,11 +217,11 @@ func checkFieldPattern(v Validation, f Facts) Result {
 	}
 	s, isStr := val.(string)
 	if !isStr {
-		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, jsonType(val))
+		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, JSONType(val))
 	}
 	m, err := re.MatchString(s)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, bound(err.Error(), 200)))
+		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, Clip(err.Error(), 200)))
 	}
 	if !m {
 		return fail(ptr(at), expected, echo(val), "%s does not match the pattern", p)
@@ -317,7 +317,7 @@ func checkFieldContains(v Validation, f Facts) Result {
 	}
 	ms, err := Resolve(f.Obs.Payload, p)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", bound(p, 200), err))
+		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", Clip(p, 200), err))
 	}
 	// The terminal values: each resolved value, and when the path does not
 	// end in [*] and a value is an array, its elements (reported) — the
@@ -335,7 +335,7 @@ func checkFieldContains(v Validation, f Facts) Result {
 	}
 	for _, a := range allowed {
 		for _, t := range append(wholes, terms...) {
-			if subset(a, t, 0) {
+			if Subset(a, t) {
 				return pass()
 			}
 		}
@@ -348,57 +348,6 @@ func checkFieldContains(v Validation, f Facts) Result {
 		at = ms[0].Pointer
 	}
 	return fail(ptr(at), expected, echoList(terms), "no value at %s matches the expectation", p)
-}
-
-// subset reports whether want (normalized, from the storyboard) matches
-// got (from the seller) as a deep subset: an object's keys are all in got
-// with matching values, an array's elements each match some element of
-// got, scalars are equal (numbers by value). depth bounds the walk by the
-// storyboard's own nesting.
-func subset(want, got any, depth int) bool {
-	if depth > 64 {
-		return false
-	}
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok || !subset(wv, gv, depth+1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		g, ok := got.([]any)
-		if !ok {
-			return false
-		}
-		for _, wv := range w {
-			found := false
-			for i, gv := range g {
-				if i >= MaxFanOut {
-					break
-				}
-				if subset(wv, gv, depth+1) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	switch got.(type) {
-	case map[string]any, []any:
-		return false
-	}
-	return Equal(want, got)
 }
 
 // --- numbers and cardinality ---
@@ -480,7 +429,7 @@ func checkFieldGreaterThan(v Validation, f Facts) Result {
 	}
 	n, isNum := val.(float64)
 	if !isNum || math.IsNaN(n) || math.IsInf(n, 0) {
-		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, jsonType(val))
+		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, JSONType(val))
 	}
 	if !(n > th) {
 		return fail(ptr(at), th, n, "%s is not greater than %v", p, th)
@@ -502,7 +451,7 @@ func checkStatusCode(v Validation, f Facts) Result {
 	if f.Obs.IsError || f.Obs.Error != nil {
 		var actual any = "failed"
 		if f.Obs.ErrorCode != "" {
-			actual = bound(f.Obs.ErrorCode, 200)
+			actual = Clip(f.Obs.ErrorCode, 200)
 		}
 		return fail(nil, "success", actual, "the task did not succeed")
 	}
@@ -555,7 +504,7 @@ func checkErrorCode(v Validation, f Facts) Result {
 	}
 	at := errorCodePointer(f.Obs.Payload, code)
 	if constrained && !member(code, allowed) {
-		return fail(at, expected, bound(code, 200), "the reply's error code is not the expected one")
+		return fail(at, expected, Clip(code, 200), "the reply's error code is not the expected one")
 	}
 	return pass()
 }
@@ -601,7 +550,7 @@ func checkOn401RequireHeader(v Validation, f Facts) Result {
 		}
 	}
 	lower := strings.ToLower(name)
-	return fail(ptr("/headers/"+escapePointer(lower)), lower, nil, "the 401 response carries no %s header", bound(lower, 100))
+	return fail(ptr("/headers/"+escapePointer(lower)), lower, nil, "the 401 response carries no %s header", Clip(lower, 100))
 }
 
 // checkResourceEqualsAgentURL compares the RFC 9728 metadata's `resource`
@@ -627,7 +576,7 @@ func checkResourceEqualsAgentURL(v Validation, f Facts) Result {
 	}
 	got, err := canonicalResource(s)
 	if err != nil || got != want {
-		return fail(ptr("/resource"), want, bound(s, maxEchoString), "the advertised resource is not the agent URL under test")
+		return fail(ptr("/resource"), want, Clip(s, maxEchoString), "the advertised resource is not the agent URL under test")
 	}
 	return pass()
 }
@@ -709,14 +658,14 @@ func checkResponseSchema(v Validation, f Facts) Result {
 	rel = strings.TrimPrefix(rel, "/schemas/"+set.Release()+"/")
 	rel = strings.TrimPrefix(rel, "/")
 	if strings.ContainsAny(rel, "$<>{}") {
-		return notApplicable(fmt.Sprintf("response_schema_ref %q was not resolved to a schema path", bound(rel, 200)))
+		return notApplicable(fmt.Sprintf("response_schema_ref %q was not resolved to a schema path", Clip(rel, 200)))
 	}
 	status, _ := lookupString(f.Obs.Payload, "status")
 	if rel == "" || rel == set.ResponseSchema(f.Obs.Task, "") {
 		rel = set.ResponseSchema(f.Obs.Task, status)
 	}
 	if rel == "" {
-		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), bound(f.Obs.Task, 100)))
+		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), Clip(f.Obs.Task, 100)))
 	}
 	id := "/schemas/" + set.Release() + "/" + rel
 	res := Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel}
@@ -777,7 +726,7 @@ func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Resu
 			res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", schemas.Total(vs)-maxEchoItems))
 			break
 		}
-		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": bound(x.Message, maxEchoString)})
+		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": Clip(x.Message, maxEchoString)})
 	}
 	if len(vs) <= maxEchoItems && last.More > 0 {
 		res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", last.More))
@@ -817,24 +766,6 @@ func lookupString(doc any, p string) (string, bool) {
 
 // --- reporting ---
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // echo bounds a seller value for a report: long strings cut, arrays and
 // objects capped in size and depth.
 func echo(v any) any { return echoAt(v, 0) }
@@ -842,7 +773,7 @@ func echo(v any) any { return echoAt(v, 0) }
 func echoAt(v any, depth int) any {
 	switch x := v.(type) {
 	case string:
-		return bound(x, maxEchoString)
+		return Clip(x, maxEchoString)
 	case []any:
 		if depth >= maxEchoDepth {
 			return fmt.Sprintf("[array of %d items, nested too deep to echo]", len(x))
@@ -867,7 +798,7 @@ func echoAt(v any, depth int) any {
 				out["…"] = fmt.Sprintf("%d more keys", len(x)-maxEchoItems)
 				break
 			}
-			out[bound(k, 200)] = echoAt(e, depth+1)
+			out[Clip(k, 200)] = echoAt(e, depth+1)
 			i++
 		}
 		return out

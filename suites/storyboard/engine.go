@@ -10,19 +10,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
 
-// The skip reasons of the runner output contract (skip_result.reasons).
-const (
-	NotApplicable         = "not_applicable"
-	NoPhases              = "no_phases"
-	PrerequisiteFailed    = "prerequisite_failed"
-	MissingTool           = "missing_tool"
-	MissingTestController = "missing_test_controller"
-	UnsatisfiedContract   = "unsatisfied_contract"
-	PeerBranchTaken       = "peer_branch_taken"
-	PeerSubstituted       = "peer_substituted"
-	RequirementUnmet      = "requirement_unmet"
-)
-
 // The selection_result reasons of a storyboard left out before it ran:
 // by the run mode (a read-only run, no sandbox) or by the caller's scope
 // (--storyboard, the label filter).
@@ -30,12 +17,6 @@ const (
 	RunModeExcluded = "run_mode_excluded"
 	ScopeExcluded   = "explicit_scope_excluded"
 )
-
-// Skip says why a storyboard, phase or step did not run.
-type Skip struct {
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-}
 
 // Env is what a storyboard run knows about the agent and the run.
 type Env struct {

@@ -54,7 +54,7 @@ func EvalCapability(p *CapabilityPredicate, caps any) (ok bool, detail string) {
 	if p == nil {
 		return true, "no capability predicate"
 	}
-	gate := "requires_capability " + clip(p.Path, 200)
+	gate := "requires_capability " + Clip(p.Path, 200)
 	if _, err := parsePath(p.Path); err != nil || p.Path == "" {
 		return false, gate + ": the predicate path cannot be read"
 	}
@@ -128,7 +128,7 @@ func EvalCapabilities(one *CapabilityPredicate, all []CapabilityPredicate, caps 
 
 func anyMatch(arr []any, want any) bool {
 	for _, e := range arr {
-		if subset(want, e, 0) {
+		if Subset(want, e) {
 			return true
 		}
 	}
@@ -139,9 +139,9 @@ func anyMatch(arr []any, want any) bool {
 func quoteValue(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprintf("a %s", jsonType(v))
+		return fmt.Sprintf("a %s", JSONType(v))
 	}
-	return clip(string(b), maxDetailValue)
+	return Clip(string(b), maxDetailValue)
 }
 
 // Expressions.
@@ -198,7 +198,7 @@ func ParseExpr(expr string) (*Expr, error) {
 	}
 	toks, err := lex(expr)
 	if err != nil {
-		return nil, fmt.Errorf("skip_if %q: %w", clip(expr, 80), err)
+		return nil, fmt.Errorf("skip_if %q: %w", Clip(expr, 80), err)
 	}
 	p := &parser{toks: toks}
 	n, err := p.or(0)
@@ -206,7 +206,7 @@ func ParseExpr(expr string) (*Expr, error) {
 		err = fmt.Errorf("unexpected %q", p.toks[p.i].text)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("skip_if %q: %w", clip(expr, 80), err)
+		return nil, fmt.Errorf("skip_if %q: %w", Clip(expr, 80), err)
 	}
 	return n, nil
 }
@@ -435,7 +435,7 @@ func lex(s string) ([]token, error) {
 			}
 			f, err := strconv.ParseFloat(s[i:j], 64)
 			if err != nil {
-				return nil, fmt.Errorf("bad number %q", clip(s[i:j], 40))
+				return nil, fmt.Errorf("bad number %q", Clip(s[i:j], 40))
 			}
 			toks = append(toks, token{kind: "num", text: s[i:j], val: f})
 			i = j
@@ -565,23 +565,23 @@ func (p *parser) operand(depth int) (*Expr, error) {
 		}
 		root, path, _ := strings.Cut(t.text, ".")
 		if root != "context" && root != "test_kit" {
-			return nil, fmt.Errorf("unknown name %q (context.<path> and test_kit.<path> are defined)", clip(t.text, 80))
+			return nil, fmt.Errorf("unknown name %q (context.<path> and test_kit.<path> are defined)", Clip(t.text, 80))
 		}
 		if path == "" {
 			return nil, fmt.Errorf("%s needs a path", root)
 		}
 		segs, err := parsePath(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", clip(t.text, 80), err)
+			return nil, fmt.Errorf("%s: %w", Clip(t.text, 80), err)
 		}
 		for _, s := range segs {
 			if s.wild {
-				return nil, fmt.Errorf("%s: a wildcard is not a value", clip(t.text, 80))
+				return nil, fmt.Errorf("%s: a wildcard is not a value", Clip(t.text, 80))
 			}
 		}
 		return &Expr{op: "ref", root: root, path: path}, nil
 	}
-	return nil, fmt.Errorf("unexpected %q", clip(t.text, 40))
+	return nil, fmt.Errorf("unexpected %q", Clip(t.text, 40))
 }
 
 // EvalContributesIf evaluates a step's contributes_if (storyboard-schema.yaml:
@@ -596,11 +596,11 @@ func EvalContributesIf(expr string, passed func(stepID string) (ok, known bool))
 		return false, err
 	}
 	if passed == nil {
-		return false, fmt.Errorf("contributes_if %q: no step results to read", clip(expr, 80))
+		return false, fmt.Errorf("contributes_if %q: no step results to read", Clip(expr, 80))
 	}
 	ok, known := passed(id)
 	if !known {
-		return false, fmt.Errorf("contributes_if %q: no step %q in this storyboard", clip(expr, 80), clip(id, 80))
+		return false, fmt.Errorf("contributes_if %q: no step %q in this storyboard", Clip(expr, 80), Clip(id, 80))
 	}
 	return ok, nil
 }
@@ -615,5 +615,5 @@ func ParseContributesIf(expr string) (string, error) {
 			return id, nil
 		}
 	}
-	return "", fmt.Errorf("contributes_if %q: only prior_step.<step_id>.passed is defined", clip(expr, 80))
+	return "", fmt.Errorf("contributes_if %q: only prior_step.<step_id>.passed is defined", Clip(expr, 80))
 }

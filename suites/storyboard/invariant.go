@@ -7,21 +7,6 @@ import (
 	"strings"
 )
 
-// The invariants a storyboard declares (its `invariants:` list): assertions
-// across the steps of one run that no single response shows. The spec
-// names them (building/verification/compliance-catalog.mdx, "Cross-resource
-// invariants"; the storyboards' own comments) but writes the rules out only
-// in prose, so each judge here cites the text it follows and says where it
-// reads the spec more carefully than the spec owners' JavaScript runner
-// does (docs/storyboards-vs-js-runner.md).
-const (
-	InvariantConflictNoPayloadLeak = "idempotency.conflict_no_payload_leak"
-	InvariantNoSecretEcho          = "context.no_secret_echo"
-	InvariantStatusMonotonic       = "status.monotonic"
-	InvariantImpairmentCoherence   = "impairment.coherence"
-	InvariantGovernanceDenial      = "governance.denial_blocks_mutation"
-)
-
 // CheckInvariant is the check name of an invariant's validation results;
 // their ID is the invariant's.
 const CheckInvariant = "invariant"
@@ -35,9 +20,6 @@ var invariantJudges = map[string]func() invariantJudge{
 	InvariantImpairmentCoherence:   func() invariantJudge { return &impairment{state: map[string]resourceSeen{}} },
 	InvariantGovernanceDenial:      func() invariantJudge { return &denial{plans: map[string]string{}} },
 }
-
-// KnownInvariant reports whether the engine defines an invariant.
-func KnownInvariant(id string) bool { _, ok := invariantJudges[id]; return ok }
 
 // invariantJudge grades the steps of one run, in order.
 type invariantJudge interface {
@@ -92,7 +74,7 @@ func gradeInvariants(sb *Storyboard, steps []StepResult) {
 			}
 		}
 		v := &stepView{id: s.PhaseID + "." + s.StepID, task: s.Task, obs: s.Obs}
-		if st := sb.step(s.PhaseID, s.StepID); st != nil {
+		if st := stepOf(sb, s.PhaseID, s.StepID); st != nil {
 			v.expectError = st.ExpectError
 		}
 		v.body, _ = s.Obs.Payload.(map[string]any)
@@ -114,7 +96,7 @@ func gradeInvariants(sb *Storyboard, steps []StepResult) {
 }
 
 // step finds a step of the storyboard by phase and step id.
-func (sb *Storyboard) step(phase, step string) *Step {
+func stepOf(sb *Storyboard, phase, step string) *Step {
 	for i := range sb.Phases {
 		if sb.Phases[i].ID != phase {
 			continue
@@ -197,7 +179,7 @@ func (c *conflictLeak) grade(s *stepView) *Result {
 		}
 	})
 	if hit != "" {
-		r := failed(conflictDesc, "the conflict reply repeats %q, which only the earlier request or reply with this idempotency_key held", clip(hit, 80))
+		r := failed(conflictDesc, "the conflict reply repeats %q, which only the earlier request or reply with this idempotency_key held", Clip(hit, 80))
 		r.JSONPointer = &at
 		return r
 	}

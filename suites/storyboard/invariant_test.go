@@ -275,7 +275,7 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 		}
 		for _, sb := range r.Storyboards {
 			for _, id := range sb.Invariants {
-				if !KnownInvariant(id) {
+				if !slices.Contains(Invariants(), id) {
 					t.Errorf("%s: %s declares invariant %s, which the engine does not define", rel, sb.ID, id)
 				}
 			}
@@ -307,6 +307,21 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 			if !union[l.Kind()][st] {
 				t.Errorf("the %s lifecycle has %s, which no release's %s holds", l.Kind(), st, l.Enum())
 			}
+		}
+	}
+}
+
+// TestInvariantJudgesAreTheInvariantsLintKnows holds the judges and
+// lint's list of the invariants the engine defines in step.
+func TestInvariantJudgesAreTheInvariantsLintKnows(t *testing.T) {
+	for id := range invariantJudges {
+		if !slices.Contains(Invariants(), id) {
+			t.Errorf("invariant %s has a judge, and lint warns of it as unknown", id)
+		}
+	}
+	for _, id := range Invariants() {
+		if _, ok := invariantJudges[id]; !ok {
+			t.Errorf("lint knows invariant %s, which has no judge", id)
 		}
 	}
 }

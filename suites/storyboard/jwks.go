@@ -180,7 +180,7 @@ func (r *runner) assertJWKSPurpose() (*Observation, []Result, *Skip) {
 	case fetch.Skip != nil:
 		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) was skipped (" + fetch.Skip.Reason + ")"}
 	case fetch.Error != "":
-		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) proved nothing (" + clip(fetch.Error, 200) + ")"}
+		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) proved nothing (" + Clip(fetch.Error, 200) + ")"}
 	case !fetch.Passed || fetch.Obs == nil:
 		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) did not pass"}
 	}

@@ -45,6 +45,29 @@ const (
 	RuleUnknownInvariant     = "unknown_invariant"             // invariants the engine does not define (graded not_applicable)
 )
 
+// The invariants a storyboard declares (its `invariants:` list): assertions
+// across the steps of one run that no single response shows. The spec
+// names them (building/verification/compliance-catalog.mdx, "Cross-resource
+// invariants"; the storyboards' own comments) but writes the rules out only
+// in prose, so each judge here cites the text it follows and says where it
+// reads the spec more carefully than the spec owners' JavaScript runner
+// does (docs/storyboards-vs-js-runner.md).
+const (
+	InvariantConflictNoPayloadLeak = "idempotency.conflict_no_payload_leak"
+	InvariantNoSecretEcho          = "context.no_secret_echo"
+	InvariantStatusMonotonic       = "status.monotonic"
+	InvariantImpairmentCoherence   = "impairment.coherence"
+	InvariantGovernanceDenial      = "governance.denial_blocks_mutation"
+)
+
+// invariants are the invariants the engine defines (a judge each, in
+// invariant.go): lint warns of any other.
+var invariants = []string{InvariantConflictNoPayloadLeak, InvariantNoSecretEcho, InvariantStatusMonotonic,
+	InvariantImpairmentCoherence, InvariantGovernanceDenial}
+
+// Invariants are the invariants the engine defines.
+func Invariants() []string { return slices.Clone(invariants) }
+
 // Finding is one lint result.
 type Finding struct {
 	Rule     string
@@ -216,7 +239,7 @@ func (l *linter) storyboard(sb *Storyboard) {
 		}
 	}
 	for i, id := range sb.Invariants {
-		if !KnownInvariant(id) {
+		if !slices.Contains(invariants, id) {
 			l.add(RuleUnknownInvariant, Warning, fmt.Sprintf("invariants[%d]", i), "invariant %q is not one this engine defines: it grades not_applicable", id)
 		}
 	}

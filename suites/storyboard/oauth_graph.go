@@ -19,25 +19,6 @@ import (
 // recorded with its Location and the evaluation follows it), and repeats
 // until nothing is missing; Facts.OAuthGraph then holds the responses.
 
-// OAuthResponse is one GET of the graph.
-type OAuthResponse struct {
-	Status      int
-	ContentType string
-	// Location is a redirect's target, "" otherwise.
-	Location string
-	// Body is the raw body (bounded by the kit's max_response_bytes).
-	Body []byte
-	// Blocked says the fetch policy refused the request (a blocked
-	// address after DNS resolution, a rebinding peer): the reason.
-	Blocked string
-	// Limit says a graph limit stopped the fetch (graph_limits, or the
-	// response over max_response_bytes): which.
-	Limit string
-	// Failed says the network failed (no response): why. The graph
-	// grades it as no response; a preview fetch as fetch_timeout.
-	Failed string
-}
-
 // OAuthGraph is the graph the engine walked: the responses by URL, and
 // whether the run was flagged for local development (http URLs and
 // loopback and private addresses allowed, as the kit's

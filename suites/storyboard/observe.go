@@ -4,12 +4,80 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 )
+
+// Observation is what one dispatched step saw, read from the raw bytes of
+// its recorded call by the project's extractors. The checks read only
+// this (and Facts): they do no I/O.
+type Observation struct {
+	// Call is the recorded call: raw, redacted exchanges; it is also in the
+	// run's evidence store under Call.ProbeID.
+	Call evidence.Call
+	// Transport is "mcp", "a2a" or "http" (a plain HTTP GET such as
+	// protected-resource metadata).
+	Transport string
+	// Task is the AdCP task invoked (or the HTTP pseudo-task's name).
+	Task string
+	// Request is the resolved request payload the step sent (redacted).
+	Request map[string]any
+	// Payload is the extracted task result (MCP structuredContent or text
+	// fallback, A2A DataPart data; for "http" the JSON body), decoded; nil
+	// when the reply held none.
+	Payload any
+	// PayloadRaw is Payload's raw bytes (nil when none).
+	PayloadRaw json.RawMessage
+	// Error is the extracted AdCP error object (adcp_error from any layer
+	// of the client detection order, else errors[0] of the payload),
+	// decoded; nil when the reply is no error.
+	Error map[string]any
+	// ErrorCode is Error's code ("" when none).
+	ErrorCode string
+	// IsError says the reply was an error by its transport's discipline
+	// (MCP isError, A2A failed/rejected state, JSON-RPC error).
+	IsError bool
+	// Refused says the agent refused the call: an error by its transport's
+	// discipline or an adcp_error at any layer (an errors[] array of a
+	// success-shaped payload alone is not a refusal).
+	Refused bool
+	// ExtractionPath is the path the extractor took ("structured_content",
+	// "text_fallback", "artifact", "status_message", "jsonrpc_error",
+	// "none", or "http_body").
+	ExtractionPath string
+	// A2AState is the normalized A2A task state, "" over MCP.
+	A2AState string
+	// A2AResult is the raw JSON-RPC result (the A2A Task or Message), for
+	// the a2a_* checks; nil over MCP.
+	A2AResult json.RawMessage
+	// HTTPStatus and Header are those of the exchange that answered.
+	HTTPStatus int
+	Header     http.Header
+	// Failure is set when the call proves nothing about the seller: the
+	// network or the harness failed, or the call never reached the
+	// application (evidence.Call.Unreached). The step is then an error,
+	// never a failure.
+	Failure string
+
+	// hadPayload is set by Slimmed when it dropped Payload.
+	hadPayload bool
+}
+
+// HasPayload reports whether the reply held a payload (Payload is not
+// nil), also once Slim dropped it.
+func (o *Observation) HasPayload() bool { return o.Payload != nil || o.hadPayload }
+
+// Slimmed is a copy of o without what only grading reads: the decoded
+// reply and error object (HasPayload still says whether there was a
+// payload) and the A2A result, whose bytes the evidence store keeps.
+func (o *Observation) Slimmed() *Observation {
+	slim := *o
+	slim.hadPayload = o.HasPayload()
+	slim.Payload, slim.Error, slim.A2AResult = nil, nil, nil
+	return &slim
+}
 
 // Observe reads a recorded call the way a client reads it — the spec's
 // extraction algorithm over the raw bytes — into what the checks see. It
@@ -113,15 +181,15 @@ func errorBody(message json.RawMessage, pointer string) (map[string]any, json.Ra
 	var v any
 	switch {
 	case strings.HasSuffix(pointer, "/adcp_error"):
-		v, _ = atPointer(msg, strings.TrimSuffix(pointer, "/adcp_error"))
+		v, _ = AtPointer(msg, strings.TrimSuffix(pointer, "/adcp_error"))
 	case strings.HasSuffix(pointer, "/text"):
-		if t, ok := atPointer(msg, pointer); ok {
+		if t, ok := AtPointer(msg, pointer); ok {
 			if str, ok := t.(string); ok {
 				v, _ = DecodeJSON([]byte(str))
 			}
 		}
 	default:
-		v, _ = atPointer(msg, "/result/structuredContent")
+		v, _ = AtPointer(msg, "/result/structuredContent")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -129,38 +197,6 @@ func errorBody(message json.RawMessage, pointer string) (map[string]any, json.Ra
 	}
 	raw, _ := json.Marshal(m)
 	return m, raw
-}
-
-// atPointer resolves an RFC 6901 JSON pointer in decoded JSON.
-func atPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			// RFC 6901 array-index: "0" or digits without a leading zero.
-			n, err := strconv.Atoi(tok)
-			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
-				return nil, false
-			}
-			cur = c[n]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 func refusedStatus(s int) bool { return s == http.StatusUnauthorized || s == http.StatusForbidden }

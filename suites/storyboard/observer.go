@@ -186,7 +186,7 @@ func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string)
 	case "url_fetch", "preview_url":
 		fetchURL = true
 	default:
-		return nil, &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", clip(st.Source, 80))}
+		return nil, &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", Clip(st.Source, 80))}
 	}
 	bs, err := r.bindings(st)
 	if err != nil {
@@ -209,7 +209,7 @@ func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string)
 	case !prev.Passed:
 		return nil, &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s did not pass: its preview is not observed", at)}
 	}
-	v, found := atPointer(prev.Obs.Payload, st.SourcePath)
+	v, found := AtPointer(prev.Obs.Payload, st.SourcePath)
 	src, isString := v.(string)
 	if _, can := r.d.(PublicFetcher); fetchURL && !can {
 		return nil, &Skip{Reason: NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
@@ -222,11 +222,11 @@ func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string)
 	}
 	switch {
 	case !found || v == nil || (isString && src == ""):
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, clip(st.SourcePath, 120))}
+		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, Clip(st.SourcePath, 120))}
 	case !isString:
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", clip(st.SourcePath, 120), at, kindOf(v))}
+		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", Clip(st.SourcePath, 120), at, kindOf(v))}
 	case len(src) > maxPreviewBytes:
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("the preview at %s is %d bytes, over the observer's %d-byte bound: not parsed", clip(st.SourcePath, 120), len(src), maxPreviewBytes)}
+		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("the preview at %s is %d bytes, over the observer's %d-byte bound: not parsed", Clip(st.SourcePath, 120), len(src), maxPreviewBytes)}
 	}
 	urls, complete := extractTrackerURLs(src)
 	if !complete {
@@ -265,7 +265,7 @@ func (r *runner) bindings(st *Step) ([]binding, error) {
 				if r.env.MacroVectors == nil {
 					return nil, fmt.Errorf("the release's %s was not loaded", MacroVectorFile)
 				}
-				return nil, fmt.Errorf("catalog_bindings[%d]: vector %q is not in %s", i, clip(cb.VectorName, 80), MacroVectorFile)
+				return nil, fmt.Errorf("catalog_bindings[%d]: vector %q is not in %s", i, Clip(cb.VectorName, 80), MacroVectorFile)
 			}
 			b.raw, b.enc = vec.Value, vec.Encoded
 		}
@@ -616,9 +616,9 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 		for _, b := range bs {
 			if b.Macro != whole {
 				if slices.ContainsFunc(bs, func(b binding) bool { return b.Macro == whole }) {
-					return nil, fmt.Errorf("a binding's macro %s is not in %q, a whole-value template", b.Macro, clip(t, 200))
+					return nil, fmt.Errorf("a binding's macro %s is not in %q, a whole-value template", b.Macro, Clip(t, 200))
 				}
-				return nil, fmt.Errorf("%q is not an absolute http(s) URL", clip(t, 200))
+				return nil, fmt.Errorf("%q is not an absolute http(s) URL", Clip(t, 200))
 			}
 		}
 		return &macroTemplate{raw: t, whole: whole, pos: []macroPos{{macro: whole, whole: true}}}, nil
@@ -633,9 +633,9 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 		for m := range macros {
 			switch c := strings.Count(comp, m); {
 			case c > 1:
-				return "", "", "", fmt.Errorf("%s appears twice in one component %q", m, clip(comp, 80))
+				return "", "", "", fmt.Errorf("%s appears twice in one component %q", m, Clip(comp, 80))
 			case c == 1 && hit != "":
-				return "", "", "", fmt.Errorf("two macros in one component %q", clip(comp, 80))
+				return "", "", "", fmt.Errorf("two macros in one component %q", Clip(comp, 80))
 			case c == 1:
 				hit = m
 			}
@@ -680,7 +680,7 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 			if strings.Contains(t, m) {
 				return nil, fmt.Errorf("%s sits outside a path segment or query value, which the kit's alignment does not cover", m)
 			}
-			return nil, fmt.Errorf("a binding's macro %s is not in %q", m, clip(t, 200))
+			return nil, fmt.Errorf("a binding's macro %s is not in %q", m, Clip(t, 200))
 		}
 	}
 	return mt, nil
@@ -1047,7 +1047,7 @@ func violated(vs []violation, b *binding) bool {
 }
 
 func describeBinding(b binding) string {
-	return fmt.Sprintf("%s→%s (item %s)", clip(b.Macro, 40), clip(b.VectorName, 80), clip(b.CatalogItemID, 80))
+	return fmt.Sprintf("%s→%s (item %s)", Clip(b.Macro, 40), Clip(b.VectorName, 80), Clip(b.CatalogItemID, 80))
 }
 
 // shown renders a value for a report: quoted and sanitized, or a digest
@@ -1070,7 +1070,7 @@ func quoted(s string, redact bool) string {
 		sum := sha256.Sum256([]byte(s))
 		return "sha256:" + hex.EncodeToString(sum[:])
 	}
-	return wire.Sanitize(strconv.QuoteToASCII(clip(s, 200)), 0)
+	return wire.Sanitize(strconv.QuoteToASCII(Clip(s, 200)), 0)
 }
 
 func (v violation) message() string {

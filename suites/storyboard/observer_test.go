@@ -626,9 +626,9 @@ func TestAtPointer(t *testing.T) {
 		{"a", nil, false},
 		{"/a/0/x", nil, false},
 	} {
-		got, ok := atPointer(doc, c.ptr)
+		got, ok := AtPointer(doc, c.ptr)
 		if ok != c.ok || (ok && got != c.want) {
-			t.Errorf("atPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
+			t.Errorf("AtPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
 	}
 }

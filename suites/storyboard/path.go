@@ -316,3 +316,120 @@ func DecodeJSON(raw []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// Subset reports whether want (normalized, from the storyboard) matches
+// got (from the seller) as a deep subset: an object's keys are all in got
+// with matching values, an array's elements each match some element of
+// got, scalars are equal (numbers by value).
+func Subset(want, got any) bool { return subset(want, got, 0) }
+
+// subset is Subset; depth bounds the walk by the storyboard's own
+// nesting.
+func subset(want, got any, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !subset(wv, gv, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return false
+		}
+		for _, wv := range w {
+			found := false
+			for i, gv := range g {
+				if i >= MaxFanOut {
+					break
+				}
+				if subset(wv, gv, depth+1) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	switch got.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return Equal(want, got)
+}
+
+// JSONType names a decoded JSON value's type ("object", "array", …).
+func JSONType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// AtPointer resolves an RFC 6901 JSON pointer in decoded JSON.
+func AtPointer(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			// RFC 6901 array-index: "0" or digits without a leading zero.
+			n, err := strconv.Atoi(tok)
+			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
+				return nil, false
+			}
+			cur = c[n]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// Clip bounds an untrusted or authored string for a message.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

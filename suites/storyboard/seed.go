@@ -174,10 +174,10 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			// schema-valid (a "video" channel in 3.1.19): the storyboard
 			// cannot run, and that is not graded against the agent.
 			d, _ := body["error_detail"].(string)
-			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: "INVALID_PARAMS: " + clip(d, 200)}
+			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: "INVALID_PARAMS: " + Clip(d, 200)}
 			r.steps = append(r.steps, res)
 			return &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller refused the fixture of %s (INVALID_PARAMS: %s); a seller may refuse a fixture it judges malformed",
-				c.step, clip(d, 200))}, false
+				c.step, Clip(d, 200))}, false
 		}
 		if body["success"] == true && !obs.Refused {
 			res.Passed = true
@@ -189,7 +189,7 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 		if code != "" {
 			msg = "the controller answered " + code
 			if d, _ := body["error_detail"].(string); d != "" {
-				msg += ": " + clip(d, 200)
+				msg += ": " + Clip(d, 200)
 			}
 		}
 		res.Validations = []Result{{Check: CheckSeeded, Passed: false, Description: desc, Message: msg, Expected: true, Actual: body["success"]}}

@@ -339,8 +339,8 @@ phases:
 func TestAStoryboardForcingTheNextCallsArmIsFlaggedToRunAlone(t *testing.T) {
 	forcing := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n")
 	other := parse(t, "id: b\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_media_buy_status, params: {}}\n")
-	if !forcing.ShapesNextCall() || other.ShapesNextCall() {
-		t.Fatal(forcing.ShapesNextCall(), other.ShapesNextCall())
+	if !ShapesNextCall(forcing) || ShapesNextCall(other) {
+		t.Fatal(ShapesNextCall(forcing), ShapesNextCall(other))
 	}
 }
 
@@ -414,7 +414,7 @@ func TestAStoryboardWithAWebhookStepOrARateLimitTripWaits(t *testing.T) {
 	}
 	for task, want := range map[string]bool{"expect_webhook": true, "expect_no_webhook": true, "expect_webhook_retry_keys_stable": true,
 		"expect_webhook_signature_valid": true, "expect_rate_limit_not_replayed": true, "get_products": false, "comply_test_controller": false} {
-		if got := doc(task).Waits(); got != want {
+		if got := Waits(doc(task)); got != want {
 			t.Errorf("%s: waits %v, want %v", task, got, want)
 		}
 	}

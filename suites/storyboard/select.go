@@ -304,24 +304,11 @@ func majorMinor(v string) string {
 	return parts[0] + "." + parts[1]
 }
 
-// Group is the category a storyboard is reported under: "universal", its
-// protocol ("media-buy") or "specialism/<name>".
-func (sb *Storyboard) Group() string {
-	parts := strings.Split(sb.Path, "/")
-	switch {
-	case sb.Kind == Universal || len(parts) < 2:
-		return string(sb.Kind)
-	case sb.Kind == Specialisms:
-		return "specialism/" + parts[1]
-	}
-	return parts[1]
-}
-
 // Waits says the storyboard waits on purpose, whatever the agent's speed:
 // a webhook step (a delivery, or the settle after a terminal trigger) or a
 // rate-limit trip (the agent's retry_after). A runner starts such
 // storyboards first, so their waiting overlaps the others' work.
-func (sb *Storyboard) Waits() bool {
+func Waits(sb *Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if slices.Contains(webhookTasks, st.Task) || st.Task == "expect_rate_limit_not_replayed" || st.RateLimitTrip != nil {
@@ -338,7 +325,7 @@ func (sb *Storyboard) Waits() bool {
 // the caller's authenticated sandbox account", comply-test-controller.mdx).
 // Every storyboard of a run is the same account, so such a storyboard runs
 // alone: another's call in between would consume the instruction.
-func (sb *Storyboard) ShapesNextCall() bool {
+func ShapesNextCall(sb *Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if st.Task != controllerTool {

@@ -198,7 +198,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			// what the scenario would have set up is missing, so the
 			// phases after it are skipped too (trip).
 			scenario, _ := res.Request["scenario"].(string)
-			res.Skip = &Skip{Reason: NotApplicable, Detail: controllerGap + clip(scenario, 80)}
+			res.Skip = &Skip{Reason: NotApplicable, Detail: controllerGap + Clip(scenario, 80)}
 			return res
 		}
 	}
@@ -825,9 +825,9 @@ func (r *runner) metadataPath(task string) (string, error) {
 		case !found:
 			return "", errors.New("nothing to fetch: the protected-resource metadata has no authorization_servers[0]")
 		case !ok:
-			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", jsonType(servers))
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", JSONType(servers))
 		case !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://"):
-			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", bound(issuer, 120))
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", Clip(issuer, 120))
 		}
 		return strings.TrimSuffix(issuer, "/") + "/.well-known/oauth-authorization-server", nil
 	}

@@ -138,7 +138,7 @@ func (e *UnresolvedError) Error() string {
 	if at == "" {
 		at = "/"
 	}
-	return fmt.Sprintf("unresolved substitution %q at %s: %s", clip(e.Token, 200), at, e.Reason)
+	return fmt.Sprintf("unresolved substitution %q at %s: %s", Clip(e.Token, 200), at, e.Reason)
 }
 
 // Result is the unresolved_substitution validation_result the spec asks
@@ -422,7 +422,7 @@ func (t *Ref) check() string {
 		}
 	case RefGenerate:
 		if t.Name != "uuid_v4" && t.Name != "opaque_id" {
-			return fmt.Sprintf("unknown generator %q (uuid_v4 and opaque_id are defined)", clip(t.Name, 40))
+			return fmt.Sprintf("unknown generator %q (uuid_v4 and opaque_id are defined)", Clip(t.Name, 40))
 		}
 		if strings.HasSuffix(t.Token, "#") {
 			return "empty alias after #"
@@ -462,7 +462,7 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 	case RefContext:
 		x, ok := v.Context[t.Name]
 		if !ok {
-			return fail("no context value " + clip(t.Name, 80) + " (its capturing step failed, was skipped or never ran)")
+			return fail("no context value " + Clip(t.Name, 80) + " (its capturing step failed, was skipped or never ran)")
 		}
 		return copyValue(x, 0)
 	case RefGenerate:
@@ -473,7 +473,7 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 	case RefTestKit:
 		x, _, ok := Lookup(v.TestKit, t.Name)
 		if !ok || x == nil {
-			return fail("the test kit has no value at " + clip(t.Name, 80))
+			return fail("the test kit has no value at " + Clip(t.Name, 80))
 		}
 		return copyValue(x, 0)
 	case RefAgentURL:
@@ -492,17 +492,17 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 		}
 		u, ok := v.WebhookURL(t.Name)
 		if !ok || u == "" {
-			return fail("the webhook receiver has no URL for step " + clip(t.Name, 80))
+			return fail("the webhook receiver has no URL for step " + Clip(t.Name, 80))
 		}
 		return u, nil
 	case RefPriorStep:
 		doc, ok := v.Prior[t.Name]
 		if !ok {
-			return fail("step " + clip(t.Name, 80) + " has not run (or did not pass) in this storyboard run")
+			return fail("step " + Clip(t.Name, 80) + " has not run (or did not pass) in this storyboard run")
 		}
 		x, _, ok := Lookup(doc, t.Field)
 		if !ok || x == nil {
-			return fail("step " + clip(t.Name, 80) + " has no value at " + clip(t.Field, 80))
+			return fail("step " + Clip(t.Name, 80) + " has no value at " + Clip(t.Field, 80))
 		}
 		return copyValue(x, 0)
 	}
@@ -684,11 +684,11 @@ func ResolveTask(task, def string, testKit any) (string, error) {
 		if def != "" {
 			return def, nil
 		}
-		return "", &UnresolvedError{Token: task, Reason: "the test kit has no value at " + clip(t.Name, 80) + " and the step has no task_default"}
+		return "", &UnresolvedError{Token: task, Reason: "the test kit has no value at " + Clip(t.Name, 80) + " and the step has no task_default"}
 	}
 	s, isStr := x.(string)
 	if !isStr || s == "" {
-		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", clip(t.Name, 80), jsonType(x))}
+		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", Clip(t.Name, 80), JSONType(x))}
 	}
 	return s, nil
 }
@@ -711,7 +711,7 @@ func InjectInputs(req map[string]any, inputs []ContextInput, ctx map[string]any)
 			return missing, err
 		}
 		if err := Set(req, in.InjectAt, c); err != nil {
-			return missing, fmt.Errorf("context_inputs %s: %w", clip(in.Key, 80), err)
+			return missing, fmt.Errorf("context_inputs %s: %w", Clip(in.Key, 80), err)
 		}
 	}
 	return missing, nil
@@ -758,11 +758,11 @@ func (f CaptureFailure) Result() Result {
 	return Result{
 		Check:       "capture_path_not_resolvable",
 		Passed:      false,
-		Description: "context_outputs " + clip(f.Name, 80) + " captures a usable value at " + clip(f.Path, 200),
+		Description: "context_outputs " + Clip(f.Name, 80) + " captures a usable value at " + Clip(f.Path, 200),
 		JSONPointer: &p,
 		Expected:    f.Path,
 		Actual:      f.Actual,
-		Message:     fmt.Sprintf("%s %s in the response", clip(f.Path, 200), what),
+		Message:     fmt.Sprintf("%s %s in the response", Clip(f.Path, 200), what),
 	}
 }
 
@@ -804,20 +804,20 @@ func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
 		case name == "":
 			errs = append(errs, fmt.Errorf("context_outputs[%d]: no name", i))
 		case o.Path != "" && o.Generate != "":
-			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: both path and generate", i, clip(name, 80)))
+			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: both path and generate", i, Clip(name, 80)))
 		case o.Generate != "":
 			if o.Generate != "uuid_v4" && o.Generate != "opaque_id" {
-				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: unknown generator %q", i, clip(name, 80), clip(o.Generate, 40)))
+				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: unknown generator %q", i, Clip(name, 80), Clip(o.Generate, 40)))
 				continue
 			}
 			vals[name] = vars.generated(name)
 		case o.Path == "":
-			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: neither path nor generate", i, clip(name, 80)))
+			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: neither path nor generate", i, Clip(name, 80)))
 		case strings.HasPrefix(o.Path, taskCompletionPrefix):
 			res.Deferred = append(res.Deferred, o)
 		default:
 			if _, err := parsePath(o.Path); err != nil {
-				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: path %q: %w", i, clip(name, 80), clip(o.Path, 200), err))
+				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: path %q: %w", i, Clip(name, 80), Clip(o.Path, 200), err))
 				continue
 			}
 			x, _, ok := Lookup(payload, o.Path)
@@ -837,18 +837,6 @@ func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
 		res.Values = vals
 	}
 	return res
-}
-
-// clip bounds an untrusted or authored string for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // SiteRef is a ref with the storyboard field it sits in.

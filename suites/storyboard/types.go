@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -45,6 +46,19 @@ type Storyboard struct {
 	Path string `yaml:"-"`
 
 	pos map[string]Position // YAML path ("phases[0].steps[1]") → position
+}
+
+// Group is the category a storyboard is reported under: "universal", its
+// protocol ("media-buy") or "specialism/<name>".
+func (sb *Storyboard) Group() string {
+	parts := strings.Split(sb.Path, "/")
+	switch {
+	case sb.Kind == Universal || len(parts) < 2:
+		return string(sb.Kind)
+	case sb.Kind == Specialisms:
+		return "specialism/" + parts[1]
+	}
+	return parts[1]
 }
 
 // ToolFamily is one AND-combined entry of required_any_of_tools: at least

@@ -265,16 +265,16 @@ func (r *runner) webhookPlan(st *Step) (webhookPlan, *Skip) {
 				tr = &r.steps[k]
 			}
 		}
-		name := "the triggering step " + clip(trig, 80)
+		name := "the triggering step " + Clip(trig, 80)
 		switch {
-		case tr == nil && r.sb.stepByID(trig) == nil:
-			return p, &Skip{Reason: RequirementUnmet, Detail: "triggered_by " + clip(trig, 80) + " names no step of the storyboard"}
+		case tr == nil && stepByID(r.sb, trig) == nil:
+			return p, &Skip{Reason: RequirementUnmet, Detail: "triggered_by " + Clip(trig, 80) + " names no step of the storyboard"}
 		case tr == nil:
 			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not run before this step"}
 		case tr.Skip != nil:
 			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " was skipped (" + tr.Skip.Reason + ")"}
 		case tr.Error != "":
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " proved nothing (" + clip(tr.Error, 200) + ")"}
+			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " proved nothing (" + Clip(tr.Error, 200) + ")"}
 		case !tr.Passed:
 			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not pass"}
 		}
@@ -319,7 +319,7 @@ func (r *runner) owed(trig, key string) (bool, string) {
 		if status == "" {
 			status = "none"
 		}
-		return false, fmt.Sprintf("the triggering step %s registered push_notification_config and its reply was terminal (status %s): no webhook is owed for an immediate terminal response", clip(trig, 80), clip(status, 40))
+		return false, fmt.Sprintf("the triggering step %s registered push_notification_config and its reply was terminal (status %s): no webhook is owed for an immediate terminal response", Clip(trig, 80), Clip(status, 40))
 	}
 	return true, ""
 }
@@ -623,7 +623,7 @@ func describe(st *Step, ds []Delivery) string {
 	}
 	f := webhookFilter(st)
 	_, why := matches(f, ds[0])
-	return fmt.Sprintf("%d deliveries arrived, none matching the filter (the first differs at %s)", len(ds), clip(why, 120))
+	return fmt.Sprintf("%d deliveries arrived, none matching the filter (the first differs at %s)", len(ds), Clip(why, 120))
 }
 
 // judgeWebhook grades a webhook step from the deliveries it read: a pure
@@ -696,8 +696,8 @@ func checkKey(d Delivery) Result {
 	case raw == "":
 		r.Expected, r.Message = "missing_idempotency_key", "missing_idempotency_key: the payload has no idempotency_key"
 	case !ok || !idempotencyKeyPattern.MatchString(key):
-		r.Expected, r.Actual = "invalid_idempotency_key_format", clip(raw, 300)
-		r.Message = "invalid_idempotency_key_format: idempotency_key " + clip(raw, 80) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"
+		r.Expected, r.Actual = "invalid_idempotency_key_format", Clip(raw, 300)
+		r.Message = "invalid_idempotency_key_format: idempotency_key " + Clip(raw, 80) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"
 	default:
 		r.Passed = true
 	}
@@ -706,7 +706,7 @@ func checkKey(d Delivery) Result {
 
 // payloadSchema validates a delivery against webhook_payload_schema_ref.
 func payloadSchema(set *schemas.Set, ref string, d Delivery) Result {
-	desc := "the webhook payload validates against " + clip(ref, 200)
+	desc := "the webhook payload validates against " + Clip(ref, 200)
 	if set == nil {
 		r := notApplicable("no schemas (--schemas): webhook_payload_schema_ref not validated")
 		r.Check, r.Description = "webhook_payload_schema", desc
@@ -735,7 +735,7 @@ func maxPerEvent(n int, m []Delivery, window string) Result {
 		}
 		if !seen[raw] {
 			seen[raw] = true
-			keys = append(keys, clip(raw, 80))
+			keys = append(keys, Clip(raw, 80))
 		}
 	}
 	desc := fmt.Sprintf("at most %d logical webhook event(s) (distinct idempotency_key) arrive %s", n, window)
@@ -764,7 +764,7 @@ func retryStable(st *Step, ev []Delivery, window string) []Result {
 	var keys []string
 	for _, d := range ev {
 		raw, _, _ := idempotencyKey(d)
-		keys = append(keys, clip(raw, 80))
+		keys = append(keys, Clip(raw, 80))
 	}
 	for i, raw := range keys {
 		if raw == "" {
@@ -806,7 +806,7 @@ func retryStable(st *Step, ev []Delivery, window string) []Result {
 func signature(st *Step, d Delivery) Result {
 	desc := "the webhook's signature verifies under the RFC 9421 webhook profile"
 	if st.RequireTag != "" {
-		desc += " (tag " + clip(st.RequireTag, 80) + ")"
+		desc += " (tag " + Clip(st.RequireTag, 80) + ")"
 	}
 	r := Result{Check: "webhook_signature", Severity: "required", Description: desc}
 	switch {
@@ -815,12 +815,12 @@ func signature(st *Step, d Delivery) Result {
 	case d.Scheme != webhook.SchemeRFC9421:
 		r = notApplicable("the delivery was registered for " + d.Scheme + ", not the RFC 9421 profile")
 	case strings.HasPrefix(d.SignatureError, webhook.CodeKeysUnavailable):
-		r = notApplicable("the seller's signing keys were not available to verify with: " + clip(d.SignatureError, 300))
+		r = notApplicable("the seller's signing keys were not available to verify with: " + Clip(d.SignatureError, 300))
 	case d.SignatureError != "":
 		code, _, _ := strings.Cut(d.SignatureError, ":")
-		r.Expected, r.Message = signatureMode(code), clip(d.SignatureError, 300)
+		r.Expected, r.Message = signatureMode(code), Clip(d.SignatureError, 300)
 	case st.RequireTag != "" && st.RequireTag != webhook.WebhookTag:
-		r = notApplicable("require_tag " + clip(st.RequireTag, 80) + " is not the tag the verifier checks (" + webhook.WebhookTag + ")")
+		r = notApplicable("require_tag " + Clip(st.RequireTag, 80) + " is not the tag the verifier checks (" + webhook.WebhookTag + ")")
 	default:
 		r.Passed = true
 	}
@@ -839,7 +839,7 @@ func signatureMode(code string) string {
 }
 
 // stepByID finds a step of the storyboard by id.
-func (sb *Storyboard) stepByID(id string) *Step {
+func stepByID(sb *Storyboard, id string) *Step {
 	for i := range sb.Phases {
 		for j := range sb.Phases[i].Steps {
 			if sb.Phases[i].Steps[j].ID == id {

@@ -203,9 +203,9 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	var alone, waiting, other []int
 	for i, sb := range cfg.Release.Storyboards {
 		switch {
-		case sb.ShapesNextCall():
+		case storyboard.ShapesNextCall(sb):
 			alone = append(alone, i)
-		case sb.Waits():
+		case storyboard.Waits(sb):
 			waiting = append(waiting, i)
 		default:
 			other = append(other, i)
