@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -252,9 +253,30 @@ func loadTestKit(p, r string) (*TestKit, error) {
 func decodeDoc(name string, data []byte, v any) (err error) {
 	defer recoverInto(name, &err)
 	if err := yaml.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, modelTypes(err))
 	}
 	return nil
+}
+
+// goPackage is a Go package qualifier in a decoder's type name.
+var goPackage = regexp.MustCompile(`\b[a-z][a-z0-9_]*\.([A-Z])`)
+
+// modelTypes names the model's types in a decoder's type errors without
+// their Go package ("into []Phase", not "into []storyboard.Phase"): the
+// message is about the file, and the package is the harness's layout.
+func modelTypes(err error) error {
+	te, ok := err.(*yaml.TypeError)
+	if !ok {
+		return err
+	}
+	out := &yaml.TypeError{Errors: make([]string, len(te.Errors))}
+	for i, e := range te.Errors {
+		if at := strings.LastIndex(e, " into "); at >= 0 {
+			e = e[:at] + goPackage.ReplaceAllString(e[at:], "$1")
+		}
+		out.Errors[i] = e
+	}
+	return out
 }
 
 func hasKey(root *yaml.Node, key string) bool {
@@ -306,7 +328,7 @@ func parseNode(name string, root *yaml.Node) (sb *Storyboard, findings []Finding
 	defer recoverInto(name, &err)
 	sb = &Storyboard{Path: name, pos: map[string]Position{}}
 	if err := root.Decode(sb); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, modelTypes(err))
 	}
 	w := walker{file: name, pos: sb.pos}
 	w.walk(root, reflect.TypeOf(*sb), "")

@@ -116,7 +116,7 @@ func TestParseNamesTheFileAndLineOfABadFile(t *testing.T) {
 	}{
 		{"syntax.yaml", "syntax.yaml: yaml: line 4: found unexpected end of stream"},
 		{"top_sequence.yaml", "top_sequence.yaml: line 2 column 1: the top level must be a mapping, found a sequence"},
-		{"wrong_type.yaml", "wrong_type.yaml: yaml: unmarshal errors:\n  line 8: cannot unmarshal !!str `first` into []storyboard.Phase"},
+		{"wrong_type.yaml", "wrong_type.yaml: yaml: unmarshal errors:\n  line 8: cannot unmarshal !!str `first` into []Phase"},
 		{"auth_string.yaml", `auth_string.yaml: line 13: auth must be "none" or an object, got "anonymous"`},
 		{"two_documents.yaml", "two_documents.yaml: line 8: a storyboard file holds one YAML document, found another"},
 		{"empty.yaml", "empty.yaml: EOF"},
