@@ -18,8 +18,8 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/certify"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // referenceTokenEnv is the variable through which a run against the bundled
@@ -199,7 +199,7 @@ func referenceRelease(c runConfig, sb *storyboardPlan) (serves, from string) {
 		rel, _ = bundle.ReleaseOf(c.storyboards)
 		from = "--storyboards"
 	default:
-		rel, from = (&storyboard.Release{Dir: c.storyboards}).Version(), "--storyboards"
+		rel, from = (&spec.Release{Dir: c.storyboards}).Version(), "--storyboards"
 	}
 	if rel == "" && c.schemasDir != "" && c.schemasDir != schemasOff {
 		from = "--schemas"

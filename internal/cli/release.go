@@ -23,9 +23,9 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The help of run's --release and --release-mirror.
@@ -510,7 +510,7 @@ func mayNameStoryboards(filter string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if match(StoryboardLabels(&storyboard.Storyboard{ID: "\x00"})) {
+	if match(StoryboardLabels(&spec.Storyboard{ID: "\x00"})) {
 		return true, nil
 	}
 	f := strings.ToLower(filter)

@@ -25,6 +25,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // storyboardsOff is the --storyboards value that runs no storyboard.
@@ -45,10 +46,10 @@ const storyboardsFetchTimeout = 2 * time.Minute
 
 // storyboardPlan is what a run knows about its storyboards before probing.
 type storyboardPlan struct {
-	release *storyboard.Release
+	release *spec.Release
 	// unavailable says why the run has no storyboards ("" when it has).
 	unavailable string
-	include     func(*storyboard.Storyboard) bool
+	include     func(*spec.Storyboard) bool
 	// notice is the line a fetch leaves for stderr (fetched, from the
 	// cache, or why not), printed once the run's flags are known good so
 	// that a usage error stays one line.
@@ -156,25 +157,25 @@ var releases sync.Map
 
 type loaded struct {
 	once sync.Once
-	rel  *storyboard.Release
+	rel  *spec.Release
 	err  error
 }
 
-func loadRelease(dir string) (*storyboard.Release, error) {
+func loadRelease(dir string) (*spec.Release, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	v, _ := releases.LoadOrStore(abs, &loaded{})
 	l := v.(*loaded)
-	l.once.Do(func() { l.rel, l.err = storyboard.Load(abs) })
+	l.once.Do(func() { l.rel, l.err = spec.Load(abs) })
 	return l.rel, l.err
 }
 
 // StoryboardLabels are a storyboard's labels for --label-filter:
 // storyboard:<id> and category:<group>, "/" written "." (Ginkgo labels
 // cannot hold it).
-func StoryboardLabels(sb *storyboard.Storyboard) []string {
+func StoryboardLabels(sb *spec.Storyboard) []string {
 	return []string{"storyboard:" + strings.ReplaceAll(sb.ID, "/", "."), "category:" + strings.ReplaceAll(sb.Group(), "/", "."),
 		"kind:" + string(sb.Kind)}
 }
@@ -197,14 +198,14 @@ func (p *storyboardPlan) selectStoryboards(ids []string, filter string) (bool, e
 	}
 	var unknown []string
 	for _, id := range ids {
-		if !slices.ContainsFunc(p.release.Storyboards, func(sb *storyboard.Storyboard) bool { return sb.ID == id }) {
+		if !slices.ContainsFunc(p.release.Storyboards, func(sb *spec.Storyboard) bool { return sb.ID == id }) {
 			unknown = append(unknown, id)
 		}
 	}
 	if len(unknown) > 0 {
 		return false, usagef("--storyboard: no storyboard %s in %s", strings.Join(unknown, ", "), filepath.Base(p.release.Dir))
 	}
-	p.include = func(sb *storyboard.Storyboard) bool {
+	p.include = func(sb *spec.Storyboard) bool {
 		if len(ids) > 0 && !slices.Contains(ids, sb.ID) {
 			return false
 		}

@@ -10,14 +10,15 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // fetcher GETs the discovery documents under the walk's fetch policy.
 type fetcher struct{ p fetch.Policy }
 
-func (f fetcher) FetchPublic(ctx context.Context, probeID, u string, _ storyboard.FetchOptions) *storyboard.OAuthResponse {
+func (f fetcher) FetchPublic(ctx context.Context, probeID, u string, _ spec.FetchOptions) *spec.Response {
 	_, r := fetch.Get(ctx, f.p, probeID, u)
-	return storyboard.OAuthResponseFrom(r)
+	return spec.ResponseFrom(r)
 }
 
 // maxServersShown bounds the authorization servers a report shows.

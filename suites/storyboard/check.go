@@ -5,10 +5,12 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // checkFunc grades one validation of a step against its facts.
-type checkFunc func(v Validation, f Facts) Result
+type checkFunc func(v spec.Validation, f Facts) spec.Result
 
 // checks are the check kinds the engine grades: the single-response
 // kinds (check_field.go) and the cross-step and cross-response kinds
@@ -46,15 +48,15 @@ var checks = func() map[string]checkFunc {
 //
 // Grade never panics: a check that would is reported not_applicable with
 // the harness fault in the note.
-func Grade(v Validation, f Facts, runnerVersion string) (res Result) {
-	head := Result{ID: v.ID, Check: v.Check, Description: v.Description, Severity: v.Severity}
+func Grade(v spec.Validation, f Facts, runnerVersion string) (res spec.Result) {
+	head := spec.Result{ID: v.ID, Check: v.Check, Description: v.Description, Severity: v.Severity}
 	if head.Severity == "" {
 		head.Severity = "required"
 	}
 	fn, ok := checks[v.Check]
 	if !ok {
 		head.Passed, head.NotApplicable = true, true
-		head.Note = fmt.Sprintf("runner does not implement check type '%s' — graded as not_applicable to preserve forward compatibility", Clip(v.Check, 200))
+		head.Note = fmt.Sprintf("runner does not implement check type '%s' — graded as not_applicable to preserve forward compatibility", spec.Clip(v.Check, 200))
 		return head
 	}
 	if v.Severity == "advisory" && v.ExpiresAfterVersion != "" {
@@ -72,12 +74,12 @@ func Grade(v Validation, f Facts, runnerVersion string) (res Result) {
 		case f.Obs == nil:
 			return notApplicable("no response was observed for this step: the check needs one")
 		case f.Obs.Failure != "":
-			return notApplicable("the call proved nothing about the seller (" + Clip(f.Obs.Failure, 300) + "): the check needs a response")
+			return notApplicable("the call proved nothing about the seller (" + spec.Clip(f.Obs.Failure, 300) + "): the check needs a response")
 		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = notApplicable(fmt.Sprintf("harness fault while grading (%v): graded not_applicable rather than judged", Clip(fmt.Sprint(r), 300)))
+			res = notApplicable(fmt.Sprintf("harness fault while grading (%v): graded not_applicable rather than judged", spec.Clip(fmt.Sprint(r), 300)))
 		}
 	}()
 	return fn(v, f)
@@ -94,6 +96,6 @@ func versionGTE(have, want string) bool {
 }
 
 // notApplicable is a result graded not_applicable with its reason.
-func notApplicable(note string) Result {
-	return Result{Passed: true, NotApplicable: true, Note: note}
+func notApplicable(note string) spec.Result {
+	return spec.Result{Passed: true, NotApplicable: true, Note: note}
 }

@@ -3,6 +3,8 @@ package storyboard
 import (
 	"strconv"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // a2aTask decodes the raw JSON-RPC result of an A2A send into the Task
@@ -10,7 +12,7 @@ import (
 // (A2A 1.0 SendMessageResponse). ok is false when the result is no Task
 // (a Message, a non-object).
 func a2aTask(f Facts) (task map[string]any, what string, ok bool) {
-	doc, err := DecodeJSON(f.Obs.A2AResult)
+	doc, err := spec.DecodeJSON(f.Obs.A2AResult)
 	if err != nil {
 		return nil, "a JSON-RPC result that is not JSON", false
 	}
@@ -70,42 +72,42 @@ func lastDataPart(task map[string]any) (data map[string]any, pointer string) {
 // Task.contextId non-empty, the Task state completed, and the last
 // object-typed DataPart's data.status "submitted". Not applicable over
 // other transports.
-func checkA2ASubmittedArtifact(v Validation, f Facts) Result {
+func checkA2ASubmittedArtifact(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if f.Obs == nil || f.Obs.Transport != "a2a" {
-		return r.na("a2a_submitted_artifact applies to A2A replies only")
+		return r.NA("a2a_submitted_artifact applies to A2A replies only")
 	}
 	if out, done := noObservation(r, f); done {
 		return out
 	}
 	if len(f.Obs.A2AResult) == 0 {
-		return r.fail(ptr("/result"), "an A2A Task", nil, "the A2A reply carried no JSON-RPC result (an error or nothing): no submitted-arm Task")
+		return r.Fail(ptr("/result"), "an A2A Task", nil, "the A2A reply carried no JSON-RPC result (an error or nothing): no submitted-arm Task")
 	}
 	task, what, ok := a2aTask(f)
 	if !ok {
-		return r.fail(ptr("/result"), "an A2A Task", nil, "the A2A result is %s", what)
+		return r.Fail(ptr("/result"), "an A2A Task", nil, "the A2A result is %s", what)
 	}
 	for _, k := range []string{"id", "contextId"} {
 		if s, _ := task[k].(string); s == "" {
-			return r.fail(ptr("/result/"+k), "a non-empty string", task[k], "Task.%s is absent or empty", k)
+			return r.Fail(ptr("/result/"+k), "a non-empty string", task[k], "Task.%s is absent or empty", k)
 		}
 	}
 	status, _ := task["status"].(map[string]any)
 	state, _ := status["state"].(string)
 	if a2aState(state) != "completed" {
-		return r.fail(ptr("/result/status/state"), "completed", status["state"],
+		return r.Fail(ptr("/result/status/state"), "completed", status["state"],
 			"Task state is %s; the submitted arm rides a completed Task", shown(status["state"]))
 	}
 	data, pointer := lastDataPart(task)
 	if data == nil {
-		return r.fail(ptr("/result/artifacts"), map[string]any{"status": "submitted"}, nil,
+		return r.Fail(ptr("/result/artifacts"), map[string]any{"status": "submitted"}, nil,
 			"the Task carries no object-typed DataPart with the AdCP response")
 	}
 	if s, _ := data["status"].(string); s != "submitted" {
-		return r.fail(ptr("/result"+pointer+"/status"), "submitted", data["status"],
+		return r.Fail(ptr("/result"+pointer+"/status"), "submitted", data["status"],
 			"the last DataPart's status is %s, not \"submitted\"", shown(data["status"]))
 	}
-	return r.pass()
+	return r.Pass()
 }
 
 // checkA2AContextContinuity asserts that a follow-up A2A send that named a
@@ -120,34 +122,34 @@ func checkA2ASubmittedArtifact(v Validation, f Facts) Result {
 // contextId sent (the first A2A step, MCP), a reply that is no Task (a
 // JSON-RPC error), or a Message reply without a contextId (optional on a
 // Message).
-func checkA2AContextContinuity(v Validation, f Facts) Result {
+func checkA2AContextContinuity(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if f.Obs == nil || f.Obs.Transport != "a2a" {
-		return r.na("a2a_context_continuity applies to A2A replies only")
+		return r.NA("a2a_context_continuity applies to A2A replies only")
 	}
 	if out, done := noObservation(r, f); done {
 		return out
 	}
 	if f.A2AContextSent == "" {
-		return r.na("no_prior_a2a_context_id: the runner sent no contextId on this step, so there is no continuity to check")
+		return r.NA("no_prior_a2a_context_id: the runner sent no contextId on this step, so there is no continuity to check")
 	}
 	if len(f.Obs.A2AResult) == 0 {
-		return r.na("a2a_jsonrpc_error_envelope: the reply carried no Task to read a contextId from")
+		return r.NA("a2a_jsonrpc_error_envelope: the reply carried no Task to read a contextId from")
 	}
 	task, what, ok := a2aTask(f)
 	if task == nil {
-		return r.fail(ptr("/result"), f.A2AContextSent, nil, "the A2A result is %s", what)
+		return r.Fail(ptr("/result"), f.A2AContextSent, nil, "the A2A result is %s", what)
 	}
 	got, has := task["contextId"]
 	if !ok && (!has || got == nil) {
-		return r.na("the reply is %s without a contextId (optional on a Message)", what)
+		return r.NA("the reply is %s without a contextId (optional on a Message)", what)
 	}
 	if s, _ := got.(string); s == "" {
-		return r.fail(ptr("/result/contextId"), f.A2AContextSent, got,
+		return r.Fail(ptr("/result/contextId"), f.A2AContextSent, got,
 			"contextId is absent or empty on a follow-up send that named %q", f.A2AContextSent)
 	} else if s != f.A2AContextSent {
-		return r.fail(ptr("/result/contextId"), f.A2AContextSent, s,
+		return r.Fail(ptr("/result/contextId"), f.A2AContextSent, s,
 			"contextId %s does not match the forwarded contextId %q", shown(s), f.A2AContextSent)
 	}
-	return r.pass()
+	return r.Pass()
 }

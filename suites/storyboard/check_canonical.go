@@ -3,6 +3,8 @@ package storyboard
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // canonical_format_satisfaction (universal/storyboard-schema.yaml
@@ -52,7 +54,7 @@ type route struct {
 // format selection (enums/error-code.json: the selector and FORMAT_*
 // codes; UNSUPPORTED_FEATURE is what the storyboards pair with
 // unprojectable and under-specified selectors).
-func formatAttributable(o *Observation) bool {
+func formatAttributable(o *spec.Observation) bool {
 	c := o.ErrorCode
 	if c == "CONFLICTING_SELECTORS" || c == "UNSUPPORTED_FEATURE" || strings.HasPrefix(c, "FORMAT_") {
 		return true
@@ -64,25 +66,25 @@ func formatAttributable(o *Observation) bool {
 	return false
 }
 
-func checkCanonicalFormatSatisfaction(v Validation, f Facts) Result {
+func checkCanonicalFormatSatisfaction(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	want, isBool := v.Value.(bool)
 	if !isBool {
-		return r.na("canonical_format_satisfaction value must be true or false (an authoring error)")
+		return r.NA("canonical_format_satisfaction value must be true or false (an authoring error)")
 	}
 	if out, done := noObservation(r, f); done {
 		return out
 	}
 	if f.Obs.Task != "create_media_buy" {
-		return r.na("canonical_format_satisfaction applies to create_media_buy steps only (this step ran %q)", f.Obs.Task)
+		return r.NA("canonical_format_satisfaction applies to create_media_buy steps only (this step ran %q)", f.Obs.Task)
 	}
 	path := "packages"
 	if v.Path != nil && *v.Path != "" {
 		path = *v.Path
 	}
-	got, _, ok := Lookup(Normalize(f.Obs.Request), path)
+	got, _, ok := spec.Lookup(spec.Normalize(f.Obs.Request), path)
 	if !ok {
-		return r.na("the request carries no packages at %s", path)
+		return r.NA("the request carries no packages at %s", path)
 	}
 	var pkgs []any
 	switch x := got.(type) {
@@ -91,10 +93,10 @@ func checkCanonicalFormatSatisfaction(v Validation, f Facts) Result {
 	case map[string]any:
 		pkgs = []any{x}
 	default:
-		return r.na("%s in the request is neither a package nor a package array", path)
+		return r.NA("%s in the request is neither a package nor a package array", path)
 	}
 	if len(pkgs) == 0 {
-		return r.na("the request carries no packages")
+		return r.NA("the request carries no packages")
 	}
 	local := yes
 	var reasons []string
@@ -102,13 +104,13 @@ func checkCanonicalFormatSatisfaction(v Validation, f Facts) Result {
 		pm, _ := p.(map[string]any)
 		pid, _ := pm["product_id"].(string)
 		if pid == "" {
-			return r.na("package %d names no product_id", i)
+			return r.NA("package %d names no product_id", i)
 		}
 		product := priorProduct(f.Prior, pid)
 		if product == nil {
 			// Spec: "if no such response exists, the check fails as an
 			// authoring or setup error".
-			return r.fail(ptr(fmt.Sprintf("/packages/%d/product_id", i)), "a prior get_products response containing "+shown(pid), nil,
+			return r.Fail(ptr(fmt.Sprintf("/packages/%d/product_id", i)), "a prior get_products response containing "+shown(pid), nil,
 				"setup error: no earlier get_products response in this run contains product %s", shown(pid))
 		}
 		lv, why := packageSatisfied(pm, product)
@@ -137,53 +139,53 @@ func checkCanonicalFormatSatisfaction(v Validation, f Facts) Result {
 	switch {
 	case want && accepted:
 		if local == no {
-			return r.fail(nil, expected, actual, "the seller accepted a selector that does not satisfy its product: %s", detail)
+			return r.Fail(nil, expected, actual, "the seller accepted a selector that does not satisfy its product: %s", detail)
 		}
 		if local == unknown {
-			return r.pass().observe("accepted; local satisfaction not decidable here: %s", detail)
+			return r.Pass().Observe("accepted; local satisfaction not decidable here: %s", detail)
 		}
-		return r.pass()
+		return r.Pass()
 	case want && !accepted:
 		if local == yes {
 			if !formatAttributable(f.Obs) {
 				// The step's other validations grade a rejection for
 				// another cause; this check only judges format selection.
-				return r.na("rejected for a cause not attributable to format selection (%s); the selector satisfies the product: %s", codeOr(f.Obs), detail)
+				return r.NA("rejected for a cause not attributable to format selection (%s); the selector satisfies the product: %s", codeOr(f.Obs), detail)
 			}
-			return r.fail(nil, expected, actual, "the seller rejected (%s) a selector that satisfies the product: %s", codeOr(f.Obs), detail)
+			return r.Fail(nil, expected, actual, "the seller rejected (%s) a selector that satisfies the product: %s", codeOr(f.Obs), detail)
 		}
 		if local == no {
-			return r.na("the seller's product does not match the storyboard fixture and the rejection is consistent with it: %s", detail)
+			return r.NA("the seller's product does not match the storyboard fixture and the rejection is consistent with it: %s", detail)
 		}
-		return r.na("rejected (%s) and local satisfaction is not decidable here: %s", codeOr(f.Obs), detail)
+		return r.NA("rejected (%s) and local satisfaction is not decidable here: %s", codeOr(f.Obs), detail)
 	case !want && !accepted:
 		if formatAttributable(f.Obs) {
-			return r.pass()
+			return r.Pass()
 		}
 		// Spec: "Negative cases only pass when the observed rejection is
 		// attributable to formats".
-		return r.fail(ptr("/error/code"), expected, actual,
+		return r.Fail(ptr("/error/code"), expected, actual,
 			"the rejection (%s) is not attributable to format selection, so it does not show the selector was refused", codeOr(f.Obs))
 	default: // !want && accepted
 		if local == no {
-			return r.fail(nil, expected, actual, "the seller accepted a selector that does not satisfy its product: %s", detail)
+			return r.Fail(nil, expected, actual, "the seller accepted a selector that does not satisfy its product: %s", detail)
 		}
 		if local == yes {
-			return r.na("the seller's product does not match the storyboard fixture and accepting is consistent with it: %s", detail)
+			return r.NA("the seller's product does not match the storyboard fixture and accepting is consistent with it: %s", detail)
 		}
-		return r.na("accepted, and local satisfaction is not decidable here: %s", detail)
+		return r.NA("accepted, and local satisfaction is not decidable here: %s", detail)
 	}
 }
 
 // priorProduct returns the product with id pid from the most recent prior
 // get_products observation that contains it.
-func priorProduct(prior []*Observation, pid string) map[string]any {
+func priorProduct(prior []*spec.Observation, pid string) map[string]any {
 	for i := len(prior) - 1; i >= 0; i-- {
 		o := prior[i]
 		if o == nil || o.Task != "get_products" || o.Failure != "" {
 			continue
 		}
-		ms, _ := Resolve(o.Payload, "products[*]")
+		ms, _ := spec.Resolve(o.Payload, "products[*]")
 		for _, m := range ms {
 			if p, ok := m.Value.(map[string]any); ok && p["product_id"] == pid {
 				return p

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // crossChecks are the cross-step and cross-response check kinds.
@@ -35,8 +37,8 @@ const (
 )
 
 // newResult starts a result for v.
-func newResult(v Validation) Result {
-	return Result{ID: v.ID, Check: v.Check, Description: v.Description}
+func newResult(v spec.Validation) spec.Result {
+	return spec.Result{ID: v.ID, Check: v.Check, Description: v.Description}
 }
 
 // shown renders an untrusted value for a message: JSON, cut short.
@@ -55,7 +57,7 @@ func shown(v any) string {
 // key is a canonical identity for a decoded JSON value (maps marshal with
 // sorted keys), used to collapse duplicates and count distinct values.
 func key(v any) string {
-	b, err := json.Marshal(Normalize(v))
+	b, err := json.Marshal(spec.Normalize(v))
 	if err != nil {
 		return fmt.Sprintf("%#v", v)
 	}
@@ -86,12 +88,12 @@ func payloadOf(f Facts) (any, bool) {
 
 // noObservation explains why a check that reads the step's response has
 // nothing to read.
-func noObservation(r Result, f Facts) (Result, bool) {
+func noObservation(r spec.Result, f Facts) (spec.Result, bool) {
 	if f.Obs == nil {
-		return r.na("the step sent nothing, so there is no response to read"), true
+		return r.NA("the step sent nothing, so there is no response to read"), true
 	}
 	if f.Obs.Failure != "" {
-		return r.na("the call proves nothing about the agent: %s", f.Obs.Failure), true
+		return r.NA("the call proves nothing about the agent: %s", f.Obs.Failure), true
 	}
 	return r, false
 }
@@ -109,22 +111,22 @@ func noObservation(r Result, f Facts) (Result, bool) {
 // an ordinary step is graded the same way (decision: the schema gives it no
 // other meaning; runner-output-contract.yaml expected "array of acceptable
 // forms" is the allowed_values list).
-func checkAnyOf(v Validation, f Facts) Result {
+func checkAnyOf(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if len(v.AllowedValues) == 0 {
-		return r.na("any_of declares no allowed_values (an authoring error): nothing to grade")
+		return r.NA("any_of declares no allowed_values (an authoring error): nothing to grade")
 	}
 	want := make([]string, 0, len(v.AllowedValues))
 	for _, a := range v.AllowedValues {
-		s, ok := Normalize(a).(string)
+		s, ok := spec.Normalize(a).(string)
 		if !ok {
-			return r.na("any_of allowed_values holds %s, not a branch-set flag name (an authoring error)", shown(a))
+			return r.NA("any_of allowed_values holds %s, not a branch-set flag name (an authoring error)", shown(a))
 		}
 		want = append(want, s)
 	}
 	for _, w := range want {
 		if by, ok := f.Contributions[w]; ok {
-			return r.pass().observe("flag %q contributed by %s", w, by)
+			return r.Pass().Observe("flag %q contributed by %s", w, by)
 		}
 	}
 	got := make([]string, 0, len(f.Contributions))
@@ -140,7 +142,7 @@ func checkAnyOf(v Validation, f Facts) Result {
 	for _, g := range got {
 		actual = append(actual, g)
 	}
-	return r.fail(nil, expected, capList(actual),
+	return r.Fail(nil, expected, capList(actual),
 		"no branch contributed any of %s: no peer path of the branch set succeeded", strings.Join(quoteAll(want), ", "))
 }
 
@@ -161,45 +163,45 @@ func quoteAll(ss []string) []string {
 // comparand returns the context value named by v.ContextKey. absent is
 // true (with r carrying the context_key_absent observation, passed) when
 // the key is set but missing from the accumulator.
-func comparand(v Validation, f Facts, r Result) (val any, absent bool, out Result) {
+func comparand(v spec.Validation, f Facts, r spec.Result) (val any, absent bool, out spec.Result) {
 	c, ok := f.Context[v.ContextKey]
 	if !ok {
-		return nil, true, r.pass().observe("context_key_absent: %q is not in the context (the capturing step did not run on this path)", v.ContextKey)
+		return nil, true, r.Pass().Observe("context_key_absent: %q is not in the context (the capturing step did not run on this path)", v.ContextKey)
 	}
-	return Normalize(c), false, r
+	return spec.Normalize(c), false, r
 }
 
 // observedAt looks path up in the step's payload; wildcard paths are an
 // authoring error for the scalar checks.
 func observedAt(payload any, path string) (val any, pointer string, ok bool, err error) {
-	segs, err := parsePath(path)
+	segs, err := spec.ParsePath(path)
 	if err != nil {
 		return nil, "", false, err
 	}
 	for _, s := range segs {
-		if s.wild {
+		if s.Wild {
 			return nil, "", false, fmt.Errorf("path %q has a [*] wildcard; this check compares one value", path)
 		}
 	}
 	if payload == nil {
-		return nil, Pointer(path), false, nil
+		return nil, spec.Pointer(path), false, nil
 	}
-	val, pointer, ok = Lookup(payload, path)
+	val, pointer, ok = spec.Lookup(payload, path)
 	if !ok {
-		pointer = Pointer(path)
+		pointer = spec.Pointer(path)
 	}
 	return val, pointer, ok, nil
 }
 
 func finite(v any) (float64, bool) {
-	x, ok := Normalize(v).(float64)
+	x, ok := spec.Normalize(v).(float64)
 	return x, ok && !math.IsNaN(x) && !math.IsInf(x, 0)
 }
 
-func checkFieldLessThan(v Validation, f Facts) Result {
+func checkFieldLessThan(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if v.Path == nil {
-		return r.na("field_less_than declares no path (an authoring error)")
+		return r.NA("field_less_than declares no path (an authoring error)")
 	}
 	var limit any
 	switch {
@@ -210,12 +212,12 @@ func checkFieldLessThan(v Validation, f Facts) Result {
 		}
 		limit = c
 	case v.Has("value"):
-		limit = Normalize(v.Value)
+		limit = spec.Normalize(v.Value)
 		if _, ok := finite(limit); !ok {
-			return r.na("field_less_than value %s is not a finite number (an authoring error)", shown(limit))
+			return r.NA("field_less_than value %s is not a finite number (an authoring error)", shown(limit))
 		}
 	default:
-		return r.na("field_less_than declares neither context_key nor value (an authoring error)")
+		return r.NA("field_less_than declares neither context_key nor value (an authoring error)")
 	}
 	if out, done := noObservation(r, f); done {
 		return out
@@ -223,32 +225,32 @@ func checkFieldLessThan(v Validation, f Facts) Result {
 	payload, _ := payloadOf(f)
 	got, pointer, ok, err := observedAt(payload, *v.Path)
 	if err != nil {
-		return r.na("%v (an authoring error)", err)
+		return r.NA("%v (an authoring error)", err)
 	}
 	lim, limOK := finite(limit)
 	if !limOK {
-		return r.fail(ptr(pointer), limit, got, "type error: the comparand %s is not a finite number", shown(limit))
+		return r.Fail(ptr(pointer), limit, got, "type error: the comparand %s is not a finite number", shown(limit))
 	}
 	if !ok {
-		return r.fail(ptr(pointer), lim, nil, "%s is missing; expected a number less than %v", *v.Path, lim)
+		return r.Fail(ptr(pointer), lim, nil, "%s is missing; expected a number less than %v", *v.Path, lim)
 	}
 	x, xOK := finite(got)
 	if !xOK {
-		return r.fail(ptr(pointer), lim, got, "type error: %s is %s, not a finite number", *v.Path, shown(got))
+		return r.Fail(ptr(pointer), lim, got, "type error: %s is %s, not a finite number", *v.Path, shown(got))
 	}
 	if x < lim {
-		return r.pass()
+		return r.Pass()
 	}
-	return r.fail(ptr(pointer), lim, x, "%s is %v, not less than %v", *v.Path, x, lim)
+	return r.Fail(ptr(pointer), lim, x, "%s is %v, not less than %v", *v.Path, x, lim)
 }
 
 // contextOperands opens a comparison against a captured value: the
 // validation's path and context_key are required, an absent key passes
 // with its observation, a step without a reply is not applicable. done
 // says out is the result already; else want is the captured comparand.
-func contextOperands(v Validation, f Facts, r Result) (want any, out Result, done bool) {
+func contextOperands(v spec.Validation, f Facts, r spec.Result) (want any, out spec.Result, done bool) {
 	if v.Path == nil || v.ContextKey == "" {
-		return nil, r.na("%s needs path and context_key (an authoring error)", v.Check), true
+		return nil, r.NA("%s needs path and context_key (an authoring error)", v.Check), true
 	}
 	want, absent, out := comparand(v, f, r)
 	if absent {
@@ -257,10 +259,10 @@ func contextOperands(v Validation, f Facts, r Result) (want any, out Result, don
 	if out, done := noObservation(r, f); done {
 		return nil, out, true
 	}
-	return want, Result{}, false
+	return want, spec.Result{}, false
 }
 
-func checkFieldEqualsContext(v Validation, f Facts) Result {
+func checkFieldEqualsContext(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	want, out, done := contextOperands(v, f, r)
 	if done {
@@ -269,15 +271,15 @@ func checkFieldEqualsContext(v Validation, f Facts) Result {
 	payload, _ := payloadOf(f)
 	got, pointer, ok, err := observedAt(payload, *v.Path)
 	if err != nil {
-		return r.na("%v (an authoring error)", err)
+		return r.NA("%v (an authoring error)", err)
 	}
 	if !ok {
-		return r.fail(ptr(pointer), want, nil, "%s is missing; expected %s", pathName(*v.Path), shown(want))
+		return r.Fail(ptr(pointer), want, nil, "%s is missing; expected %s", pathName(*v.Path), shown(want))
 	}
 	if sameJSON(got, want) {
-		return r.pass()
+		return r.Pass()
 	}
-	return r.fail(ptr(pointer), want, got, "%s is %s, expected %s (captured as %q)", pathName(*v.Path), shown(got), shown(want), v.ContextKey)
+	return r.Fail(ptr(pointer), want, got, "%s is %s, expected %s (captured as %q)", pathName(*v.Path), shown(got), shown(want), v.ContextKey)
 }
 
 func pathName(p string) string {
@@ -287,7 +289,7 @@ func pathName(p string) string {
 	return p
 }
 
-func checkFieldInContextArray(v Validation, f Facts) Result {
+func checkFieldInContextArray(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	want, out, done := contextOperands(v, f, r)
 	if done {
@@ -296,51 +298,51 @@ func checkFieldInContextArray(v Validation, f Facts) Result {
 	payload, _ := payloadOf(f)
 	got, pointer, ok, err := observedAt(payload, *v.Path)
 	if err != nil {
-		return r.na("%v (an authoring error)", err)
+		return r.NA("%v (an authoring error)", err)
 	}
 	arr, isArr := want.([]any)
 	if !isArr {
-		return r.fail(ptr(pointer), want, got, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
+		return r.Fail(ptr(pointer), want, got, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
 	}
 	if !ok {
-		return r.fail(ptr(pointer), capList(arr), nil, "%s is missing; expected one of the captured %q", *v.Path, v.ContextKey)
+		return r.Fail(ptr(pointer), capList(arr), nil, "%s is missing; expected one of the captured %q", *v.Path, v.ContextKey)
 	}
 	for _, m := range arr {
 		if sameJSON(got, m) {
-			return r.pass()
+			return r.Pass()
 		}
 	}
-	return r.fail(ptr(pointer), capList(arr), got, "%s is %s, not a member of the captured %q", *v.Path, shown(got), v.ContextKey)
+	return r.Fail(ptr(pointer), capList(arr), got, "%s is %s, not a member of the captured %q", *v.Path, shown(got), v.ContextKey)
 }
 
-func checkAllFieldsInContextArray(v Validation, f Facts) Result {
+func checkAllFieldsInContextArray(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	want, out, done := contextOperands(v, f, r)
 	if done {
 		return out
 	}
-	if _, err := parsePath(*v.Path); err != nil {
-		return r.na("%v (an authoring error)", err)
+	if _, err := spec.ParsePath(*v.Path); err != nil {
+		return r.NA("%v (an authoring error)", err)
 	}
 	arr, isArr := want.([]any)
 	if !isArr {
-		return r.fail(ptr(Pointer(*v.Path)), want, nil, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
+		return r.Fail(ptr(spec.Pointer(*v.Path)), want, nil, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
 	}
 	payload, _ := payloadOf(f)
-	var ms []Match
+	var ms []spec.Match
 	if payload != nil {
-		ms, _ = Resolve(payload, *v.Path)
+		ms, _ = spec.Resolve(payload, *v.Path)
 	}
 	if len(ms) == 0 {
 		// Spec: "A path resolving no terminal values passes vacuously".
-		return r.pass().observe("%s resolved no values: passes vacuously", *v.Path)
+		return r.Pass().Observe("%s resolved no values: passes vacuously", *v.Path)
 	}
 	set := make(map[string]bool, len(arr))
 	for _, m := range arr {
 		set[key(m)] = true
 	}
 	values := make([]any, 0, len(ms))
-	var bad *Match
+	var bad *spec.Match
 	for i := range ms {
 		values = append(values, ms[i].Value)
 		if bad == nil && !set[key(ms[i].Value)] {
@@ -348,9 +350,9 @@ func checkAllFieldsInContextArray(v Validation, f Facts) Result {
 		}
 	}
 	if bad == nil {
-		return r.pass()
+		return r.Pass()
 	}
-	return r.fail(ptr(bad.Pointer), capList(arr), capList(values), "%s is %s, not a member of the captured %q", bad.Pointer, shown(bad.Value), v.ContextKey)
+	return r.Fail(ptr(bad.Pointer), capList(arr), capList(values), "%s is %s, not a member of the captured %q", bad.Pointer, shown(bad.Value), v.ContextKey)
 }
 
 // ---------------------------------------------------------------------
@@ -360,7 +362,7 @@ func checkAllFieldsInContextArray(v Validation, f Facts) Result {
 // result (current_step) or the context accumulator (context). For context
 // the first path segment names the captured key; when that key is absent
 // the capturing step did not run, reported in absentKey.
-func refDoc(side *RefSet, f Facts) (doc any, absentKey string, err error) {
+func refDoc(side *spec.RefSet, f Facts) (doc any, absentKey string, err error) {
 	switch side.From {
 	case "current_step":
 		if f.Obs == nil {
@@ -368,15 +370,15 @@ func refDoc(side *RefSet, f Facts) (doc any, absentKey string, err error) {
 		}
 		return f.Obs.Payload, "", nil
 	case "context":
-		segs, err := parsePath(side.Path)
+		segs, err := spec.ParsePath(side.Path)
 		if err != nil {
 			return nil, "", err
 		}
-		if len(segs) == 0 || segs[0].key == "" {
+		if len(segs) == 0 || segs[0].Key == "" {
 			return nil, "", fmt.Errorf("a context path must start with the captured key name")
 		}
-		if _, ok := f.Context[segs[0].key]; !ok {
-			return nil, segs[0].key, nil
+		if _, ok := f.Context[segs[0].Key]; !ok {
+			return nil, segs[0].Key, nil
 		}
 		ctx := make(map[string]any, len(f.Context))
 		for k, v := range f.Context {
@@ -418,30 +420,30 @@ func project(ref any, keys []string) (tuple map[string]any, ok bool) {
 	return tuple, ok
 }
 
-func checkRefsResolve(v Validation, f Facts) Result {
+func checkRefsResolve(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if v.Source == nil || v.Target == nil || v.Source.Path == "" || v.Target.Path == "" {
-		return r.na("refs_resolve needs source and target, each with from and path (an authoring error)")
+		return r.NA("refs_resolve needs source and target, each with from and path (an authoring error)")
 	}
 	if len(v.MatchKeys) == 0 {
-		return r.na("refs_resolve declares no match_keys (an authoring error): nothing to match refs on")
+		return r.NA("refs_resolve declares no match_keys (an authoring error): nothing to match refs on")
 	}
 	mode := v.OnOutOfScope
 	if mode == "" {
 		mode = "warn"
 	}
 	if mode != "warn" && mode != "ignore" && mode != "fail" {
-		return r.na("on_out_of_scope %q is not warn, ignore or fail (an authoring error)", mode)
+		return r.NA("on_out_of_scope %q is not warn, ignore or fail (an authoring error)", mode)
 	}
 	var scopeWant string
 	if v.Scope != nil {
 		if v.Scope.Key == "" {
-			return r.na("refs_resolve scope has no key (an authoring error)")
+			return r.NA("refs_resolve scope has no key (an authoring error)")
 		}
 		scopeWant = v.Scope.Equals
 		if scopeWant == "$agent_url" {
 			if f.AgentURL == "" {
-				return r.na("scope compares with $agent_url but the run has no agent URL")
+				return r.NA("scope compares with $agent_url but the run has no agent URL")
 			}
 			scopeWant = f.AgentURL
 		}
@@ -451,37 +453,37 @@ func checkRefsResolve(v Validation, f Facts) Result {
 	}
 	if f.Obs != nil && (v.Source.From == "current_step" || v.Target.From == "current_step") {
 		if f.Obs.Failure != "" {
-			return r.na("the call proves nothing about the agent: %s", f.Obs.Failure)
+			return r.NA("the call proves nothing about the agent: %s", f.Obs.Failure)
 		}
 		if f.Obs.IsError || f.Obs.Error != nil {
 			// The error itself is graded by the step's other validations;
 			// an error reply holds no refs to resolve or to resolve into.
-			return r.na("the step's reply is an error (%s): there are no task results to resolve refs against", codeOr(f.Obs))
+			return r.NA("the step's reply is an error (%s): there are no task results to resolve refs against", codeOr(f.Obs))
 		}
 	}
 	srcDoc, srcAbsent, err := refDoc(v.Source, f)
 	if err != nil {
-		return r.na("source: %v", err)
+		return r.NA("source: %v", err)
 	}
 	tgtDoc, tgtAbsent, err := refDoc(v.Target, f)
 	if err != nil {
-		return r.na("target: %v", err)
+		return r.NA("target: %v", err)
 	}
 	if k := srcAbsent + tgtAbsent; k != "" {
 		// As for context_key_absent: the capturing step was skipped on
 		// this path, which is not the agent's failure.
-		return r.na("context_key_absent: %q is not in the context (the capturing step did not run on this path)", k)
+		return r.NA("context_key_absent: %q is not in the context (the capturing step did not run on this path)", k)
 	}
-	srcs, err := Resolve(srcDoc, v.Source.Path)
+	srcs, err := spec.Resolve(srcDoc, v.Source.Path)
 	if err != nil {
-		return r.na("source: %v (an authoring error)", err)
+		return r.NA("source: %v (an authoring error)", err)
 	}
-	tgts, err := Resolve(tgtDoc, v.Target.Path)
+	tgts, err := spec.Resolve(tgtDoc, v.Target.Path)
 	if err != nil {
-		return r.na("target: %v (an authoring error)", err)
+		return r.NA("target: %v (an authoring error)", err)
 	}
 	if len(srcs) == 0 {
-		return r.pass().observe("source %s resolved no refs: nothing to resolve", v.Source.Path)
+		return r.Pass().Observe("source %s resolved no refs: nothing to resolve", v.Source.Path)
 	}
 	targets := map[string]bool{}
 	for _, t := range tgts {
@@ -527,17 +529,17 @@ func checkRefsResolve(v Validation, f Facts) Result {
 		}
 	}
 	for _, o := range outOfScope {
-		r = r.observe("out of scope (%s != %s), not checked: %s", v.Scope.Key, v.Scope.Equals, o)
+		r = r.Observe("out of scope (%s != %s), not checked: %s", v.Scope.Key, v.Scope.Equals, o)
 	}
 	if len(missing) == 0 {
-		return r.pass()
+		return r.Pass()
 	}
 	expected := map[string]any{
 		"target":     v.Target.From + ":" + v.Target.Path,
 		"match_keys": toAny(v.MatchKeys),
 	}
 	actual := map[string]any{"missing": capList(missing), "missing_count": float64(len(missing))}
-	return r.fail(ptr(firstPointer), expected, actual,
+	return r.Fail(ptr(firstPointer), expected, actual,
 		"%d ref(s) at %s do not resolve in %s on %s, e.g. %s",
 		len(missing), v.Source.Path, v.Target.Path, strings.Join(v.MatchKeys, "+"), shown(missing[0]))
 }

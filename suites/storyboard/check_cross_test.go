@@ -15,12 +15,13 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // val decodes one validation as the loader does (so Has sees its keys).
-func val(t *testing.T, src string) Validation {
+func val(t *testing.T, src string) spec.Validation {
 	t.Helper()
-	var v Validation
+	var v spec.Validation
 	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
 		t.Fatalf("validation YAML: %v", err)
 	}
@@ -30,16 +31,16 @@ func val(t *testing.T, src string) Validation {
 // js decodes a JSON literal into the data model.
 func js(t *testing.T, src string) any {
 	t.Helper()
-	v, err := DecodeJSON([]byte(src))
+	v, err := spec.DecodeJSON([]byte(src))
 	if err != nil {
 		t.Fatalf("JSON %q: %v", src, err)
 	}
 	return v
 }
 
-func obsOf(t *testing.T, payload string) *Observation {
+func obsOf(t *testing.T, payload string) *spec.Observation {
 	t.Helper()
-	o := &Observation{Transport: "mcp", Task: "get_products"}
+	o := &spec.Observation{Transport: "mcp", Task: "get_products"}
 	if payload != "" {
 		o.Payload = js(t, payload)
 	}
@@ -138,7 +139,7 @@ func TestCheckFieldLessThan(t *testing.T) {
 		{"literal value not a number is an authoring error", `{check: field_less_than, path: a, value: x, description: d}`, withCtx(`{"a":1}`, nil), "na", "authoring", ""},
 		{"no comparand is an authoring error", `{check: field_less_than, path: a, description: d}`, withCtx(`{"a":1}`, nil), "na", "authoring", ""},
 		{"no observation", byValue, func(*testing.T) Facts { return Facts{} }, "na", "sent nothing", ""},
-		{"harness failure proves nothing", byValue, func(*testing.T) Facts { return Facts{Obs: &Observation{Failure: "connection refused"}} }, "na", "connection refused", ""},
+		{"harness failure proves nothing", byValue, func(*testing.T) Facts { return Facts{Obs: &spec.Observation{Failure: "connection refused"}} }, "na", "connection refused", ""},
 	})
 }
 
@@ -244,9 +245,9 @@ func TestCheckRefsResolve(t *testing.T) {
 	})
 }
 
-func a2aObs(t *testing.T, result string) *Observation {
+func a2aObs(t *testing.T, result string) *spec.Observation {
 	t.Helper()
-	return &Observation{Transport: "a2a", Task: "create_media_buy", A2AResult: json.RawMessage(result)}
+	return &spec.Observation{Transport: "a2a", Task: "create_media_buy", A2AResult: json.RawMessage(result)}
 }
 
 func TestCheckA2ASubmittedArtifact(t *testing.T) {
@@ -266,7 +267,7 @@ func TestCheckA2ASubmittedArtifact(t *testing.T) {
 		{"empty task id", v, on(`{"kind":"task","id":"","contextId":"c","status":{"state":"completed"}}`), "fail", "Task.id", ""},
 		{"no DataPart", v, on(task("completed", `[{"kind":"text","text":"x"}]`)), "fail", "no object-typed DataPart", ""},
 		{"a Message is no Task", v, on(`{"kind":"message","messageId":"m","parts":[]}`), "fail", "Message", ""},
-		{"no JSON-RPC result", v, func(*testing.T) Facts { return Facts{Obs: &Observation{Transport: "a2a"}} }, "fail", "no JSON-RPC result", ""},
+		{"no JSON-RPC result", v, func(*testing.T) Facts { return Facts{Obs: &spec.Observation{Transport: "a2a"}} }, "fail", "no JSON-RPC result", ""},
 		{"not JSON", v, on(`{`), "fail", "not JSON", ""},
 		{"over MCP", v, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "A2A", ""},
 	})
@@ -290,21 +291,21 @@ func TestCheckA2AContextContinuity(t *testing.T) {
 	})
 }
 
-func parallelStep() *Step {
-	return &Step{RequiresContract: "parallel_dispatch_runner", ParallelDispatch: &ParallelDispatch{Count: 2, SameIdempotencyKey: true}}
+func parallelStep() *spec.Step {
+	return &spec.Step{RequiresContract: "parallel_dispatch_runner", ParallelDispatch: &spec.ParallelDispatch{Count: 2, SameIdempotencyKey: true}}
 }
 
 func TestCheckCrossResponse(t *testing.T) {
 	// Shapes from compliance/*/universal/idempotency.yaml create_media_buy_concurrent.
 	const equal = `{check: cross_response_field_equal, path: media_buy_id, description: d}`
 	const distinct = `{check: cross_response_count_distinct, path: media_buy_id, allowed_values: [1], description: d}`
-	set := func(step *Step, payloads ...string) func(*testing.T) Facts {
+	set := func(step *spec.Step, payloads ...string) func(*testing.T) Facts {
 		return func(t *testing.T) Facts {
-			var ds []*Observation
+			var ds []*spec.Observation
 			for _, p := range payloads {
-				var o *Observation
+				var o *spec.Observation
 				if p == "in-flight" {
-					o = &Observation{ErrorCode: "IDEMPOTENCY_IN_FLIGHT"}
+					o = &spec.Observation{ErrorCode: "IDEMPOTENCY_IN_FLIGHT"}
 				} else {
 					o = obsOf(t, p)
 				}
@@ -319,7 +320,7 @@ func TestCheckCrossResponse(t *testing.T) {
 		{"equal: one response lacks the id", equal, set(parallelStep(), `{"media_buy_id":"mb-1"}`, `{"errors":[{"code":"CONFLICT"}]}`), "fail", "carries no media_buy_id", ""},
 		{"equal: nulls are not compared", equal, set(parallelStep(), `{"media_buy_id":"mb-1"}`, `{"media_buy_id":null}`), "pass", "", ""},
 		{"equal: unresolved IDEMPOTENCY_IN_FLIGHT", equal, set(parallelStep(), `{"media_buy_id":"mb-1"}`, "in-flight"), "na", "step_timeout", ""},
-		{"equal: outside the parallel_dispatch contract", equal, set(&Step{}, `{"media_buy_id":"a"}`, `{"media_buy_id":"b"}`), "na", "requires_contract", ""},
+		{"equal: outside the parallel_dispatch contract", equal, set(&spec.Step{}, `{"media_buy_id":"a"}`, `{"media_buy_id":"b"}`), "na", "requires_contract", ""},
 		{"equal: single dispatch step", equal, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "multi-dispatch", ""},
 		{"distinct: one resource", distinct, set(parallelStep(), `{"media_buy_id":"mb-1"}`, `{"media_buy_id":"mb-1"}`), "pass", "", ""},
 		{"distinct: two resources", distinct, set(parallelStep(), `{"media_buy_id":"mb-1"}`, `{"media_buy_id":"mb-2"}`), "fail", "2 distinct", ""},
@@ -331,17 +332,17 @@ func TestCheckCrossResponse(t *testing.T) {
 
 func TestCheckReplayNotCachedRateLimit(t *testing.T) {
 	const v = `{check: replay_not_cached_rate_limit, description: d}`
-	step := &Step{RequiresContract: "rate_limit_trip_runner", RateLimitTrip: &RateLimitTrip{TripTargetTask: "create_media_buy", MaxAttempts: 200, ReplayMaxWaitSeconds: 30}}
-	ok := func() *Observation { return &Observation{Payload: map[string]any{"media_buy_id": "mb"}} }
-	limited := func(retry any) *Observation {
+	step := &spec.Step{RequiresContract: "rate_limit_trip_runner", RateLimitTrip: &spec.RateLimitTrip{TripTargetTask: "create_media_buy", MaxAttempts: 200, ReplayMaxWaitSeconds: 30}}
+	ok := func() *spec.Observation { return &spec.Observation{Payload: map[string]any{"media_buy_id": "mb"}} }
+	limited := func(retry any) *spec.Observation {
 		e := map[string]any{"code": "RATE_LIMITED"}
 		if retry != nil {
 			e["retry_after"] = retry
 		}
-		return &Observation{ErrorCode: "RATE_LIMITED", Error: e, IsError: true}
+		return &spec.Observation{ErrorCode: "RATE_LIMITED", Error: e, IsError: true}
 	}
-	other := &Observation{ErrorCode: "PRODUCT_NOT_FOUND", Error: map[string]any{"code": "PRODUCT_NOT_FOUND"}}
-	set := func(st *Step, ds ...*Observation) func(*testing.T) Facts {
+	other := &spec.Observation{ErrorCode: "PRODUCT_NOT_FOUND", Error: map[string]any{"code": "PRODUCT_NOT_FOUND"}}
+	set := func(st *spec.Step, ds ...*spec.Observation) func(*testing.T) Facts {
 		return func(*testing.T) Facts { return Facts{Dispatches: ds, Step: st} }
 	}
 	runCross(t, []crossCase{
@@ -353,15 +354,15 @@ func TestCheckReplayNotCachedRateLimit(t *testing.T) {
 		{"retry_after beyond the wait budget", v, set(step, limited(120.0)), "fail", "replay_wait_exceeded", ""},
 		{"the limiter never tripped", v, set(step, ok(), ok(), ok()), "na", "rate_limit_not_triggered", ""},
 		{"tripped but no replay observed", v, set(step, limited(1.0)), "na", "no replay", ""},
-		{"the replay proves nothing", v, set(step, limited(1.0), &Observation{Failure: "timeout"}), "na", "timeout", ""},
+		{"the replay proves nothing", v, set(step, limited(1.0), &spec.Observation{Failure: "timeout"}), "na", "timeout", ""},
 		{"outside the rate_limit_trip contract", v, set(parallelStep(), limited(1.0), limited(1.0)), "na", "requires_contract", ""},
 	})
 }
 
 // upstreamReply builds a query_upstream_traffic success reply.
-func upstreamReply(t *testing.T, calls string) *Observation {
+func upstreamReply(t *testing.T, calls string) *spec.Observation {
 	t.Helper()
-	return &Observation{Transport: "mcp", Task: "comply_test_controller",
+	return &spec.Observation{Transport: "mcp", Task: "comply_test_controller",
 		Payload: js(t, `{"success":true,"since_timestamp":"2026-05-02T14:30:00Z","total_count":1,"recorded_calls":`+calls+`}`)}
 }
 
@@ -430,20 +431,20 @@ func TestCheckUpstreamTraffic(t *testing.T) {
 		{"min_count 0: a matching call fails", `{check: upstream_traffic, description: d, endpoint_pattern: "POST *", min_count: 0}`, facts(`[` + raw + `]`), "fail", "none may", ""},
 		{"since an earlier step widens the window", `{check: upstream_traffic, description: d, since: create}`, func(t *testing.T) Facts {
 			f := facts(`[{"method":"POST","endpoint":"POST https://x.example/","url":"https://x.example/","content_type":"text/plain","attestation_mode":"raw","payload_length":1,"timestamp":"2026-05-02T14:29:00Z","payload":"x"}]`)(t)
-			f.Prior = []*Observation{{Call: evidence.Call{ProbeID: "storyboard/a/p/create", Started: start.Add(-2 * time.Minute)}}}
+			f.Prior = []*spec.Observation{{Call: evidence.Call{ProbeID: "storyboard/a/p/create", Started: start.Add(-2 * time.Minute)}}}
 			return f
 		}, "pass", "", ""},
 		{"since names a step not observed", `{check: upstream_traffic, description: d, since: nowhere}`, facts(`[` + raw + `]`), "na", "nowhere", ""},
 		{"entries that are not objects are not calls", `{check: upstream_traffic, description: d}`, facts(`[1, "x", null]`), "fail", "0 recorded upstream call(s)", "not objects"},
 		{"no controller", example, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "needs the test controller, --sandbox", ""},
 		{"JCS non-finite number", example, func(t *testing.T) Facts {
-			return Facts{Obs: obsOf(t, `{}`), Upstream: &Observation{Payload: js(t, `{"success":false,"error":"JCS_NON_FINITE_NUMBER"}`)}}
+			return Facts{Obs: obsOf(t, `{}`), Upstream: &spec.Observation{Payload: js(t, `{"success":false,"error":"JCS_NON_FINITE_NUMBER"}`)}}
 		}, "na", "JCS", ""},
 		{"controller error", example, func(t *testing.T) Facts {
-			return Facts{Obs: obsOf(t, `{}`), Upstream: &Observation{Payload: js(t, `{"success":false,"error":"UNKNOWN_SCENARIO"}`)}}
+			return Facts{Obs: obsOf(t, `{}`), Upstream: &spec.Observation{Payload: js(t, `{"success":false,"error":"UNKNOWN_SCENARIO"}`)}}
 		}, "na", "UNKNOWN_SCENARIO", ""},
 		{"recorded_calls not an array", example, func(t *testing.T) Facts {
-			return Facts{Obs: obsOf(t, `{}`), Upstream: &Observation{Payload: js(t, `{"success":true,"recorded_calls":{}}`)}}
+			return Facts{Obs: obsOf(t, `{}`), Upstream: &spec.Observation{Payload: js(t, `{"success":true,"recorded_calls":{}}`)}}
 		}, "na", "recorded_calls", ""},
 		{"unknown match mode is an authoring error", `{check: upstream_traffic, description: d, payload_must_contain: [{path: a, match: regex}]}`, facts(`[]`), "na", "authoring", ""},
 	})
@@ -487,7 +488,7 @@ func TestCheckCanonicalFormatSatisfaction(t *testing.T) {
 				o.Payload, o.IsError, o.ErrorCode, o.Error = nil, true, code, map[string]any{"code": code}
 			}
 			prior := obsOf(t, product)
-			return Facts{Obs: o, Prior: []*Observation{obsOf(t, `{"products":[]}`), prior}}
+			return Facts{Obs: o, Prior: []*spec.Observation{obsOf(t, `{"products":[]}`), prior}}
 		}
 	}
 	const accept = `{check: canonical_format_satisfaction, value: true, description: d}`
@@ -521,7 +522,7 @@ func TestCheckOAuthMetadataGraph(t *testing.T) {
 	const v = `{check: oauth_metadata_graph, description: d}`
 	prm := func(status int, body string) func(*testing.T) Facts {
 		return func(t *testing.T) Facts {
-			o := &Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: status}
+			o := &spec.Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: status}
 			o.Header = map[string][]string{"Content-Type": {"application/json"}}
 			if body != "" {
 				o.Payload = js(t, body)
@@ -541,18 +542,18 @@ func TestCheckOAuthMetadataGraph(t *testing.T) {
 		{"too many authorization servers", v, prm(200, `{"resource":"https://agent.example.com/mcp","authorization_servers":`+many+`}`), "fail", "oauth_graph_limit_exceeded", ""},
 		{"another task", v, func(t *testing.T) Facts { return Facts{Obs: obsOf(t, `{}`)} }, "na", "protected_resource_metadata", ""},
 		{"a complete graph passes", v, graph(nil), "pass", "", ""},
-		{"an unreachable token endpoint fails with its code", v, graph(map[string]*OAuthResponse{"https://id.example.net/token": {Status: 503}}), "fail", "oauth_endpoint_unreachable", ""},
-		{"an issuer that is not exactly the one named", v, graph(map[string]*OAuthResponse{"https://id.example.net/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
+		{"an unreachable token endpoint fails with its code", v, graph(map[string]*spec.Response{"https://id.example.net/token": {Status: 503}}), "fail", "oauth_endpoint_unreachable", ""},
+		{"an issuer that is not exactly the one named", v, graph(map[string]*spec.Response{"https://id.example.net/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
 			Body: []byte(`{"issuer":"https://id.example.net/","token_endpoint":"https://id.example.net/token","grant_types_supported":["client_credentials"]}`)}}), "fail", "oauth_issuer_mismatch", ""},
-		{"a graph the engine did not finish fetching", v, graph(map[string]*OAuthResponse{"https://id.example.net/token": nil}), "na", "did not fetch", ""},
+		{"a graph the engine did not finish fetching", v, graph(map[string]*spec.Response{"https://id.example.net/token": nil}), "na", "did not fetch", ""},
 	})
 }
 
 // graph is a protected_resource_metadata step whose engine walked a
 // token-only graph (vector 003's shape), with overrides (nil deletes).
-func graph(over map[string]*OAuthResponse) func(*testing.T) Facts {
+func graph(over map[string]*spec.Response) func(*testing.T) Facts {
 	return func(t *testing.T) Facts {
-		g := map[string]*OAuthResponse{
+		g := map[string]*spec.Response{
 			"https://agent.example.com/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json",
 				Body: []byte(`{"resource":"https://agent.example.com/mcp","authorization_servers":["https://id.example.net"]}`)},
 			"https://id.example.net/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
@@ -566,7 +567,7 @@ func graph(over map[string]*OAuthResponse) func(*testing.T) Facts {
 			}
 			g[k] = r
 		}
-		o := &Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: 200}
+		o := &spec.Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: 200}
 		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: &OAuthGraph{Responses: g}}
 	}
 }
@@ -579,7 +580,7 @@ func TestCrossChecksSurviveTheShippedValidations(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
 		t.Run(rel, func(t *testing.T) {
 			dir := specDir(t, rel)
-			r, err := Load(dir)
+			r, err := spec.Load(dir)
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
@@ -594,7 +595,7 @@ func TestCrossChecksSurviveTheShippedValidations(t *testing.T) {
 							}
 							n++
 							step := st
-							for _, f := range []Facts{{}, {Obs: &Observation{}}, {Obs: &Observation{Payload: "x"}, Dispatches: []*Observation{nil, {}}, Step: &step, Context: map[string]any{"k": nil}}} {
+							for _, f := range []Facts{{}, {Obs: &spec.Observation{}}, {Obs: &spec.Observation{Payload: "x"}, Dispatches: []*spec.Observation{nil, {}}, Step: &step, Context: map[string]any{"k": nil}}} {
 								res := fn(v, f)
 								if res.Check != v.Check {
 									t.Errorf("%s %s: result check %q", sb.Path, st.ID, res.Check)
@@ -602,8 +603,8 @@ func TestCrossChecksSurviveTheShippedValidations(t *testing.T) {
 							}
 							// The spec's own validations are well authored:
 							// none may be set aside as an authoring error.
-							o := &Observation{Task: st.Task, Payload: map[string]any{}, Request: map[string]any{}}
-							res := fn(v, Facts{Obs: o, Dispatches: []*Observation{o, o}, Step: &step, Context: map[string]any{}, AgentURL: "https://a.example/mcp"})
+							o := &spec.Observation{Task: st.Task, Payload: map[string]any{}, Request: map[string]any{}}
+							res := fn(v, Facts{Obs: o, Dispatches: []*spec.Observation{o, o}, Step: &step, Context: map[string]any{}, AgentURL: "https://a.example/mcp"})
 							if strings.Contains(res.Note, "authoring") {
 								t.Errorf("%s step %s: the shipped %s validation is graded an authoring error: %s", sb.Path, st.ID, v.Check, res.Note)
 							}
@@ -642,7 +643,7 @@ func TestRefsResolveCollapsesDuplicatesAndBoundsTheReport(t *testing.T) {
 			map[string]any{"agent_url": "https://a.example", "id": "x" + strconv.Itoa(i%500)},
 		}})
 	}
-	r := checkRefsResolve(v, Facts{Obs: &Observation{Payload: map[string]any{"products": products}}})
+	r := checkRefsResolve(v, Facts{Obs: &spec.Observation{Payload: map[string]any{"products": products}}})
 	if r.Passed {
 		t.Fatalf("broken refs passed: %+v", r.Note)
 	}
@@ -656,7 +657,7 @@ func TestRefsResolveCollapsesDuplicatesAndBoundsTheReport(t *testing.T) {
 	if n := actual["missing_count"].(float64); n != 501 {
 		t.Errorf("missing_count %v, want 501 (duplicates collapsed)", n)
 	}
-	if !Equal(missing[0], map[string]any{"agent_url": "https://a.example", "id": "gone"}) {
+	if !spec.Equal(missing[0], map[string]any{"agent_url": "https://a.example", "id": "gone"}) {
 		t.Errorf("first missing %v, want the gone ref", missing[0])
 	}
 }
@@ -668,14 +669,14 @@ func TestCrossChecksOnHostileInput(t *testing.T) {
 	for range 5000 {
 		deep = []any{map[string]any{"a": deep}}
 	}
-	huge := make([]any, MaxFanOut+10)
+	huge := make([]any, spec.MaxFanOut+10)
 	for i := range huge {
 		huge[i] = map[string]any{"id": strconv.Itoa(i), "channels": []any{"c" + strconv.Itoa(i)}, "media_buy_id": strconv.Itoa(i)}
 	}
 	payloads := []any{nil, "str", 3.5, true, []any{nil}, map[string]any{"products": huge, "formats": huge, "recorded_calls": huge}, deep,
 		map[string]any{"products": "x", "accounts": []any{"y"}, "media_buys": map[string]any{}}}
 	raws := []string{"", "null", "[]", `"x"`, `{"task":null}`, `{"kind":"task","artifacts":"x","status":7}`, `{"kind":"task","artifacts":[{"parts":[null,1,{"kind":"data"}]}]}`}
-	step := &Step{RequiresContract: "parallel_dispatch_runner", ParallelDispatch: &ParallelDispatch{}, RateLimitTrip: &RateLimitTrip{}}
+	step := &spec.Step{RequiresContract: "parallel_dispatch_runner", ParallelDispatch: &spec.ParallelDispatch{}, RateLimitTrip: &spec.RateLimitTrip{}}
 	vals := []string{
 		`{check: any_of, allowed_values: [a], description: d}`,
 		`{check: refs_resolve, description: d, source: {from: current_step, path: "products[*]"}, target: {from: context, path: "formats[*]"}, match_keys: [id], scope: {key: url, equals: $agent_url}}`,
@@ -699,12 +700,12 @@ func TestCrossChecksOnHostileInput(t *testing.T) {
 				if raw != "" && !strings.HasPrefix(v.Check, "a2a_") {
 					continue
 				}
-				o := &Observation{Transport: "a2a", Task: "create_media_buy", Payload: p, A2AResult: json.RawMessage(raw), Error: map[string]any{"retry_after": p}, ErrorCode: "RATE_LIMITED"}
+				o := &spec.Observation{Transport: "a2a", Task: "create_media_buy", Payload: p, A2AResult: json.RawMessage(raw), Error: map[string]any{"retry_after": p}, ErrorCode: "RATE_LIMITED"}
 				if m, ok := p.(map[string]any); ok {
 					o.Request = m
 				}
-				f := Facts{Obs: o, Dispatches: []*Observation{o, o, nil}, Prior: []*Observation{nil, o}, Step: step,
-					Context: map[string]any{"k": huge, "formats": p}, Upstream: &Observation{Payload: map[string]any{"success": true, "recorded_calls": huge}},
+				f := Facts{Obs: o, Dispatches: []*spec.Observation{o, o, nil}, Prior: []*spec.Observation{nil, o}, Step: step,
+					Context: map[string]any{"k": huge, "formats": p}, Upstream: &spec.Observation{Payload: map[string]any{"success": true, "recorded_calls": huge}},
 					A2AContextSent: "c", AgentURL: "https://a.example", Contributions: map[string]string{"b": "x"}}
 				r := checks[v.Check](v, f)
 				b, err := json.Marshal(r)
@@ -729,7 +730,7 @@ func FuzzCrossChecks(f *testing.F) {
 	f.Add([]byte(`{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"artifacts":[{"parts":[{"kind":"data","data":{"status":"submitted"}}]}]}`))
 	f.Add([]byte(`{"resource":"https://a.example/mcp","authorization_servers":["https://a.example"]}`))
 	f.Add([]byte(`[[[[[]]]]]`))
-	vals := []Validation{}
+	vals := []spec.Validation{}
 	for _, src := range []string{
 		`{check: any_of, allowed_values: [a]}`,
 		`{check: refs_resolve, source: {from: current_step, path: "products[*].format_ids[*]"}, target: {from: context, path: "k[*]"}, match_keys: [agent_url, id], scope: {key: agent_url, equals: $agent_url}}`,
@@ -746,30 +747,30 @@ func FuzzCrossChecks(f *testing.F) {
 		`{check: replay_not_cached_rate_limit}`,
 		`{check: oauth_metadata_graph}`,
 	} {
-		var v Validation
+		var v spec.Validation
 		if err := yaml.Unmarshal([]byte(src), &v); err != nil {
 			f.Fatal(err)
 		}
 		vals = append(vals, v)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := DecodeJSON(data)
+		doc, err := spec.DecodeJSON(data)
 		if err != nil {
 			return
 		}
 		m, _ := doc.(map[string]any)
-		o := &Observation{Transport: "a2a", Task: "create_media_buy", Payload: doc, A2AResult: data, Request: m, Error: m, ErrorCode: "RATE_LIMITED", HTTPStatus: 200}
-		prior := &Observation{Task: "get_products", Payload: doc}
-		facts := Facts{Obs: o, Dispatches: []*Observation{o, o}, Prior: []*Observation{prior}, Upstream: &Observation{Payload: doc},
+		o := &spec.Observation{Transport: "a2a", Task: "create_media_buy", Payload: doc, A2AResult: data, Request: m, Error: m, ErrorCode: "RATE_LIMITED", HTTPStatus: 200}
+		prior := &spec.Observation{Task: "get_products", Payload: doc}
+		facts := Facts{Obs: o, Dispatches: []*spec.Observation{o, o}, Prior: []*spec.Observation{prior}, Upstream: &spec.Observation{Payload: doc},
 			Context: map[string]any{"k": doc}, AgentURL: "https://a.example/mcp", A2AContextSent: "c"}
 		graphFacts := facts
-		graphFacts.Obs = &Observation{Task: "protected_resource_metadata", HTTPStatus: 200, Payload: doc}
-		graphFacts.OAuthGraph = &OAuthGraph{Responses: map[string]*OAuthResponse{
+		graphFacts.Obs = &spec.Observation{Task: "protected_resource_metadata", HTTPStatus: 200, Payload: doc}
+		graphFacts.OAuthGraph = &OAuthGraph{Responses: map[string]*spec.Response{
 			"https://a.example/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json", Body: data},
 			"https://a.example/.well-known/oauth-authorization-server":   {Status: 200, ContentType: "application/json", Body: data},
 		}}
 		for _, u := range OAuthGraphFetches("https://a.example/mcp", *graphFacts.OAuthGraph) {
-			graphFacts.OAuthGraph.Responses[u] = &OAuthResponse{Status: 302, Location: string(data)}
+			graphFacts.OAuthGraph.Responses[u] = &spec.Response{Status: 302, Location: string(data)}
 		}
 		if r := checkOAuthMetadataGraph(vals[len(vals)-1], graphFacts); !r.Passed && r.Message == "" {
 			t.Fatalf("oauth graph failure without a message: %+v", r)
@@ -790,13 +791,13 @@ func FuzzCrossChecks(f *testing.F) {
 // with a captured copy must not be quadratic in the depth.
 func TestDeepNestingStaysLinear(t *testing.T) {
 	raw := []byte(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))
-	doc, err := DecodeJSON(raw)
+	doc, err := spec.DecodeJSON(raw)
 	if err != nil {
 		t.Skipf("the decoder refuses this depth: %v", err)
 	}
 	v := val(t, `{check: field_equals_context, path: "", context_key: k, description: d}`)
 	start := time.Now()
-	r := checkFieldEqualsContext(v, Facts{Obs: &Observation{Payload: doc}, Context: map[string]any{"k": doc}})
+	r := checkFieldEqualsContext(v, Facts{Obs: &spec.Observation{Payload: doc}, Context: map[string]any{"k": doc}})
 	if !r.Passed {
 		t.Fatalf("equal documents differ: %+v", r.Message)
 	}
@@ -808,7 +809,7 @@ func TestDeepNestingStaysLinear(t *testing.T) {
 // TestCrossKindsAreContractKinds: every kind registered here is spelled as
 // the 3.2.0-beta.5 runner-output-contract.yaml lists it.
 func TestCrossKindsAreContractKinds(t *testing.T) {
-	r, err := Load(specDir(t, "3.2.0-beta.5"))
+	r, err := spec.Load(specDir(t, "3.2.0-beta.5"))
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -837,16 +838,16 @@ func TestCrossResultShapes(t *testing.T) {
 	}
 	start := time.Date(2026, 5, 2, 14, 30, 0, 0, time.UTC)
 	up := checkUpstreamTraffic(val(t, `{check: upstream_traffic, description: d, endpoint_pattern: "POST *", min_count: 2, payload_must_contain: [{path: a, match: equals, value: 1}]}`),
-		Facts{Obs: &Observation{Call: evidence.Call{Started: start}}, Upstream: upstreamReply(t, `[]`)})
+		Facts{Obs: &spec.Observation{Call: evidence.Call{Started: start}}, Upstream: upstreamReply(t, `[]`)})
 	distinct := checkCrossResponseCountDistinct(val(t, `{check: cross_response_count_distinct, path: id, allowed_values: [1], description: d}`),
-		Facts{Dispatches: []*Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
+		Facts{Dispatches: []*spec.Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
 	equal := checkCrossResponseFieldEqual(val(t, `{check: cross_response_field_equal, path: id, description: d}`),
-		Facts{Dispatches: []*Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
+		Facts{Dispatches: []*spec.Observation{{Payload: map[string]any{"id": "a"}}, {Payload: map[string]any{"id": "b"}}}})
 	lt := checkFieldLessThan(val(t, `{check: field_less_than, path: n, context_key: base, description: d}`),
-		Facts{Obs: &Observation{Payload: map[string]any{"n": 5.0}}, Context: map[string]any{"base": 3.0}})
+		Facts{Obs: &spec.Observation{Payload: map[string]any{"n": 5.0}}, Context: map[string]any{"base": 3.0}})
 	for _, c := range []struct {
 		name             string
-		r                Result
+		r                spec.Result
 		expected, actual any
 	}{
 		{"upstream_traffic", up, []string{"endpoint_pattern", "min_count", "payload_must_contain"}, []string{"matched_count", "missing_identifier_values", "missing_payload_paths", "total_calls"}},
@@ -876,7 +877,7 @@ func TestCrossResultShapes(t *testing.T) {
 // (it fails, or the case is undecidable here and not applicable).
 func TestCanonicalFormatsStoryboard(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
-		r, err := Load(specDir(t, rel))
+		r, err := spec.Load(specDir(t, rel))
 		if err != nil {
 			t.Fatalf("load: %v", err)
 		}
@@ -893,10 +894,10 @@ func TestCanonicalFormatsStoryboard(t *testing.T) {
 	}
 }
 
-func canonicalStoryboard(t *testing.T, sb *Storyboard) {
-	fixtures := Normalize(sb.Fixtures).(map[string]any)
+func canonicalStoryboard(t *testing.T, sb *spec.Storyboard) {
+	fixtures := spec.Normalize(sb.Fixtures).(map[string]any)
 	products, _ := fixtures["products"].([]any)
-	prior := &Observation{Task: "get_products", Payload: map[string]any{"products": products}}
+	prior := &spec.Observation{Task: "get_products", Payload: map[string]any{"products": products}}
 	graded := 0
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
@@ -905,8 +906,8 @@ func canonicalStoryboard(t *testing.T, sb *Storyboard) {
 					continue
 				}
 				graded++
-				req := Normalize(st.SampleRequest).(map[string]any)
-				accepted := &Observation{Task: "create_media_buy", Request: req, Payload: map[string]any{"media_buy_id": "mb"}}
+				req := spec.Normalize(st.SampleRequest).(map[string]any)
+				accepted := &spec.Observation{Task: "create_media_buy", Request: req, Payload: map[string]any{"media_buy_id": "mb"}}
 				code := "UNSUPPORTED_FEATURE"
 				for _, w := range st.Validations {
 					if w.Check == "error_code" {
@@ -917,16 +918,16 @@ func canonicalStoryboard(t *testing.T, sb *Storyboard) {
 						}
 					}
 				}
-				rejected := &Observation{Task: "create_media_buy", Request: req, IsError: true, ErrorCode: code, Error: map[string]any{"code": code}}
+				rejected := &spec.Observation{Task: "create_media_buy", Request: req, IsError: true, ErrorCode: code, Error: map[string]any{"code": code}}
 				asExpected, flipped := accepted, rejected
 				if v.Value == false {
 					asExpected, flipped = rejected, accepted
 				}
-				good := checkCanonicalFormatSatisfaction(v, Facts{Obs: asExpected, Prior: []*Observation{prior}})
+				good := checkCanonicalFormatSatisfaction(v, Facts{Obs: asExpected, Prior: []*spec.Observation{prior}})
 				if !good.Passed || good.NotApplicable {
 					t.Errorf("%s: a seller behaving as expected is not passed: %+v", st.ID, good)
 				}
-				bad := checkCanonicalFormatSatisfaction(v, Facts{Obs: flipped, Prior: []*Observation{prior}})
+				bad := checkCanonicalFormatSatisfaction(v, Facts{Obs: flipped, Prior: []*spec.Observation{prior}})
 				if bad.Passed && !bad.NotApplicable {
 					t.Errorf("%s: a seller doing the opposite passes: %+v", st.ID, bad)
 				}
@@ -944,7 +945,7 @@ func canonicalStoryboard(t *testing.T, sb *Storyboard) {
 // parameter blocks as loaded) in both releases.
 func TestIdempotencyStoryboardCrossResponse(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
-		r, err := Load(specDir(t, rel))
+		r, err := spec.Load(specDir(t, rel))
 		if err != nil {
 			t.Fatalf("load: %v", err)
 		}
@@ -962,14 +963,14 @@ func TestIdempotencyStoryboardCrossResponse(t *testing.T) {
 							continue
 						}
 						seen[v.Check] = true
-						var good, bad []*Observation
+						var good, bad []*spec.Observation
 						if v.Check == "replay_not_cached_rate_limit" {
-							limited := &Observation{ErrorCode: "RATE_LIMITED", IsError: true, Error: map[string]any{"code": "RATE_LIMITED", "retry_after": 1.0}}
-							good = []*Observation{{Payload: map[string]any{}}, limited, {Payload: map[string]any{"media_buy_id": "mb"}}}
-							bad = []*Observation{limited, limited}
+							limited := &spec.Observation{ErrorCode: "RATE_LIMITED", IsError: true, Error: map[string]any{"code": "RATE_LIMITED", "retry_after": 1.0}}
+							good = []*spec.Observation{{Payload: map[string]any{}}, limited, {Payload: map[string]any{"media_buy_id": "mb"}}}
+							bad = []*spec.Observation{limited, limited}
 						} else {
-							good = []*Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-1", "replayed": true}}}
-							bad = []*Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-2"}}}
+							good = []*spec.Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-1", "replayed": true}}}
+							bad = []*spec.Observation{{Payload: map[string]any{"media_buy_id": "mb-1"}}, {Payload: map[string]any{"media_buy_id": "mb-2"}}}
 						}
 						if res := fn(v, Facts{Dispatches: good, Step: st}); !res.Passed || res.NotApplicable {
 							t.Errorf("%s %s %s: conformant set not passed: %+v", rel, st.ID, v.Check, res)

@@ -3,6 +3,8 @@ package storyboard
 import (
 	"fmt"
 	"math"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Cross-response kinds (universal/storyboard-schema.yaml "Cross-response
@@ -13,12 +15,12 @@ import (
 // dispatchGate grades not_applicable outside the declared contract: the
 // step (when the engine supplies it) must declare requires_contract and
 // its parameter block, and there must be dispatches.
-func dispatchGate(r Result, f Facts, contract string, block bool) (Result, bool) {
+func dispatchGate(r spec.Result, f Facts, contract string, block bool) (spec.Result, bool) {
 	if f.Step != nil && (f.Step.RequiresContract != contract || !block) {
-		return r.na("%s applies only to a step declaring requires_contract: %s with its parameter block", r.Check, contract), true
+		return r.NA("%s applies only to a step declaring requires_contract: %s with its parameter block", r.Check, contract), true
 	}
 	if len(f.Dispatches) == 0 {
-		return r.na("%s applies only to a multi-dispatch step; this step has no dispatch set", r.Check), true
+		return r.NA("%s applies only to a multi-dispatch step; this step has no dispatch set", r.Check), true
 	}
 	return r, false
 }
@@ -27,44 +29,44 @@ func dispatchGate(r Result, f Facts, contract string, block bool) (Result, bool)
 // was resolved (no IDEMPOTENCY_IN_FLIGHT left, which the runner resolves
 // by retrying after retry_after; past its budget the step is a
 // step_timeout, not a rule-9 violation).
-func resolvedSet(r Result, f Facts) (Result, bool) {
+func resolvedSet(r spec.Result, f Facts) (spec.Result, bool) {
 	for i, d := range f.Dispatches {
 		switch {
 		case d == nil:
-			return r.na("dispatch %d was not made", i), true
+			return r.NA("dispatch %d was not made", i), true
 		case d.Failure != "":
-			return r.na("dispatch %d proves nothing about the agent: %s", i, d.Failure), true
+			return r.NA("dispatch %d proves nothing about the agent: %s", i, d.Failure), true
 		case d.ErrorCode == "IDEMPOTENCY_IN_FLIGHT":
-			return r.na("dispatch %d is still IDEMPOTENCY_IN_FLIGHT: the response set was not resolved within the step budget (step_timeout)", i), true
+			return r.NA("dispatch %d is still IDEMPOTENCY_IN_FLIGHT: the response set was not resolved within the step budget (step_timeout)", i), true
 		}
 	}
 	return r, false
 }
 
-func crossPath(v Validation) (string, bool) {
+func crossPath(v spec.Validation) (string, bool) {
 	if v.Path == nil {
 		return "", false
 	}
-	segs, err := parsePath(*v.Path)
+	segs, err := spec.ParsePath(*v.Path)
 	if err != nil {
 		return "", false
 	}
 	for _, s := range segs {
-		if s.wild {
+		if s.Wild {
 			return "", false
 		}
 	}
 	return *v.Path, true
 }
 
-func checkCrossResponseFieldEqual(v Validation, f Facts) Result {
+func checkCrossResponseFieldEqual(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if out, done := dispatchGate(r, f, "parallel_dispatch_runner", f.Step != nil && f.Step.ParallelDispatch != nil); done {
 		return out
 	}
 	path, ok := crossPath(v)
 	if !ok {
-		return r.na("cross_response_field_equal needs a path without wildcards (an authoring error)")
+		return r.NA("cross_response_field_equal needs a path without wildcards (an authoring error)")
 	}
 	if out, done := resolvedSet(r, f); done {
 		return out
@@ -74,14 +76,14 @@ func checkCrossResponseFieldEqual(v Validation, f Facts) Result {
 	var first any
 	have := false
 	for i, d := range f.Dispatches {
-		val, _, found := Lookup(d.Payload, path)
+		val, _, found := spec.Lookup(d.Payload, path)
 		if d.Payload == nil {
 			found = false
 		}
 		if !found {
 			// Spec: "A missing value on a response is treated as a
 			// non-equal observation and fails the check."
-			return r.fail(ptr(Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
+			return r.Fail(ptr(spec.Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
 				"dispatch %d carries no %s (error %s): the responses do not converge", i, path, codeOr(d))
 		}
 		if val == nil {
@@ -93,37 +95,37 @@ func checkCrossResponseFieldEqual(v Validation, f Facts) Result {
 			continue
 		}
 		if !sameJSON(first, val) {
-			return r.fail(ptr(Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
+			return r.Fail(ptr(spec.Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
 				"dispatch %d has %s = %s, dispatch 0's value was %s", i, path, shown(val), shown(first))
 		}
 	}
-	return r.pass()
+	return r.Pass()
 }
 
-func codeOr(d *Observation) string {
+func codeOr(d *spec.Observation) string {
 	if d.ErrorCode != "" {
 		return d.ErrorCode
 	}
 	return "none"
 }
 
-func checkCrossResponseCountDistinct(v Validation, f Facts) Result {
+func checkCrossResponseCountDistinct(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if out, done := dispatchGate(r, f, "parallel_dispatch_runner", f.Step != nil && f.Step.ParallelDispatch != nil); done {
 		return out
 	}
 	path, ok := crossPath(v)
 	if !ok {
-		return r.na("cross_response_count_distinct needs a path without wildcards (an authoring error)")
+		return r.NA("cross_response_count_distinct needs a path without wildcards (an authoring error)")
 	}
 	if len(v.AllowedValues) == 0 {
-		return r.na("cross_response_count_distinct declares no allowed_values (an authoring error)")
+		return r.NA("cross_response_count_distinct declares no allowed_values (an authoring error)")
 	}
 	allowed := map[float64]bool{}
 	for _, a := range v.AllowedValues {
-		n, isNum := Normalize(a).(float64)
+		n, isNum := spec.Normalize(a).(float64)
 		if !isNum || n < 0 || n != math.Trunc(n) {
-			return r.na("allowed_values holds %s, not a cardinality (an authoring error)", shown(a))
+			return r.NA("allowed_values holds %s, not a cardinality (an authoring error)", shown(a))
 		}
 		allowed[n] = true
 	}
@@ -133,7 +135,7 @@ func checkCrossResponseCountDistinct(v Validation, f Facts) Result {
 	seen := map[string]bool{}
 	var observed []any
 	for _, d := range f.Dispatches {
-		val, _, found := Lookup(d.Payload, path)
+		val, _, found := spec.Lookup(d.Payload, path)
 		if d.Payload == nil || !found || val == nil {
 			continue
 		}
@@ -142,10 +144,10 @@ func checkCrossResponseCountDistinct(v Validation, f Facts) Result {
 	}
 	n := float64(len(seen))
 	if allowed[n] {
-		return r.pass()
+		return r.Pass()
 	}
-	return r.fail(ptr(Pointer(path)),
-		map[string]any{"path": path, "allowed_values": capList(Normalize(v.AllowedValues).([]any))},
+	return r.Fail(ptr(spec.Pointer(path)),
+		map[string]any{"path": path, "allowed_values": capList(spec.Normalize(v.AllowedValues).([]any))},
 		map[string]any{"observed_cardinality": n, "observed_values": capList(observed)},
 		"%d distinct value(s) at %s across %d dispatches; allowed %s", len(seen), path, len(f.Dispatches), shown(v.AllowedValues))
 }
@@ -161,7 +163,7 @@ const defaultReplayWait = 30
 // served), when the trip carried no usable top-level error.retry_after
 // (missing_retry_after), or when retry_after exceeded the step's wait
 // budget so no replay could be made (replay_wait_exceeded).
-func checkReplayNotCachedRateLimit(v Validation, f Facts) Result {
+func checkReplayNotCachedRateLimit(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if out, done := dispatchGate(r, f, "rate_limit_trip_runner", f.Step != nil && f.Step.RateLimitTrip != nil); done {
 		return out
@@ -174,7 +176,7 @@ func checkReplayNotCachedRateLimit(v Validation, f Facts) Result {
 		}
 	}
 	if trip < 0 {
-		return r.na("rate_limit_not_triggered: %d attempt(s) without a RATE_LIMITED response", len(f.Dispatches))
+		return r.NA("rate_limit_not_triggered: %d attempt(s) without a RATE_LIMITED response", len(f.Dispatches))
 	}
 	t := f.Dispatches[trip]
 	wait := defaultReplayWait
@@ -183,15 +185,15 @@ func checkReplayNotCachedRateLimit(v Validation, f Facts) Result {
 	}
 	ra, raOK := finite(t.Error["retry_after"])
 	if !raOK || ra <= 0 {
-		return r.fail(ptr("/error/retry_after"), "retry_after seconds > 0", t.Error["retry_after"],
+		return r.Fail(ptr("/error/retry_after"), "retry_after seconds > 0", t.Error["retry_after"],
 			"missing_retry_after: the RATE_LIMITED response (attempt %d) carries no usable error.retry_after", trip)
 	}
 	if ra > float64(wait) {
-		return r.fail(ptr("/error/retry_after"), fmt.Sprintf("retry_after <= %d", wait), ra,
+		return r.Fail(ptr("/error/retry_after"), fmt.Sprintf("retry_after <= %d", wait), ra,
 			"replay_wait_exceeded: retry_after %v exceeds the replay wait budget of %ds, so the invariant cannot be verified", ra, wait)
 	}
 	if trip == len(f.Dispatches)-1 {
-		return r.na("no replay of the rate-limited key was observed")
+		return r.NA("no replay of the rate-limited key was observed")
 	}
 	rep := f.Dispatches[len(f.Dispatches)-1]
 	if rep == nil || rep.Failure != "" {
@@ -199,17 +201,17 @@ func checkReplayNotCachedRateLimit(v Validation, f Facts) Result {
 		if rep != nil {
 			why = rep.Failure
 		}
-		return r.na("the replay proves nothing about the agent: %s", why)
+		return r.NA("the replay proves nothing about the agent: %s", why)
 	}
 	expected := map[string]any{"trip_error_code": "RATE_LIMITED", "replay_error_code": "not RATE_LIMITED"}
 	if rep.ErrorCode == "RATE_LIMITED" {
-		return r.fail(ptr("/error/code"), expected, map[string]any{"replay_error_code": "RATE_LIMITED"},
+		return r.Fail(ptr("/error/code"), expected, map[string]any{"replay_error_code": "RATE_LIMITED"},
 			"rate_limit_response_cached_as_replay: the replay of the rate-limited idempotency_key after %vs returned RATE_LIMITED again", ra)
 	}
-	return r.pass().observe("replay after %vs returned %s", ra, replayShape(rep))
+	return r.Pass().Observe("replay after %vs returned %s", ra, replayShape(rep))
 }
 
-func replayShape(o *Observation) string {
+func replayShape(o *spec.Observation) string {
 	if o.ErrorCode != "" {
 		return "error " + o.ErrorCode
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dlclark/regexp2"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // fieldChecks are the single-response check kinds: each reads only the
@@ -85,18 +86,18 @@ const (
 
 // pathOf returns the validation's path, or a not_applicable result when it
 // has none or the check does not grade wildcards and the path has one.
-func pathOf(v Validation, wildcards bool) (string, *Result) {
+func pathOf(v spec.Validation, wildcards bool) (string, *spec.Result) {
 	if v.Path == nil {
 		r := notApplicable(fmt.Sprintf("the %s validation declares no path: an authoring error, not a seller fault", v.Check))
 		return "", &r
 	}
 	p := *v.Path
-	if _, err := parsePath(p); err != nil {
-		r := notApplicable(fmt.Sprintf("the path %q is not a storyboard path (%v): an authoring error, not a seller fault", Clip(p, 200), err))
+	if _, err := spec.ParsePath(p); err != nil {
+		r := notApplicable(fmt.Sprintf("the path %q is not a storyboard path (%v): an authoring error, not a seller fault", spec.Clip(p, 200), err))
 		return "", &r
 	}
 	if !wildcards && strings.Contains(p, "[*]") {
-		r := notApplicable(fmt.Sprintf("%s does not define wildcard paths (%q); only field_contains does: not graded", v.Check, Clip(p, 200)))
+		r := notApplicable(fmt.Sprintf("%s does not define wildcard paths (%q); only field_contains does: not graded", v.Check, spec.Clip(p, 200)))
 		return "", &r
 	}
 	return p, nil
@@ -105,24 +106,24 @@ func pathOf(v Validation, wildcards bool) (string, *Result) {
 // lookup resolves a wildcard-free path in the payload: the value, its
 // pointer (where it is, or where it would be) and whether it resolved.
 func lookup(f Facts, p string) (any, string, bool) {
-	v, ptr, ok := Lookup(f.Obs.Payload, p)
+	v, ptr, ok := spec.Lookup(f.Obs.Payload, p)
 	if !ok {
-		return nil, Pointer(p), false
+		return nil, spec.Pointer(p), false
 	}
 	return v, ptr, true
 }
 
 func ptr(s string) *string { return &s }
 
-func pass() Result { return Result{Passed: true} }
+func pass() spec.Result { return spec.Result{Passed: true} }
 
-func fail(pointer *string, expected, actual any, format string, a ...any) Result {
-	return Result{Passed: false, JSONPointer: pointer, Expected: expected, Actual: actual, Message: fmt.Sprintf(format, a...)}
+func fail(pointer *string, expected, actual any, format string, a ...any) spec.Result {
+	return spec.Result{Passed: false, JSONPointer: pointer, Expected: expected, Actual: actual, Message: fmt.Sprintf(format, a...)}
 }
 
 // --- presence ---
 
-func checkFieldPresent(v Validation, f Facts) Result {
+func checkFieldPresent(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -142,7 +143,7 @@ func checkFieldPresent(v Validation, f Facts) Result {
 // blockingScalar is the scalar value a path runs into before its end
 // (the path descends into a string or a number), or nil.
 func blockingScalar(doc any, p string) any {
-	segs, err := parsePath(p)
+	segs, err := spec.ParsePath(p)
 	if err != nil {
 		return nil
 	}
@@ -150,24 +151,24 @@ func blockingScalar(doc any, p string) any {
 	for _, s := range segs {
 		switch c := cur.(type) {
 		case map[string]any:
-			if s.wild || s.index >= 0 {
+			if s.Wild || s.Index >= 0 {
 				return nil
 			}
-			x, ok := c[s.key]
+			x, ok := c[s.Key]
 			if !ok {
 				return nil
 			}
 			cur = x
 		case []any:
-			i := s.index
-			if s.index < 0 {
-				n, err := strconv.Atoi(s.key)
+			i := s.Index
+			if s.Index < 0 {
+				n, err := strconv.Atoi(s.Key)
 				if err != nil {
 					return nil
 				}
 				i = n
 			}
-			if s.wild || i < 0 || i >= len(c) {
+			if s.Wild || i < 0 || i >= len(c) {
 				return nil
 			}
 			cur = c[i]
@@ -180,7 +181,7 @@ func blockingScalar(doc any, p string) any {
 	return nil
 }
 
-func checkFieldAbsent(v Validation, f Facts) Result {
+func checkFieldAbsent(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -194,7 +195,7 @@ func checkFieldAbsent(v Validation, f Facts) Result {
 
 // --- pattern ---
 
-func checkFieldPattern(v Validation, f Facts) Result {
+func checkFieldPattern(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -207,7 +208,7 @@ func checkFieldPattern(v Validation, f Facts) Result {
 	// RegExp.prototype.test.
 	re, err := regexp2.Compile(v.Pattern, regexp2.ECMAScript)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("the pattern %q does not compile as an ECMAScript regular expression (%v): an authoring error", Clip(v.Pattern, 200), err))
+		return notApplicable(fmt.Sprintf("the pattern %q does not compile as an ECMAScript regular expression (%v): an authoring error", spec.Clip(v.Pattern, 200), err))
 	}
 	re.MatchTimeout = regexTimeout
 	expected := map[string]any{"pattern": v.Pattern}
@@ -217,11 +218,11 @@ func checkFieldPattern(v Validation, f Facts) Result {
 	}
 	s, isStr := val.(string)
 	if !isStr {
-		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, JSONType(val))
+		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, spec.JSONType(val))
 	}
 	m, err := re.MatchString(s)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, Clip(err.Error(), 200)))
+		return notApplicable(fmt.Sprintf("matching %s against the pattern did not finish within %v (%s): not judged", p, regexTimeout, spec.Clip(err.Error(), 200)))
 	}
 	if !m {
 		return fail(ptr(at), expected, echo(val), "%s does not match the pattern", p)
@@ -234,30 +235,30 @@ func checkFieldPattern(v Validation, f Facts) Result {
 // expectation is a validation's value or allowed_values, normalized: the
 // allowed set, and what `expected` reports (the value itself, or the
 // allowed_values array).
-func expectation(v Validation) (allowed []any, reported any, ok bool) {
+func expectation(v spec.Validation) (allowed []any, reported any, ok bool) {
 	if v.Has("allowed_values") || len(v.AllowedValues) > 0 {
-		n := Normalize(v.AllowedValues)
+		n := spec.Normalize(v.AllowedValues)
 		list, _ := n.([]any)
 		return list, list, len(list) > 0
 	}
 	if v.Has("value") {
-		n := Normalize(v.Value)
+		n := spec.Normalize(v.Value)
 		return []any{n}, n, true
 	}
 	return nil, nil, false
 }
 
 func member(val any, allowed []any) bool {
-	n := Normalize(val)
+	n := spec.Normalize(val)
 	for _, a := range allowed {
-		if Equal(n, a) {
+		if spec.Equal(n, a) {
 			return true
 		}
 	}
 	return false
 }
 
-func checkFieldValue(v Validation, f Facts) Result {
+func checkFieldValue(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -279,7 +280,7 @@ func checkFieldValue(v Validation, f Facts) Result {
 	return pass()
 }
 
-func checkFieldValueOrAbsent(v Validation, f Facts) Result {
+func checkFieldValueOrAbsent(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -306,7 +307,7 @@ func checkFieldValueOrAbsent(v Validation, f Facts) Result {
 // array without [*] (experimental_features, …impacts in the shipped
 // storyboards, which expect an element) contains that array's elements,
 // as `path[*]` would give.
-func checkFieldContains(v Validation, f Facts) Result {
+func checkFieldContains(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, true)
 	if na != nil {
 		return *na
@@ -315,9 +316,9 @@ func checkFieldContains(v Validation, f Facts) Result {
 	if !ok {
 		return notApplicable("the field_contains validation declares neither value nor allowed_values: an authoring error, not a seller fault")
 	}
-	ms, err := Resolve(f.Obs.Payload, p)
+	ms, err := spec.Resolve(f.Obs.Payload, p)
 	if err != nil {
-		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", Clip(p, 200), err))
+		return notApplicable(fmt.Sprintf("the path %q does not resolve: %v", spec.Clip(p, 200), err))
 	}
 	// The terminal values: each resolved value, and when the path does not
 	// end in [*] and a value is an array, its elements (reported) — the
@@ -335,7 +336,7 @@ func checkFieldContains(v Validation, f Facts) Result {
 	}
 	for _, a := range allowed {
 		for _, t := range append(wholes, terms...) {
-			if Subset(a, t) {
+			if spec.Subset(a, t) {
 				return pass()
 			}
 		}
@@ -343,7 +344,7 @@ func checkFieldContains(v Validation, f Facts) Result {
 	// The pointer names the array the wildcard walks (the path before its
 	// first [*]), or the one value resolved.
 	prefix, _, _ := strings.Cut(p, "[*]")
-	at := Pointer(prefix)
+	at := spec.Pointer(prefix)
 	if len(ms) == 1 {
 		at = ms[0].Pointer
 	}
@@ -354,7 +355,7 @@ func checkFieldContains(v Validation, f Facts) Result {
 
 // count reads a non-negative integer bound from a validation value.
 func count(v any) (int, bool) {
-	n, ok := Normalize(v).(float64)
+	n, ok := spec.Normalize(v).(float64)
 	if !ok || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
 		return 0, false
 	}
@@ -362,7 +363,7 @@ func count(v any) (int, bool) {
 }
 
 // checkArrayLength: storyboard-schema.yaml (3.2) "array_length check".
-func checkArrayLength(v Validation, f Facts) Result {
+func checkArrayLength(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
@@ -414,12 +415,12 @@ func checkArrayLength(v Validation, f Facts) Result {
 // checkFieldGreaterThan: "Requires the value at path and the literal
 // value threshold to be finite numbers, and passes only when the observed
 // value is strictly greater" (storyboard-schema.yaml, 3.2).
-func checkFieldGreaterThan(v Validation, f Facts) Result {
+func checkFieldGreaterThan(v spec.Validation, f Facts) spec.Result {
 	p, na := pathOf(v, false)
 	if na != nil {
 		return *na
 	}
-	th, ok := Normalize(v.Value).(float64)
+	th, ok := spec.Normalize(v.Value).(float64)
 	if !v.Has("value") || !ok || math.IsNaN(th) || math.IsInf(th, 0) {
 		return notApplicable("the field_greater_than validation declares no finite-number value threshold: an authoring error")
 	}
@@ -429,7 +430,7 @@ func checkFieldGreaterThan(v Validation, f Facts) Result {
 	}
 	n, isNum := val.(float64)
 	if !isNum || math.IsNaN(n) || math.IsInf(n, 0) {
-		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, JSONType(val))
+		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, spec.JSONType(val))
 	}
 	if !(n > th) {
 		return fail(ptr(at), th, n, "%s is not greater than %v", p, th)
@@ -444,21 +445,21 @@ func checkFieldGreaterThan(v Validation, f Facts) Result {
 // value, the reply's HTTP status equals it (as http_status); without one,
 // the task succeeded — no error on any layer — as the reference runner
 // grades it (expected "success").
-func checkStatusCode(v Validation, f Facts) Result {
+func checkStatusCode(v spec.Validation, f Facts) spec.Result {
 	if v.Has("value") {
 		return checkHTTPStatus(v, f)
 	}
 	if f.Obs.IsError || f.Obs.Error != nil {
 		var actual any = "failed"
 		if f.Obs.ErrorCode != "" {
-			actual = Clip(f.Obs.ErrorCode, 200)
+			actual = spec.Clip(f.Obs.ErrorCode, 200)
 		}
 		return fail(nil, "success", actual, "the task did not succeed")
 	}
 	return pass()
 }
 
-func checkHTTPStatus(v Validation, f Facts) Result {
+func checkHTTPStatus(v spec.Validation, f Facts) spec.Result {
 	want, ok := count(v.Value)
 	if !ok {
 		return notApplicable(fmt.Sprintf("the %s validation declares no integer status value: an authoring error", v.Check))
@@ -472,8 +473,8 @@ func checkHTTPStatus(v Validation, f Facts) Result {
 	return pass()
 }
 
-func checkHTTPStatusIn(v Validation, f Facts) Result {
-	allowed, _ := Normalize(v.AllowedValues).([]any)
+func checkHTTPStatusIn(v spec.Validation, f Facts) spec.Result {
+	allowed, _ := spec.Normalize(v.AllowedValues).([]any)
 	if len(allowed) == 0 {
 		return notApplicable("the http_status_in validation declares no allowed_values: an authoring error")
 	}
@@ -493,7 +494,7 @@ func checkHTTPStatusIn(v Validation, f Facts) Result {
 // No code on any layer fails with error_code_not_resolvable. A validation
 // with neither value nor allowed_values asserts only that a typed code is
 // there (the shipped "Rejected response carries a typed AdCP error code").
-func checkErrorCode(v Validation, f Facts) Result {
+func checkErrorCode(v spec.Validation, f Facts) spec.Result {
 	allowed, expected, constrained := expectation(v)
 	if !constrained {
 		expected = "any AdCP error code"
@@ -504,7 +505,7 @@ func checkErrorCode(v Validation, f Facts) Result {
 	}
 	at := errorCodePointer(f.Obs.Payload, code)
 	if constrained && !member(code, allowed) {
-		return fail(at, expected, Clip(code, 200), "the reply's error code is not the expected one")
+		return fail(at, expected, spec.Clip(code, 200), "the reply's error code is not the expected one")
 	}
 	return pass()
 }
@@ -514,7 +515,7 @@ func checkErrorCode(v Validation, f Facts) Result {
 // from another layer (JSON-RPC error.data, an A2A status message).
 func errorCodePointer(payload any, code string) *string {
 	for _, p := range []string{"adcp_error.code", "errors[0].code"} {
-		if v, at, ok := Lookup(payload, p); ok && v == code {
+		if v, at, ok := spec.Lookup(payload, p); ok && v == code {
 			return ptr(at)
 		}
 	}
@@ -527,7 +528,7 @@ func errorCodePointer(payload any, code string) *string {
 // case-insensitively (runner-output-contract.yaml response_headers). On
 // any other status the requirement does not apply: not_applicable, with
 // the status in the note.
-func checkOn401RequireHeader(v Validation, f Facts) Result {
+func checkOn401RequireHeader(v spec.Validation, f Facts) spec.Result {
 	name, _ := v.Value.(string)
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -550,7 +551,7 @@ func checkOn401RequireHeader(v Validation, f Facts) Result {
 		}
 	}
 	lower := strings.ToLower(name)
-	return fail(ptr("/headers/"+escapePointer(lower)), lower, nil, "the 401 response carries no %s header", Clip(lower, 100))
+	return fail(ptr("/headers/"+spec.EscapePointer(lower)), lower, nil, "the 401 response carries no %s header", spec.Clip(lower, 100))
 }
 
 // checkResourceEqualsAgentURL compares the RFC 9728 metadata's `resource`
@@ -561,7 +562,7 @@ func checkOn401RequireHeader(v Validation, f Facts) Result {
 // is significant. An empty path and "/" are the same URL (RFC 3986
 // §6.2.3). The message does not echo the advertised value; the
 // machine-readable actual does.
-func checkResourceEqualsAgentURL(v Validation, f Facts) Result {
+func checkResourceEqualsAgentURL(v spec.Validation, f Facts) spec.Result {
 	if f.AgentURL == "" {
 		return notApplicable("the agent URL under test is unknown: resource cannot be compared")
 	}
@@ -569,14 +570,14 @@ func checkResourceEqualsAgentURL(v Validation, f Facts) Result {
 	if err != nil {
 		return notApplicable(fmt.Sprintf("the agent URL under test does not parse (%v)", err))
 	}
-	val, _, _ := Lookup(f.Obs.Payload, "resource")
+	val, _, _ := spec.Lookup(f.Obs.Payload, "resource")
 	s, isStr := val.(string)
 	if !isStr || s == "" {
 		return fail(ptr("/resource"), want, echo(val), "the metadata carries no string resource")
 	}
 	got, err := canonicalResource(s)
 	if err != nil || got != want {
-		return fail(ptr("/resource"), want, Clip(s, maxEchoString), "the advertised resource is not the agent URL under test")
+		return fail(ptr("/resource"), want, spec.Clip(s, maxEchoString), "the advertised resource is not the agent URL under test")
 	}
 	return pass()
 }
@@ -649,7 +650,7 @@ func canonicalResource(raw string) (string, error) {
 // A payload in an async status (submitted, working, input-required)
 // against the task's main response schema is validated against the
 // release's async variant for that status when there is one.
-func checkResponseSchema(v Validation, f Facts) Result {
+func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 	set := f.Schemas
 	if set == nil {
 		return notApplicable("no schemas (--schemas): response_schema not validated")
@@ -658,17 +659,17 @@ func checkResponseSchema(v Validation, f Facts) Result {
 	rel = strings.TrimPrefix(rel, "/schemas/"+set.Release()+"/")
 	rel = strings.TrimPrefix(rel, "/")
 	if strings.ContainsAny(rel, "$<>{}") {
-		return notApplicable(fmt.Sprintf("response_schema_ref %q was not resolved to a schema path", Clip(rel, 200)))
+		return notApplicable(fmt.Sprintf("response_schema_ref %q was not resolved to a schema path", spec.Clip(rel, 200)))
 	}
 	status, _ := lookupString(f.Obs.Payload, "status")
 	if rel == "" || rel == set.ResponseSchema(f.Obs.Task, "") {
 		rel = set.ResponseSchema(f.Obs.Task, status)
 	}
 	if rel == "" {
-		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), Clip(f.Obs.Task, 100)))
+		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), spec.Clip(f.Obs.Task, 100)))
 	}
 	id := "/schemas/" + set.Release() + "/" + rel
-	res := Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel}
+	res := spec.Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel}
 	doc := payloadBytes(f.Obs)
 	if doc == nil {
 		if f.Obs.Error != nil {
@@ -704,9 +705,9 @@ func checkResponseSchema(v Validation, f Facts) Result {
 const onlyTransportError = "the reply carries its error only on the transport layer (adcp_error), which transport-errors.mdx allows (populating both layers is a SHOULD): validated against core/error.json"
 
 // validateAgainst validates doc against the release schema rel.
-func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Result {
+func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) spec.Result {
 	id := "/schemas/" + set.Release() + "/" + rel
-	res := Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel, Note: note}
+	res := spec.Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel, Note: note}
 	vs, err := set.Validate(rel, doc)
 	if err != nil {
 		na := notApplicable(fmt.Sprintf("schema %s could not be applied: %v", rel, err))
@@ -726,7 +727,7 @@ func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Resu
 			res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", schemas.Total(vs)-maxEchoItems))
 			break
 		}
-		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": Clip(x.Message, maxEchoString)})
+		out = append(out, map[string]any{"instance_path": x.Pointer, "schema_path": x.SchemaPath, "keyword": x.Keyword, "message": spec.Clip(x.Message, maxEchoString)})
 	}
 	if len(vs) <= maxEchoItems && last.More > 0 {
 		res.Observations = append(res.Observations, fmt.Sprintf("%d more schema errors not listed", last.More))
@@ -744,7 +745,7 @@ func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) Resu
 }
 
 // payloadBytes is the payload's JSON, nil when the reply carried none.
-func payloadBytes(o *Observation) []byte {
+func payloadBytes(o *spec.Observation) []byte {
 	if o.Payload == nil {
 		return nil
 	}
@@ -759,7 +760,7 @@ func payloadBytes(o *Observation) []byte {
 }
 
 func lookupString(doc any, p string) (string, bool) {
-	v, _, ok := Lookup(doc, p)
+	v, _, ok := spec.Lookup(doc, p)
 	s, isStr := v.(string)
 	return s, ok && isStr
 }
@@ -773,7 +774,7 @@ func echo(v any) any { return echoAt(v, 0) }
 func echoAt(v any, depth int) any {
 	switch x := v.(type) {
 	case string:
-		return Clip(x, maxEchoString)
+		return spec.Clip(x, maxEchoString)
 	case []any:
 		if depth >= maxEchoDepth {
 			return fmt.Sprintf("[array of %d items, nested too deep to echo]", len(x))
@@ -798,7 +799,7 @@ func echoAt(v any, depth int) any {
 				out["…"] = fmt.Sprintf("%d more keys", len(x)-maxEchoItems)
 				break
 			}
-			out[Clip(k, 200)] = echoAt(e, depth+1)
+			out[spec.Clip(k, 200)] = echoAt(e, depth+1)
 			i++
 		}
 		return out

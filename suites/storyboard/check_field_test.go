@@ -16,12 +16,13 @@ import (
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // val decodes one validation as a storyboard writes it.
-func val(t testing.TB, src string) storyboard.Validation {
+func val(t testing.TB, src string) spec.Validation {
 	t.Helper()
-	var v storyboard.Validation
+	var v spec.Validation
 	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
 		t.Fatalf("validation %q: %v", src, err)
 	}
@@ -30,11 +31,11 @@ func val(t testing.TB, src string) storyboard.Validation {
 
 // obs is a reply whose extracted payload is the JSON text payload ("" for
 // none).
-func obs(t testing.TB, payload string) *storyboard.Observation {
+func obs(t testing.TB, payload string) *spec.Observation {
 	t.Helper()
-	o := &storyboard.Observation{Transport: "mcp", Task: "get_products", HTTPStatus: 200, ExtractionPath: "structured_content"}
+	o := &spec.Observation{Transport: "mcp", Task: "get_products", HTTPStatus: 200, ExtractionPath: "structured_content"}
 	if payload != "" {
-		doc, err := storyboard.DecodeJSON([]byte(payload))
+		doc, err := spec.DecodeJSON([]byte(payload))
 		if err != nil {
 			t.Fatalf("payload %q: %v", payload, err)
 		}
@@ -48,7 +49,7 @@ func facts(t testing.TB, payload string) storyboard.Facts {
 }
 
 // verdict is how a result reads: pass, fail or na.
-func verdict(r storyboard.Result) string {
+func verdict(r spec.Result) string {
 	switch {
 	case r.NotApplicable && r.Passed:
 		return "na"
@@ -516,7 +517,7 @@ func TestFieldPatternIsBoundedInTime(t *testing.T) {
 func TestEverySpecValidationGradesWithoutPanic(t *testing.T) {
 	for _, release := range []string{"3.1.19", "3.2.0-beta.5"} {
 		t.Run(release, func(t *testing.T) {
-			rel, err := storyboard.Load(shared.File(t, filepath.Join("spec/compliance", release)))
+			rel, err := spec.Load(shared.File(t, filepath.Join("spec/compliance", release)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -562,11 +563,11 @@ func FuzzGrade(f *testing.F) {
 	f.Add([]byte(`{"a":[{"b":null}],"errors":[{"code":7}]}`), "a[*].b", 0)
 	kinds := []string{"field_present", "field_absent", "field_value", "field_value_or_absent", "field_contains", "field_pattern", "envelope_field_absent", "array_length", "field_greater_than", "error_code", "http_status", "http_status_in", "status_code", "on_401_require_header", "resource_equals_agent_url"}
 	f.Fuzz(func(t *testing.T, payload []byte, path string, status int) {
-		doc, err := storyboard.DecodeJSON(payload)
+		doc, err := spec.DecodeJSON(payload)
 		if err != nil {
 			return
 		}
-		o := &storyboard.Observation{Transport: "mcp", Payload: doc, PayloadRaw: payload, HTTPStatus: status, Header: http.Header{"Www-Authenticate": {path}}}
+		o := &spec.Observation{Transport: "mcp", Payload: doc, PayloadRaw: payload, HTTPStatus: status, Header: http.Header{"Www-Authenticate": {path}}}
 		if m, ok := doc.(map[string]any); ok {
 			if e, ok := m["adcp_error"].(map[string]any); ok {
 				o.Error = e
@@ -576,7 +577,7 @@ func FuzzGrade(f *testing.F) {
 		fs := storyboard.Facts{Obs: o, AgentURL: "https://seller.example/mcp"}
 		for _, k := range kinds {
 			b, _ := json.Marshal(map[string]any{"check": k, "path": path, "value": doc, "allowed_values": []any{doc, 1}, "pattern": path, "min": 0})
-			var v storyboard.Validation
+			var v spec.Validation
 			if err := yaml.Unmarshal(b, &v); err != nil {
 				continue
 			}

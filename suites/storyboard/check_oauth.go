@@ -4,6 +4,8 @@ import (
 	"mime"
 	"net/url"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // oauth_metadata_graph (universal/storyboard-schema.yaml "OAuth discovery
@@ -33,23 +35,23 @@ var oauthGraphProfile = map[string]any{
 // maxAuthorizationServers is graph_limits.max_authorization_servers.
 const maxAuthorizationServers = 16
 
-func checkOAuthMetadataGraph(v Validation, f Facts) Result {
+func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	if out, done := noObservation(r, f); done {
 		return out
 	}
 	if f.Obs.Task != "protected_resource_metadata" {
-		return r.na("oauth_metadata_graph applies to a protected_resource_metadata step only (this step ran %q)", f.Obs.Task)
+		return r.NA("oauth_metadata_graph applies to a protected_resource_metadata step only (this step ran %q)", f.Obs.Task)
 	}
 	if f.OAuthGraph != nil {
 		return gradeOAuthGraph(r, f)
 	}
-	failCode := func(code string, extra map[string]any, format string, args ...any) Result {
+	failCode := func(code string, extra map[string]any, format string, args ...any) spec.Result {
 		actual := map[string]any{"code": code}
 		for k, x := range extra {
 			actual[k] = x
 		}
-		return r.fail(nil, oauthGraphProfile, actual, code+": "+format, args...)
+		return r.Fail(nil, oauthGraphProfile, actual, code+": "+format, args...)
 	}
 	if f.Obs.HTTPStatus != 200 {
 		return failCode("oauth_protected_resource_metadata_unavailable", map[string]any{"http_status": float64(f.Obs.HTTPStatus)},
@@ -76,7 +78,7 @@ func checkOAuthMetadataGraph(v Validation, f Facts) Result {
 			"resource %s is not an absolute HTTPS URI", shown(doc["resource"]))
 	}
 	if f.AgentURL == "" {
-		return r.na("the run has no agent URL to compare the protected resource with")
+		return r.NA("the run has no agent URL to compare the protected resource with")
 	}
 	if canonResource(res) != canonResource(f.AgentURL) {
 		return failCode("oauth_resource_mismatch", map[string]any{"field": "resource", "url": res},
@@ -93,7 +95,7 @@ func checkOAuthMetadataGraph(v Validation, f Facts) Result {
 				"authorization server %s is not an absolute HTTPS issuer URI without userinfo, query or fragment", shown(s))
 		}
 	}
-	return r.na("the protected-resource document is consistent; the authorization-server graph (RFC 8414 documents, endpoint reachability, JWKS) needs fetches this run does not make")
+	return r.NA("the protected-resource document is consistent; the authorization-server graph (RFC 8414 documents, endpoint reachability, JWKS) needs fetches this run does not make")
 }
 
 // httpsURI reports whether s is an absolute https URI with a host and no
@@ -139,16 +141,16 @@ func canonResource(s string) string {
 }
 
 // gradeOAuthGraph grades the whole graph the engine fetched.
-func gradeOAuthGraph(r Result, f Facts) Result {
+func gradeOAuthGraph(r spec.Result, f Facts) spec.Result {
 	if f.AgentURL == "" {
-		return r.na("the run has no agent URL to derive the protected-resource document from")
+		return r.NA("the run has no agent URL to derive the protected-resource document from")
 	}
 	first, needs := evalOAuthGraph(f.AgentURL, *f.OAuthGraph)
 	if len(needs) > 0 {
-		return r.na("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), shown(needs[0]))
+		return r.NA("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), shown(needs[0]))
 	}
 	if first == nil {
-		return r.pass()
+		return r.Pass()
 	}
 	actual := map[string]any{"code": first.code}
 	if first.url != "" {
@@ -169,5 +171,5 @@ func gradeOAuthGraph(r Result, f Facts) Result {
 			msg += " " + shown(x)
 		}
 	}
-	return r.fail(nil, oauthGraphProfile, actual, "%s", msg)
+	return r.Fail(nil, oauthGraphProfile, actual, "%s", msg)
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // upstream_traffic (universal/storyboard-schema.yaml "Upstream
@@ -95,7 +97,7 @@ func readCall(i int, v any) upstreamCall {
 	if s, isStr := p.(string); isStr {
 		c.rawText = s
 		if jsonShaped(c.ctype) && len(s) <= maxPayloadBytes {
-			if d, err := DecodeJSON([]byte(s)); err == nil {
+			if d, err := spec.DecodeJSON([]byte(s)); err == nil {
 				c.payload, c.jsonOK = d, true
 			}
 		}
@@ -152,7 +154,7 @@ func glob(pattern, s string) bool {
 
 // stepStart is when the runner issued the request that opens the window:
 // this step's, or the `since` step's.
-func stepStart(v Validation, f Facts) (time.Time, error) {
+func stepStart(v spec.Validation, f Facts) (time.Time, error) {
 	if v.Since == "" {
 		if f.Obs == nil {
 			return time.Time{}, nil
@@ -175,7 +177,7 @@ func stepStart(v Validation, f Facts) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("since names step %q, which was not observed earlier in this run", v.Since)
 }
 
-func upstreamExpected(v Validation, minCount int) map[string]any {
+func upstreamExpected(v spec.Validation, minCount int) map[string]any {
 	e := map[string]any{"min_count": float64(minCount)}
 	if v.EndpointPattern != "" {
 		e["endpoint_pattern"] = v.EndpointPattern
@@ -185,10 +187,10 @@ func upstreamExpected(v Validation, minCount int) map[string]any {
 		for _, m := range v.PayloadMustContain {
 			e := map[string]any{"path": m.Path, "match": m.Match}
 			if m.Value != nil {
-				e["value"] = Normalize(m.Value)
+				e["value"] = spec.Normalize(m.Value)
 			}
 			if len(m.AllowedValues) > 0 {
-				e["allowed_values"] = Normalize(m.AllowedValues)
+				e["allowed_values"] = spec.Normalize(m.AllowedValues)
 			}
 			ps = append(ps, e)
 		}
@@ -209,34 +211,34 @@ func upstreamExpected(v Validation, minCount int) map[string]any {
 	return e
 }
 
-func checkUpstreamTraffic(v Validation, f Facts) Result {
+func checkUpstreamTraffic(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
 	minCount := 1
 	if v.MinCount != nil {
 		minCount = *v.MinCount
 	}
 	if minCount < 0 {
-		return r.na("min_count %d is negative (an authoring error)", minCount)
+		return r.NA("min_count %d is negative (an authoring error)", minCount)
 	}
 	for _, m := range v.PayloadMustContain {
 		switch m.Match {
 		case "present", "equals", "contains_any":
 		default:
-			return r.na("payload_must_contain match %q is not present, equals or contains_any (an authoring error)", m.Match)
+			return r.NA("payload_must_contain match %q is not present, equals or contains_any (an authoring error)", m.Match)
 		}
-		if _, err := parsePath(m.Path); err != nil || m.Path == "" {
-			return r.na("payload_must_contain path %q is not a JSONPath-lite path (an authoring error)", m.Path)
+		if _, err := spec.ParsePath(m.Path); err != nil || m.Path == "" {
+			return r.NA("payload_must_contain path %q is not a JSONPath-lite path (an authoring error)", m.Path)
 		}
 	}
 	if f.Upstream == nil {
-		return r.na("no query_upstream_traffic (needs the test controller, --sandbox)")
+		return r.NA("no query_upstream_traffic (needs the test controller, --sandbox)")
 	}
 	if f.Upstream.Failure != "" {
-		return r.na("the query_upstream_traffic call proves nothing about the agent: %s", f.Upstream.Failure)
+		return r.NA("the query_upstream_traffic call proves nothing about the agent: %s", f.Upstream.Failure)
 	}
 	reply, _ := f.Upstream.Payload.(map[string]any)
 	if reply == nil {
-		return r.na("the query_upstream_traffic reply carried no result object")
+		return r.NA("the query_upstream_traffic reply carried no result object")
 	}
 	if ok, _ := reply["success"].(bool); !ok {
 		code, _ := reply["error"].(string)
@@ -244,21 +246,21 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 			code = f.Upstream.ErrorCode
 		}
 		if code == "JCS_NON_FINITE_NUMBER" {
-			return r.na("the controller could not produce a digest: the recorded payload holds a non-finite number, which RFC 8785 (JCS) cannot canonicalise")
+			return r.NA("the controller could not produce a digest: the recorded payload holds a non-finite number, which RFC 8785 (JCS) cannot canonicalise")
 		}
-		return r.na("the controller did not answer query_upstream_traffic (error %q): nothing to grade", code)
+		return r.NA("the controller did not answer query_upstream_traffic (error %q): nothing to grade", code)
 	}
 	list, isList := reply["recorded_calls"].([]any)
 	if !isList {
-		return r.na("the query_upstream_traffic reply has no recorded_calls array")
+		return r.NA("the query_upstream_traffic reply has no recorded_calls array")
 	}
 	if len(list) > maxRecordedCalls {
-		r = r.observe("only the first %d of %d recorded calls were read", maxRecordedCalls, len(list))
+		r = r.Observe("only the first %d of %d recorded calls were read", maxRecordedCalls, len(list))
 		list = list[:maxRecordedCalls]
 	}
 	start, err := stepStart(v, f)
 	if err != nil {
-		return r.na("%v", err)
+		return r.NA("%v", err)
 	}
 	purposes := map[string]bool{}
 	for _, p := range v.PurposeFilter {
@@ -298,13 +300,13 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 		matched = append(matched, c)
 	}
 	if malformed > 0 {
-		r = r.observe("%d recorded_calls entr(y/ies) are not objects and were not counted", malformed)
+		r = r.Observe("%d recorded_calls entr(y/ies) are not objects and were not counted", malformed)
 	}
 	if early > 0 {
-		r = r.observe("%d recorded call(s) are timestamped before this step's request (less %v of clock-skew tolerance) and were not counted", early, clockSkew)
+		r = r.Observe("%d recorded call(s) are timestamped before this step's request (less %v of clock-skew tolerance) and were not counted", early, clockSkew)
 	}
 	if undated > 0 {
-		r = r.observe("%d recorded call(s) had no parseable timestamp and were counted in the window", undated)
+		r = r.Observe("%d recorded call(s) had no parseable timestamp and were counted in the window", undated)
 	}
 	expected := upstreamExpected(v, minCount)
 	actual := map[string]any{
@@ -322,19 +324,19 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 		// .yaml: "The runner asserts NONE of these fire". Decision:
 		// min_count 0 means no matching call may be recorded.
 		if len(matched) == 0 {
-			return r.pass()
+			return r.Pass()
 		}
-		return r.fail(ptr("/recorded_calls/"+strconv.Itoa(matched[0].index)), expected, actual,
+		return r.Fail(ptr("/recorded_calls/"+strconv.Itoa(matched[0].index)), expected, actual,
 			"%d recorded call(s) match %q where none may: e.g. %s", len(matched), v.EndpointPattern, shown(matched[0].endpoint))
 	}
 	if len(matched) < minCount {
-		return r.fail(nil, expected, actual, "%d recorded upstream call(s) match (of %d in the window); at least %d required",
+		return r.Fail(nil, expected, actual, "%d recorded upstream call(s) match (of %d in the window); at least %d required",
 			len(matched), len(list), minCount)
 	}
 	if v.AttestationModeRequired == "raw" {
 		for _, c := range matched {
 			if c.digest {
-				return r.na("the storyboard requires raw payload introspection and recorded call %d came back in digest mode", c.index)
+				return r.NA("the storyboard requires raw payload introspection and recorded call %d came back in digest mode", c.index)
 			}
 		}
 	}
@@ -356,7 +358,7 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 		switch {
 		case hit:
 		case evaluable == 0:
-			r = r.observe("payload_must_contain %s: not applicable — no matching call has a raw JSON payload (digest mode or a non-JSON content type)", m.Path)
+			r = r.Observe("payload_must_contain %s: not applicable — no matching call has a raw JSON payload (digest mode or a non-JSON content type)", m.Path)
 		default:
 			missingPaths = append(missingPaths, m.Path)
 			if failPointer == nil {
@@ -371,7 +373,7 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 	}
 	ids, idNotes := identifierValues(v.IdentifierPaths, f)
 	for _, n := range idNotes {
-		r = r.observe("%s", n)
+		r = r.Observe("%s", n)
 	}
 	for _, id := range ids {
 		sum := sha256.Sum256([]byte(id))
@@ -401,13 +403,13 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 		switch {
 		case hit:
 		case evaluable == 0:
-			r = r.observe("identifier %s: not applicable — no matching call carries a payload or a digest proof for it", shown(id))
+			r = r.Observe("identifier %s: not applicable — no matching call carries a payload or a digest proof for it", shown(id))
 		default:
 			missingIDs = append(missingIDs, id)
 		}
 	}
 	if len(missingPaths) == 0 && len(missingIDs) == 0 {
-		return r.pass()
+		return r.Pass()
 	}
 	if missingPaths != nil {
 		actual["missing_payload_paths"] = capList(missingPaths)
@@ -415,7 +417,7 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 	if missingIDs != nil {
 		actual["missing_identifier_values"] = capList(missingIDs)
 	}
-	return r.fail(failPointer, expected, actual,
+	return r.Fail(failPointer, expected, actual,
 		"%d matching upstream call(s), but %d payload assertion(s) and %d supplied identifier(s) are not carried upstream",
 		len(matched), len(missingPaths), len(missingIDs))
 }
@@ -427,8 +429,8 @@ func checkUpstreamTraffic(v Validation, f Facts) Result {
 // without defining it): a resolved value passes when it equals one of
 // allowed_values, holds one as an array element, or — for strings —
 // contains one as a substring.
-func payloadMatches(payload any, m MatchSpec) bool {
-	ms, err := Resolve(payload, m.Path)
+func payloadMatches(payload any, m spec.MatchSpec) bool {
+	ms, err := spec.Resolve(payload, m.Path)
 	if err != nil {
 		return false
 	}
@@ -442,7 +444,7 @@ func payloadMatches(payload any, m MatchSpec) bool {
 			}
 		case "contains_any":
 			for _, a := range m.AllowedValues {
-				if containsValue(x.Value, Normalize(a)) {
+				if containsValue(x.Value, spec.Normalize(a)) {
 					return true
 				}
 			}
@@ -503,7 +505,7 @@ func identifierValues(paths []string, f Facts) (ids []string, notes []string) {
 		ids = append(ids, s)
 	}
 	for _, p := range paths {
-		ms, err := Resolve(Normalize(f.Obs.Request), p)
+		ms, err := spec.Resolve(spec.Normalize(f.Obs.Request), p)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("identifier path %q is not a JSONPath-lite path (an authoring error); skipped", p))
 			continue

@@ -4,11 +4,11 @@
 // universal/storyboard-schema.yaml, graded in the shape of
 // universal/runner-output-contract.yaml.
 //
-//	rel, err := storyboard.Load("../shared/spec/compliance/3.1.19")
+//	rel, err := spec.Load("../shared/spec/compliance/3.1.19")
 //	if err != nil {
 //		return err // names the file and the YAML line
 //	}
-//	for _, f := range storyboard.Lint(rel) {
+//	for _, f := range spec.Lint(rel) {
 //		fmt.Println(f) // universal/x.yaml:12:5: error depends_on: phases[1].depends_on[0]: …
 //	}
 //	res := storyboard.Run(ctx, rel.Storyboards[0], &env, dispatcher)

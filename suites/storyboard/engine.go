@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The selection_result reasons of a storyboard left out before it ran:
@@ -105,10 +106,10 @@ type StepResult struct {
 	Agent       string // the logical agent the step's call went to; "" is the agent under test
 	Passed      bool
 	Optional    bool // the step is in an optional phase: its failure alone fails no storyboard
-	Skip        *Skip
+	Skip        *spec.Skip
 	Error       string // transport-level: the call proves nothing
-	Validations []Result
-	Obs         *Observation
+	Validations []spec.Result
+	Obs         *spec.Observation
 	Request     map[string]any
 	DurationMS  float64
 	Notes       []string
@@ -131,12 +132,12 @@ const (
 
 // StoryboardResult is the result of one storyboard.
 type StoryboardResult struct {
-	Storyboard *Storyboard
+	Storyboard *spec.Storyboard
 	Outcome    Outcome
 	// Skip is set when the storyboard did not run at all (a gate).
-	Skip *Skip
+	Skip *spec.Skip
 	// NotSelected is set when the run mode left the storyboard out.
-	NotSelected *Skip
+	NotSelected *spec.Skip
 	Steps       []StepResult
 	DurationMS  float64
 	// Generated are the values the run minted ($generate:uuid_v4#alias,
@@ -147,12 +148,12 @@ type StoryboardResult struct {
 
 // runner is one storyboard's run.
 type runner struct {
-	sb    *Storyboard
+	sb    *spec.Storyboard
 	env   *Env
 	d     Dispatcher
 	vars  *Vars
 	kit   map[string]any
-	prior []*Observation
+	prior []*spec.Observation
 	// contributions: flag → "phase.step"
 	contributions map[string]string
 	// passed: step id → passed (for contributes_if)
@@ -178,7 +179,7 @@ type runner struct {
 
 // Run runs one storyboard against the agent through d. It never panics on
 // any reply; a call that proves nothing makes its step an error.
-func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) StoryboardResult {
+func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) StoryboardResult {
 	start := env.now()
 	res := StoryboardResult{Storyboard: sb}
 	if skip := Gate(sb, env); skip != nil {
@@ -198,7 +199,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 		r.vars.Generated[k] = v
 	}
 	for k, v := range sb.Context {
-		r.vars.Context[k] = Normalize(v)
+		r.vars.Context[k] = spec.Normalize(v)
 	}
 	overrideAgentURLs(sb, env, r.vars.Context)
 	r.initWebhooks()
@@ -216,13 +217,13 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 			return res
 		}
 		if !ok {
-			r.skipRest(0, &Skip{Reason: PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + SeedingPhase + ")"})
+			r.skipRest(0, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + SeedingPhase + ")"})
 			from = len(sb.Phases)
 		}
 	}
 	for i := from; i < len(sb.Phases); i++ {
 		if ctx.Err() != nil {
-			r.skipRest(i, &Skip{Reason: RequirementUnmet, Detail: "the run's deadline passed before this phase"})
+			r.skipRest(i, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "the run's deadline passed before this phase"})
 			break
 		}
 		r.phase(ctx, i)
@@ -272,7 +273,7 @@ func outcomeOf(steps []StepResult) Outcome {
 // validate_input storyboard, seeds products whose format options break
 // the canonical schemas on purpose; seeded into a seller without
 // validate_input they only surface in every later get_products).
-func (r *runner) unreachable() *Skip {
+func (r *runner) unreachable() *spec.Skip {
 	var tasks []string
 	for _, ph := range r.sb.Phases {
 		for _, st := range ph.Steps {
@@ -290,11 +291,11 @@ func (r *runner) unreachable() *Skip {
 	if len(tasks) == 0 {
 		return nil
 	}
-	return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tasks [%s] (it lists %s); its fixtures were not seeded",
+	return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tasks [%s] (it lists %s); its fixtures were not seeded",
 		strings.Join(tasks, ", "), strings.Join(r.env.Tools, ", "))}
 }
 
-func (r *runner) skipRest(from int, skip *Skip) {
+func (r *runner) skipRest(from int, skip *spec.Skip) {
 	for _, ph := range r.sb.Phases[from:] {
 		for _, st := range ph.Steps {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: skip})
@@ -306,25 +307,25 @@ func (r *runner) skipRest(from int, skip *Skip) {
 func (r *runner) phase(ctx context.Context, i int) {
 	ph := &r.sb.Phases[i]
 	first := len(r.steps)
-	skipAll := func(s *Skip) {
+	skipAll := func(s *spec.Skip) {
 		for _, st := range ph.Steps {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: s})
 		}
 	}
 	if ph.RequiresCapability != nil {
 		if ok, detail := EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
-			skipAll(&Skip{Reason: NotApplicable, Detail: detail})
+			skipAll(&spec.Skip{Reason: spec.NotApplicable, Detail: detail})
 			return
 		}
 	}
 	if ph.SkipIf != "" {
 		skip, err := EvalSkipIf(ph.SkipIf, r.vars)
 		if err != nil {
-			skipAll(&Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
+			skipAll(&spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
 			return
 		}
 		if skip {
-			skipAll(&Skip{Reason: NotApplicable, Detail: fmt.Sprintf("skip_if %q is true", ph.SkipIf)})
+			skipAll(&spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("skip_if %q is true", ph.SkipIf)})
 			return
 		}
 	}
@@ -334,12 +335,12 @@ func (r *runner) phase(ctx context.Context, i int) {
 		st := &ph.Steps[j]
 		if upstream != "" && st.Stateful {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
-				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
+				Skip: &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
 			continue
 		}
 		if gap != "" && st.Stateful {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
-				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + gap + " drives a controller scenario the agent does not implement"}})
+				Skip: &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "prerequisite " + gap + " drives a controller scenario the agent does not implement"}})
 			continue
 		}
 		res := r.step(ctx, ph, st)
@@ -374,7 +375,7 @@ func (r *runner) upstreamTrip(i int) string {
 // trip records whether the phase's results trip the cascade
 // (runner-output-contract.yaml cascade_rules.default_cascade and the sole
 // stateful step exemption).
-func (r *runner) trip(ph *Phase, results []StepResult) {
+func (r *runner) trip(ph *spec.Phase, results []StepResult) {
 	stateful := 0
 	for _, st := range ph.Steps {
 		if st.Stateful {
@@ -394,9 +395,9 @@ func (r *runner) trip(ph *Phase, results []StepResult) {
 			r.tripped[ph.ID] = at
 		case res.Skip != nil:
 			switch res.Skip.Reason {
-			case PrerequisiteFailed, UnsatisfiedContract, PeerBranchTaken:
+			case spec.PrerequisiteFailed, spec.UnsatisfiedContract, spec.PeerBranchTaken:
 				r.tripped[ph.ID] = at
-			case NotApplicable, MissingTool, MissingTestController:
+			case spec.NotApplicable, spec.MissingTool, spec.MissingTestController:
 				// A controller scenario the agent lacks (UNKNOWN_SCENARIO, a
 				// coverage gap) trips the cascade even as the phase's sole
 				// stateful step, unlike the contract's
@@ -414,7 +415,7 @@ func (r *runner) trip(ph *Phase, results []StepResult) {
 	}
 }
 
-func hasSubstitute(ph *Phase, id string) bool {
+func hasSubstitute(ph *spec.Phase, id string) bool {
 	for _, st := range ph.Steps {
 		if slices.Contains(st.ProvidesStateFor, id) {
 			return true
@@ -425,15 +426,15 @@ func hasSubstitute(ph *Phase, id string) bool {
 
 // substitutePeers regrades a missing_tool or missing_test_controller step
 // peer_substituted when a same-phase step that provides its state passed.
-func (r *runner) substitutePeers(ph *Phase, results []StepResult) {
+func (r *runner) substitutePeers(ph *spec.Phase, results []StepResult) {
 	for k := range results {
 		res := &results[k]
-		if res.Skip == nil || (res.Skip.Reason != MissingTool && res.Skip.Reason != MissingTestController) {
+		if res.Skip == nil || (res.Skip.Reason != spec.MissingTool && res.Skip.Reason != spec.MissingTestController) {
 			continue
 		}
 		for m, st := range ph.Steps {
 			if slices.Contains(st.ProvidesStateFor, res.StepID) && results[m].Skip == nil && results[m].Passed {
-				res.Skip = &Skip{Reason: PeerSubstituted, Detail: fmt.Sprintf("%s.%s passed and provides the state of %s", ph.ID, st.ID, res.StepID)}
+				res.Skip = &spec.Skip{Reason: spec.PeerSubstituted, Detail: fmt.Sprintf("%s.%s passed and provides the state of %s", ph.ID, st.ID, res.StepID)}
 				break
 			}
 		}
@@ -455,13 +456,13 @@ func (r *runner) settleBranchSets() {
 			continue
 		}
 		if res.Failed() || res.Error != "" {
-			res.Skip = &Skip{Reason: PeerBranchTaken, Detail: fmt.Sprintf("%s contributed by %s — %s is moot", ph.BranchSet.ID, by, ph.ID)}
+			res.Skip = &spec.Skip{Reason: spec.PeerBranchTaken, Detail: fmt.Sprintf("%s contributed by %s — %s is moot", ph.BranchSet.ID, by, ph.ID)}
 			res.Error = ""
 		}
 	}
 }
 
-func (r *runner) phaseByID(id string) *Phase {
+func (r *runner) phaseByID(id string) *spec.Phase {
 	for i := range r.sb.Phases {
 		if r.sb.Phases[i].ID == id {
 			return &r.sb.Phases[i]

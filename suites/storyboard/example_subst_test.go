@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // A step's request is built from its sample_request: a whole-string token
@@ -54,7 +55,7 @@ func ExampleEvalSkipIf() {
 		skip, err := storyboard.EvalSkipIf(e, vars)
 		fmt.Println(skip, err)
 	}
-	ok, detail := storyboard.EvalCapability(&storyboard.CapabilityPredicate{Path: "media_buy.supports_proposals", Equals: true},
+	ok, detail := storyboard.EvalCapability(&spec.CapabilityPredicate{Path: "media_buy.supports_proposals", Equals: true},
 		map[string]any{"media_buy": map[string]any{"supports_proposals": false}})
 	fmt.Println(ok, detail)
 	// Output:

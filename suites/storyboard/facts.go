@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Facts are what a check reads besides its own validation: the step's
@@ -9,19 +10,19 @@ import (
 type Facts struct {
 	// Obs is the step's observation; nil for a runner-owned step that
 	// sent nothing (assert_contribution).
-	Obs *Observation
+	Obs *spec.Observation
 	// Dispatches are the observations of a multi-dispatch step
 	// (parallel_dispatch, rate_limit_trip), in order; nil otherwise. For
 	// parallel_dispatch they are the resolved responses (after the
 	// IDEMPOTENCY_IN_FLIGHT retries). For rate_limit_trip they are the
 	// burst attempts up to and including the first RATE_LIMITED one, then
 	// the replay of that key as the last element when one was sent.
-	Dispatches []*Observation
+	Dispatches []*spec.Observation
 	// Context is the storyboard's context accumulator.
 	Context map[string]any
 	// Prior are the earlier steps' observations of this storyboard run, in
 	// order (for refs_resolve and canonical_format_satisfaction).
-	Prior []*Observation
+	Prior []*spec.Observation
 	// Contributions are the branch-set flags contributed so far.
 	Contributions map[string]string // flag → "phase.step" that contributed it
 	// Schemas validate response_schema; nil when the run has none (the
@@ -39,7 +40,7 @@ type Facts struct {
 	// requires_contract plus parallel_dispatch / rate_limit_trip); nil
 	// when the engine does not supply it (those checks then gate on
 	// Dispatches alone).
-	Step *Step
+	Step *spec.Step
 	// Upstream is the comply_test_controller query_upstream_traffic reply
 	// the engine fetched after the step for its upstream_traffic
 	// validations (Payload is the controller result); nil when no query
@@ -49,7 +50,7 @@ type Facts struct {
 	// upstream_traffic validations needs (its `since` step, else this
 	// step's request, less the clock-skew tolerance); each validation
 	// narrows to its own window by the calls' timestamps.
-	Upstream *Observation
+	Upstream *spec.Observation
 	// A2AContextSent is the contextId the runner put in
 	// params.message.contextId of this step's A2A send ("" when it sent
 	// none: the first A2A step, or not A2A), for a2a_context_continuity.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Gates: the capability predicates (requires_capability,
@@ -50,18 +52,18 @@ const maxDetailValue = 200
 // gates fail closed") does not hold. A YAML `equals: null` reads as no
 // equals matcher: the typed model cannot tell it from an absent key, and
 // no shipped gate declares it.
-func EvalCapability(p *CapabilityPredicate, caps any) (ok bool, detail string) {
+func EvalCapability(p *spec.CapabilityPredicate, caps any) (ok bool, detail string) {
 	if p == nil {
 		return true, "no capability predicate"
 	}
-	gate := "requires_capability " + Clip(p.Path, 200)
-	if _, err := parsePath(p.Path); err != nil || p.Path == "" {
+	gate := "requires_capability " + spec.Clip(p.Path, 200)
+	if _, err := spec.ParsePath(p.Path); err != nil || p.Path == "" {
 		return false, gate + ": the predicate path cannot be read"
 	}
 	if caps == nil {
 		return false, gate + ": the agent's get_adcp_capabilities payload is unavailable"
 	}
-	v, _, present := Lookup(caps, p.Path)
+	v, _, present := spec.Lookup(caps, p.Path)
 	agent := "the agent does not declare it"
 	if present {
 		agent = "the agent declares " + quoteValue(v)
@@ -71,20 +73,20 @@ func EvalCapability(p *CapabilityPredicate, caps any) (ok bool, detail string) {
 	matchers := 0
 	if p.Equals != nil {
 		matchers++
-		want := Normalize(p.Equals)
+		want := spec.Normalize(p.Equals)
 		parts = append(parts, "equals "+quoteValue(want))
-		ok = ok && present && Equal(v, want)
+		ok = ok && present && spec.Equal(v, want)
 	}
 	if p.Contains != nil {
 		matchers++
-		want := Normalize(p.Contains)
+		want := spec.Normalize(p.Contains)
 		parts = append(parts, "contains "+quoteValue(want))
 		arr, isArr := v.([]any)
 		ok = ok && present && isArr && anyMatch(arr, want)
 	}
 	if p.NotContains != nil {
 		matchers++
-		want := Normalize(p.NotContains)
+		want := spec.Normalize(p.NotContains)
 		parts = append(parts, "not_contains "+quoteValue(want))
 		arr, isArr := v.([]any)
 		ok = ok && present && isArr && !anyMatch(arr, want)
@@ -107,8 +109,8 @@ func EvalCapability(p *CapabilityPredicate, caps any) (ok bool, detail string) {
 // EvalCapabilities evaluates a storyboard's requires_capability and
 // requires_all_capabilities together: every predicate must hold. detail is
 // the first failing predicate's, or the last satisfied one's.
-func EvalCapabilities(one *CapabilityPredicate, all []CapabilityPredicate, caps any) (bool, string) {
-	preds := make([]*CapabilityPredicate, 0, 1+len(all))
+func EvalCapabilities(one *spec.CapabilityPredicate, all []spec.CapabilityPredicate, caps any) (bool, string) {
+	preds := make([]*spec.CapabilityPredicate, 0, 1+len(all))
 	if one != nil {
 		preds = append(preds, one)
 	}
@@ -128,7 +130,7 @@ func EvalCapabilities(one *CapabilityPredicate, all []CapabilityPredicate, caps 
 
 func anyMatch(arr []any, want any) bool {
 	for _, e := range arr {
-		if Subset(want, e) {
+		if spec.Subset(want, e) {
 			return true
 		}
 	}
@@ -139,9 +141,9 @@ func anyMatch(arr []any, want any) bool {
 func quoteValue(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprintf("a %s", JSONType(v))
+		return fmt.Sprintf("a %s", spec.JSONType(v))
 	}
-	return Clip(string(b), maxDetailValue)
+	return spec.Clip(string(b), maxDetailValue)
 }
 
 // Expressions.
@@ -198,7 +200,7 @@ func ParseExpr(expr string) (*Expr, error) {
 	}
 	toks, err := lex(expr)
 	if err != nil {
-		return nil, fmt.Errorf("skip_if %q: %w", Clip(expr, 80), err)
+		return nil, fmt.Errorf("skip_if %q: %w", spec.Clip(expr, 80), err)
 	}
 	p := &parser{toks: toks}
 	n, err := p.or(0)
@@ -206,7 +208,7 @@ func ParseExpr(expr string) (*Expr, error) {
 		err = fmt.Errorf("unexpected %q", p.toks[p.i].text)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("skip_if %q: %w", Clip(expr, 80), err)
+		return nil, fmt.Errorf("skip_if %q: %w", spec.Clip(expr, 80), err)
 	}
 	return n, nil
 }
@@ -257,7 +259,7 @@ func (e *Expr) eval(vars *Vars) any {
 		} else {
 			doc = vars.TestKit
 		}
-		v, _, ok := Lookup(doc, e.path)
+		v, _, ok := spec.Lookup(doc, e.path)
 		if !ok {
 			return undef
 		}
@@ -290,7 +292,7 @@ func strictEqual(a, b any) bool {
 	if _, ok := b.(undefined); ok {
 		return false
 	}
-	return Equal(a, b)
+	return spec.Equal(a, b)
 }
 
 // looseEqual is JavaScript's == over JSON values and undefined.
@@ -329,7 +331,7 @@ func looseEqual(a, b any, depth int) bool {
 	// Same types (or object against object); an object against a scalar is
 	// unequal here (JavaScript would convert the object to a primitive; no
 	// shipped expression does that).
-	return Equal(a, b)
+	return spec.Equal(a, b)
 }
 
 func boolNumber(b bool) float64 {
@@ -435,7 +437,7 @@ func lex(s string) ([]token, error) {
 			}
 			f, err := strconv.ParseFloat(s[i:j], 64)
 			if err != nil {
-				return nil, fmt.Errorf("bad number %q", Clip(s[i:j], 40))
+				return nil, fmt.Errorf("bad number %q", spec.Clip(s[i:j], 40))
 			}
 			toks = append(toks, token{kind: "num", text: s[i:j], val: f})
 			i = j
@@ -565,23 +567,23 @@ func (p *parser) operand(depth int) (*Expr, error) {
 		}
 		root, path, _ := strings.Cut(t.text, ".")
 		if root != "context" && root != "test_kit" {
-			return nil, fmt.Errorf("unknown name %q (context.<path> and test_kit.<path> are defined)", Clip(t.text, 80))
+			return nil, fmt.Errorf("unknown name %q (context.<path> and test_kit.<path> are defined)", spec.Clip(t.text, 80))
 		}
 		if path == "" {
 			return nil, fmt.Errorf("%s needs a path", root)
 		}
-		segs, err := parsePath(path)
+		segs, err := spec.ParsePath(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Clip(t.text, 80), err)
+			return nil, fmt.Errorf("%s: %w", spec.Clip(t.text, 80), err)
 		}
 		for _, s := range segs {
-			if s.wild {
-				return nil, fmt.Errorf("%s: a wildcard is not a value", Clip(t.text, 80))
+			if s.Wild {
+				return nil, fmt.Errorf("%s: a wildcard is not a value", spec.Clip(t.text, 80))
 			}
 		}
 		return &Expr{op: "ref", root: root, path: path}, nil
 	}
-	return nil, fmt.Errorf("unexpected %q", Clip(t.text, 40))
+	return nil, fmt.Errorf("unexpected %q", spec.Clip(t.text, 40))
 }
 
 // EvalContributesIf evaluates a step's contributes_if (storyboard-schema.yaml:
@@ -596,11 +598,11 @@ func EvalContributesIf(expr string, passed func(stepID string) (ok, known bool))
 		return false, err
 	}
 	if passed == nil {
-		return false, fmt.Errorf("contributes_if %q: no step results to read", Clip(expr, 80))
+		return false, fmt.Errorf("contributes_if %q: no step results to read", spec.Clip(expr, 80))
 	}
 	ok, known := passed(id)
 	if !known {
-		return false, fmt.Errorf("contributes_if %q: no step %q in this storyboard", Clip(expr, 80), Clip(id, 80))
+		return false, fmt.Errorf("contributes_if %q: no step %q in this storyboard", spec.Clip(expr, 80), spec.Clip(id, 80))
 	}
 	return ok, nil
 }
@@ -615,5 +617,5 @@ func ParseContributesIf(expr string) (string, error) {
 			return id, nil
 		}
 	}
-	return "", fmt.Errorf("contributes_if %q: only prior_step.<step_id>.passed is defined", Clip(expr, 80))
+	return "", fmt.Errorf("contributes_if %q: only prior_step.<step_id>.passed is defined", spec.Clip(expr, 80))
 }

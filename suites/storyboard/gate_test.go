@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 var caps = map[string]any{
@@ -29,49 +30,49 @@ var caps = map[string]any{
 func TestEvalCapability(t *testing.T) {
 	cases := []struct {
 		name   string
-		p      *storyboard.CapabilityPredicate
+		p      *spec.CapabilityPredicate
 		caps   any
 		ok     bool
 		detail []string // substrings of detail
 	}{
 		{name: "no predicate", p: nil, caps: caps, ok: true},
-		{name: "equals true", p: &storyboard.CapabilityPredicate{Path: "media_buy.supports_proposals", Equals: true}, caps: caps, ok: true,
+		{name: "equals true", p: &spec.CapabilityPredicate{Path: "media_buy.supports_proposals", Equals: true}, caps: caps, ok: true,
 			detail: []string{"media_buy.supports_proposals", "equals true", "is satisfied", "declares true"}},
-		{name: "equals a string, YAML-typed", p: &storyboard.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Equals: "auto_approve"}, caps: caps, ok: true},
-		{name: "equals an int against a JSON number", p: &storyboard.CapabilityPredicate{Path: "media_buy.count", Equals: 2}, caps: caps, ok: true},
-		{name: "equals mismatch", p: &storyboard.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Equals: "buyer_selected"}, caps: caps, ok: false,
+		{name: "equals a string, YAML-typed", p: &spec.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Equals: "auto_approve"}, caps: caps, ok: true},
+		{name: "equals an int against a JSON number", p: &spec.CapabilityPredicate{Path: "media_buy.count", Equals: 2}, caps: caps, ok: true},
+		{name: "equals mismatch", p: &spec.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Equals: "buyer_selected"}, caps: caps, ok: false,
 			detail: []string{`equals "buyer_selected"`, "is not satisfied", `declares "auto_approve"`}},
-		{name: "equals false on an absent path", p: &storyboard.CapabilityPredicate{Path: "media_buy.nope", Equals: false}, caps: caps, ok: false,
+		{name: "equals false on an absent path", p: &spec.CapabilityPredicate{Path: "media_buy.nope", Equals: false}, caps: caps, ok: false,
 			detail: []string{"does not declare it"}},
-		{name: "contains a scalar", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy"}, caps: caps, ok: true},
-		{name: "contains a missing scalar", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Contains: "signals"}, caps: caps, ok: false},
-		{name: "contains on an indexed path", p: &storyboard.CapabilityPredicate{Path: "account.timezone.supported_timezones.1", Equals: "Europe/Paris"}, caps: caps, ok: true},
-		{name: "contains on a bracket index", p: &storyboard.CapabilityPredicate{Path: "adcp.supported_versions[1]", Equals: "3.1"}, caps: caps, ok: true},
-		{name: "contains an object as a deep subset, any order", p: &storyboard.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
+		{name: "contains a scalar", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy"}, caps: caps, ok: true},
+		{name: "contains a missing scalar", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "signals"}, caps: caps, ok: false},
+		{name: "contains on an indexed path", p: &spec.CapabilityPredicate{Path: "account.timezone.supported_timezones.1", Equals: "Europe/Paris"}, caps: caps, ok: true},
+		{name: "contains on a bracket index", p: &spec.CapabilityPredicate{Path: "adcp.supported_versions[1]", Equals: "3.1"}, caps: caps, ok: true},
+		{name: "contains an object as a deep subset, any order", p: &spec.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
 			Contains: map[string]any{"task": "create_media_buy", "modes": []any{"signed_context", "online_execution_check"}}}, caps: caps, ok: true},
-		{name: "contains an object asking fewer modes", p: &storyboard.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
+		{name: "contains an object asking fewer modes", p: &spec.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
 			Contains: map[string]any{"task": "create_media_buy", "modes": []any{"signed_context"}}}, caps: caps, ok: true},
-		{name: "contains an object asking a mode not declared", p: &storyboard.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
+		{name: "contains an object asking a mode not declared", p: &spec.CapabilityPredicate{Path: "adcp.governance_enforcement.tasks",
 			Contains: map[string]any{"task": "acquire_rights", "modes": []any{"online_execution_check"}}}, caps: caps, ok: false},
-		{name: "contains on a non-array", p: &storyboard.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Contains: "auto"}, caps: caps, ok: false},
-		{name: "not_contains holds", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", NotContains: "signals"}, caps: caps, ok: true},
-		{name: "not_contains fails", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", NotContains: "creative"}, caps: caps, ok: false},
-		{name: "not_contains on an absent path does not hold", p: &storyboard.CapabilityPredicate{Path: "media_buy.nope", NotContains: "x"}, caps: caps, ok: false},
-		{name: "not_contains on a non-array does not hold", p: &storyboard.CapabilityPredicate{Path: "media_buy.count", NotContains: "x"}, caps: caps, ok: false},
-		{name: "present true", p: &storyboard.CapabilityPredicate{Path: "media_buy.supports_proposals", Present: ptrBool(true)}, caps: caps, ok: true},
-		{name: "present true on null", p: &storyboard.CapabilityPredicate{Path: "media_buy.nulled", Present: ptrBool(true)}, caps: caps, ok: true},
-		{name: "present true on absent", p: &storyboard.CapabilityPredicate{Path: "media_buy.nope", Present: ptrBool(true)}, caps: caps, ok: false},
-		{name: "present false on absent", p: &storyboard.CapabilityPredicate{Path: "account.timezone.mode", Present: ptrBool(false)}, caps: caps, ok: true,
+		{name: "contains on a non-array", p: &spec.CapabilityPredicate{Path: "media_buy.creative_approval_mode", Contains: "auto"}, caps: caps, ok: false},
+		{name: "not_contains holds", p: &spec.CapabilityPredicate{Path: "supported_protocols", NotContains: "signals"}, caps: caps, ok: true},
+		{name: "not_contains fails", p: &spec.CapabilityPredicate{Path: "supported_protocols", NotContains: "creative"}, caps: caps, ok: false},
+		{name: "not_contains on an absent path does not hold", p: &spec.CapabilityPredicate{Path: "media_buy.nope", NotContains: "x"}, caps: caps, ok: false},
+		{name: "not_contains on a non-array does not hold", p: &spec.CapabilityPredicate{Path: "media_buy.count", NotContains: "x"}, caps: caps, ok: false},
+		{name: "present true", p: &spec.CapabilityPredicate{Path: "media_buy.supports_proposals", Present: ptrBool(true)}, caps: caps, ok: true},
+		{name: "present true on null", p: &spec.CapabilityPredicate{Path: "media_buy.nulled", Present: ptrBool(true)}, caps: caps, ok: true},
+		{name: "present true on absent", p: &spec.CapabilityPredicate{Path: "media_buy.nope", Present: ptrBool(true)}, caps: caps, ok: false},
+		{name: "present false on absent", p: &spec.CapabilityPredicate{Path: "account.timezone.mode", Present: ptrBool(false)}, caps: caps, ok: true,
 			detail: []string{"present false", "is satisfied"}},
-		{name: "present false on present", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: caps, ok: false},
-		{name: "two matchers, both hold", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", NotContains: "signals"}, caps: caps, ok: true,
+		{name: "present false on present", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: caps, ok: false},
+		{name: "two matchers, both hold", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", NotContains: "signals"}, caps: caps, ok: true,
 			detail: []string{`contains "media_buy" and not_contains "signals"`}},
-		{name: "two matchers, one fails", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", Present: ptrBool(false)}, caps: caps, ok: false},
-		{name: "no matcher", p: &storyboard.CapabilityPredicate{Path: "supported_protocols"}, caps: caps, ok: false, detail: []string{"no matcher"}},
-		{name: "capabilities unavailable", p: &storyboard.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: nil, ok: false, detail: []string{"unavailable"}},
-		{name: "bad path", p: &storyboard.CapabilityPredicate{Path: "a..b", Present: ptrBool(false)}, caps: caps, ok: false, detail: []string{"cannot be read"}},
-		{name: "capabilities not an object", p: &storyboard.CapabilityPredicate{Path: "a", Present: ptrBool(false)}, caps: "hostile", ok: true},
-		{name: "a huge agent value is clipped", p: &storyboard.CapabilityPredicate{Path: "x", Equals: "y"}, caps: map[string]any{"x": strings.Repeat("z", 10_000)}, ok: false,
+		{name: "two matchers, one fails", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", Present: ptrBool(false)}, caps: caps, ok: false},
+		{name: "no matcher", p: &spec.CapabilityPredicate{Path: "supported_protocols"}, caps: caps, ok: false, detail: []string{"no matcher"}},
+		{name: "capabilities unavailable", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: nil, ok: false, detail: []string{"unavailable"}},
+		{name: "bad path", p: &spec.CapabilityPredicate{Path: "a..b", Present: ptrBool(false)}, caps: caps, ok: false, detail: []string{"cannot be read"}},
+		{name: "capabilities not an object", p: &spec.CapabilityPredicate{Path: "a", Present: ptrBool(false)}, caps: "hostile", ok: true},
+		{name: "a huge agent value is clipped", p: &spec.CapabilityPredicate{Path: "x", Equals: "y"}, caps: map[string]any{"x": strings.Repeat("z", 10_000)}, ok: false,
 			detail: []string{"…"}},
 	}
 	for _, c := range cases {
@@ -96,8 +97,8 @@ func TestEvalCapability(t *testing.T) {
 }
 
 func TestEvalCapabilities(t *testing.T) {
-	one := &storyboard.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy"}
-	all := []storyboard.CapabilityPredicate{
+	one := &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy"}
+	all := []spec.CapabilityPredicate{
 		{Path: "media_buy.supports_proposals", Equals: true},
 		{Path: "media_buy.creative_approval_mode", Equals: "buyer_selected"},
 	}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // CheckInvariant is the check name of an invariant's validation results;
@@ -14,18 +16,18 @@ const CheckInvariant = "invariant"
 // invariantJudges makes a fresh judge of each invariant the engine
 // defines: a judge keeps what the earlier steps showed.
 var invariantJudges = map[string]func() invariantJudge{
-	InvariantConflictNoPayloadLeak: func() invariantJudge { return &conflictLeak{byKey: map[string][]*Observation{}} },
-	InvariantNoSecretEcho:          func() invariantJudge { return noSecretEcho{} },
-	InvariantStatusMonotonic:       func() invariantJudge { return &monotonic{last: map[string]statusSeen{}} },
-	InvariantImpairmentCoherence:   func() invariantJudge { return &impairment{state: map[string]resourceSeen{}} },
-	InvariantGovernanceDenial:      func() invariantJudge { return &denial{plans: map[string]string{}} },
+	spec.InvariantConflictNoPayloadLeak: func() invariantJudge { return &conflictLeak{byKey: map[string][]*spec.Observation{}} },
+	spec.InvariantNoSecretEcho:          func() invariantJudge { return noSecretEcho{} },
+	spec.InvariantStatusMonotonic:       func() invariantJudge { return &monotonic{last: map[string]statusSeen{}} },
+	spec.InvariantImpairmentCoherence:   func() invariantJudge { return &impairment{state: map[string]resourceSeen{}} },
+	spec.InvariantGovernanceDenial:      func() invariantJudge { return &denial{plans: map[string]string{}} },
 }
 
 // invariantJudge grades the steps of one run, in order.
 type invariantJudge interface {
 	// grade returns the step's result, or nil when the invariant says
 	// nothing about it; it then remembers what the step showed.
-	grade(s *stepView) *Result
+	grade(s *stepView) *spec.Result
 }
 
 // stepView is a step that ran, as an invariant reads it.
@@ -33,7 +35,7 @@ type stepView struct {
 	id          string // "phase.step"
 	task        string
 	expectError bool
-	obs         *Observation
+	obs         *spec.Observation
 	// body is the extracted payload when it is a JSON object, else nil.
 	body map[string]any
 }
@@ -43,7 +45,7 @@ type stepView struct {
 // invariant applies to; a failed one fails its step (never the cascade:
 // the steps after it have already run on what the agent said). A step
 // that did not run, or whose call proves nothing, is not read.
-func gradeInvariants(sb *Storyboard, steps []StepResult) {
+func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
 	if len(sb.Invariants) == 0 {
 		return
 	}
@@ -69,7 +71,7 @@ func gradeInvariants(sb *Storyboard, steps []StepResult) {
 		if first {
 			first = false
 			for _, id := range unknown {
-				s.Validations = append(s.Validations, Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
+				s.Validations = append(s.Validations, spec.Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
 					Description: "invariant " + id, Note: "the storyboard declares an invariant this engine does not define"})
 			}
 		}
@@ -96,7 +98,7 @@ func gradeInvariants(sb *Storyboard, steps []StepResult) {
 }
 
 // step finds a step of the storyboard by phase and step id.
-func stepOf(sb *Storyboard, phase, step string) *Step {
+func stepOf(sb *spec.Storyboard, phase, step string) *spec.Step {
 	for i := range sb.Phases {
 		if sb.Phases[i].ID != phase {
 			continue
@@ -110,11 +112,11 @@ func stepOf(sb *Storyboard, phase, step string) *Step {
 	return nil
 }
 
-func failed(desc, format string, args ...any) *Result {
-	return &Result{Passed: false, Description: desc, Message: fmt.Sprintf(format, args...)}
+func failed(desc, format string, args ...any) *spec.Result {
+	return &spec.Result{Passed: false, Description: desc, Message: fmt.Sprintf(format, args...)}
 }
 
-func passed(desc string) *Result { return &Result{Passed: true, Description: desc} }
+func passed(desc string) *spec.Result { return &spec.Result{Passed: true, Description: desc} }
 
 // ---- idempotency.conflict_no_payload_leak -------------------------------
 
@@ -130,12 +132,12 @@ func passed(desc string) *Result { return &Result{Passed: true, Description: des
 // `recovery`; any key core/error.json defines is allowed (the JavaScript
 // runner's allowlist fails `recovery`).
 type conflictLeak struct {
-	byKey map[string][]*Observation
+	byKey map[string][]*spec.Observation
 }
 
 const conflictDesc = "An IDEMPOTENCY_CONFLICT error carries neither the cached response nor the original payload"
 
-func (c *conflictLeak) grade(s *stepView) *Result {
+func (c *conflictLeak) grade(s *stepView) *spec.Result {
 	key, _ := s.obs.Request["idempotency_key"].(string)
 	if s.obs.ErrorCode != "IDEMPOTENCY_CONFLICT" {
 		if key != "" {
@@ -179,7 +181,7 @@ func (c *conflictLeak) grade(s *stepView) *Result {
 		}
 	})
 	if hit != "" {
-		r := failed(conflictDesc, "the conflict reply repeats %q, which only the earlier request or reply with this idempotency_key held", Clip(hit, 80))
+		r := failed(conflictDesc, "the conflict reply repeats %q, which only the earlier request or reply with this idempotency_key held", spec.Clip(hit, 80))
 		r.JSONPointer = &at
 		return r
 	}
@@ -223,7 +225,7 @@ func leaves(x any, fn func(pointer, v string)) {
 				if k == "context" {
 					continue
 				}
-				walk(p+"/"+escapePointer(k), v)
+				walk(p+"/"+spec.EscapePointer(k), v)
 			}
 		case []any:
 			for i, v := range t {
@@ -251,7 +253,7 @@ var bearerLiteral = regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{10,}`)
 
 var credentialKeys = []string{"api_key", "apikey", "x-api-key", "bearer"}
 
-func (noSecretEcho) grade(s *stepView) *Result {
+func (noSecretEcho) grade(s *stepView) *spec.Result {
 	if len(s.obs.Call.Exchanges) == 0 && s.obs.Payload == nil {
 		return nil
 	}
@@ -274,10 +276,10 @@ func (noSecretEcho) grade(s *stepView) *Result {
 				lk := strings.ToLower(k)
 				_, str := v.(string)
 				if slices.Contains(credentialKeys, lk) || lk == "authorization" && str {
-					why, at = "a credential property "+k, p+"/"+escapePointer(k)
+					why, at = "a credential property "+k, p+"/"+spec.EscapePointer(k)
 					return
 				}
-				walk(p+"/"+escapePointer(k), v)
+				walk(p+"/"+spec.EscapePointer(k), v)
 			}
 		case []any:
 			for i, v := range t {

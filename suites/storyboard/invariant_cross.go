@@ -3,6 +3,8 @@ package storyboard
 import (
 	"fmt"
 	"slices"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // ---- impairment.coherence ------------------------------------------------
@@ -46,7 +48,7 @@ var (
 
 const impairmentDesc = "A media buy's health and impairments[] agree with the resources it depends on"
 
-func (m *impairment) grade(s *stepView) *Result {
+func (m *impairment) grade(s *stepView) *spec.Result {
 	if s.expectError || s.obs.Refused || s.body == nil {
 		return nil
 	}
@@ -167,7 +169,7 @@ type denial struct {
 
 const denialDesc = "Nothing is acquired for a plan after governance denied it"
 
-func (d *denial) grade(s *stepView) *Result {
+func (d *denial) grade(s *stepView) *spec.Result {
 	plan := planOf(s)
 	if s.task == "check_governance" && !s.obs.Refused && s.body != nil {
 		verdict := s.body["verdict"] // 3.1 moved it off the root status, now the task's

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // ---- status.monotonic ----------------------------------------------------
@@ -145,7 +147,7 @@ type statusObs struct {
 
 const monotonicDesc = "Resource statuses move only along the spec's lifecycle graphs"
 
-func (m *monotonic) grade(s *stepView) *Result {
+func (m *monotonic) grade(s *stepView) *spec.Result {
 	if s.expectError || s.obs.Refused || s.obs.ErrorCode != "" || s.body == nil || s.body["replayed"] == true {
 		return nil
 	}

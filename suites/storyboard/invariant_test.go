@@ -10,6 +10,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // sv is one crafted step for an invariant table: the task, what was sent
@@ -27,13 +28,13 @@ type sv struct {
 // "-" (no result), "pass" or "fail: <message>".
 func gradeSteps(t *testing.T, inv string, steps []sv) []string {
 	t.Helper()
-	sb := &Storyboard{ID: "t", Invariants: []string{inv}}
-	ph := Phase{ID: "p"}
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{inv}}
+	ph := spec.Phase{ID: "p"}
 	var results []StepResult
 	for i, s := range steps {
 		id := string(rune('a' + i))
-		ph.Steps = append(ph.Steps, Step{ID: id, Task: s.task, ExpectError: s.expectError})
-		obs := &Observation{Task: s.task, Transport: "mcp", ErrorCode: s.code, Refused: s.code != ""}
+		ph.Steps = append(ph.Steps, spec.Step{ID: id, Task: s.task, ExpectError: s.expectError})
+		obs := &spec.Observation{Task: s.task, Transport: "mcp", ErrorCode: s.code, Refused: s.code != ""}
 		if err := json.Unmarshal([]byte(s.req), &obs.Request); err != nil {
 			t.Fatalf("step %d request: %v", i, err)
 		}
@@ -42,7 +43,7 @@ func gradeSteps(t *testing.T, inv string, steps []sv) []string {
 			if err := json.Unmarshal([]byte(s.reply), &p); err != nil {
 				t.Fatalf("step %d reply: %v", i, err)
 			}
-			obs.Payload = Normalize(p)
+			obs.Payload = spec.Normalize(p)
 		}
 		if s.code != "" {
 			obs.Error = map[string]any{"code": s.code, "message": "no"}
@@ -55,7 +56,7 @@ func gradeSteps(t *testing.T, inv string, steps []sv) []string {
 		obs.Call.Exchanges = []wire.Exchange{{SecretEchoed: s.echoed}}
 		results = append(results, StepResult{PhaseID: "p", StepID: id, Task: s.task, Passed: true, Obs: obs})
 	}
-	sb.Phases = []Phase{ph}
+	sb.Phases = []spec.Phase{ph}
 	gradeInvariants(sb, results)
 	var out []string
 	for _, r := range results {
@@ -125,7 +126,7 @@ func TestInvariantConflictNoPayloadLeak(t *testing.T) {
 	conflict := func(extra string) sv {
 		return sv{task: "create_media_buy", req: conflictRq, reply: conflictReply(extra), code: "IDEMPOTENCY_CONFLICT", expectError: true}
 	}
-	runInvariantTable(t, InvariantConflictNoPayloadLeak, []invCase{
+	runInvariantTable(t, spec.InvariantConflictNoPayloadLeak, []invCase{
 		{"the spec's example: code, message, recovery", []sv{create, conflict(`,"recovery":"correctable"`)}, []string{"-", "pass"}},
 		{"a retry_after and details with nothing of the original", []sv{create, conflict(`,"retry_after":1,"details":{"window_seconds":86400}`)}, []string{"-", "pass"}},
 		{"the buyer's own values repeated", []sv{create, conflict(`,"details":{"brand":"acme.example","end_time":"2099-08-31T23:59:59Z"}`)}, []string{"-", "pass"}},
@@ -146,7 +147,7 @@ func TestInvariantConflictNoPayloadLeak(t *testing.T) {
 
 func TestInvariantNoSecretEcho(t *testing.T) {
 	caps := `{"adcp":{"major_versions":[3]}}`
-	runInvariantTable(t, InvariantNoSecretEcho, []invCase{
+	runInvariantTable(t, spec.InvariantNoSecretEcho, []invCase{
 		{"a plain reply", []sv{{task: "get_adcp_capabilities", req: `{}`, reply: caps}}, []string{"pass"}},
 		{"an account's authorization object", []sv{{task: "sync_accounts", req: `{}`, reply: `{"accounts":[{"account_id":"a","authorization":{"scopes":["buy"]}}]}`}}, []string{"pass"}},
 		{"prose that says bearer", []sv{{task: "get_products", req: `{}`, reply: `{"products":[],"message":"the bearer of good news"}`}}, []string{"pass"}},
@@ -169,7 +170,7 @@ func TestInvariantStatusMonotonic(t *testing.T) {
 	creative := func(task, status string) sv {
 		return sv{task: task, req: `{}`, reply: `{"creatives":[{"creative_id":"c1","status":"` + status + `"}]}`}
 	}
-	runInvariantTable(t, InvariantStatusMonotonic, []invCase{
+	runInvariantTable(t, spec.InvariantStatusMonotonic, []invCase{
 		{"create, pause, resume, cancel", []sv{create(`{"media_buy_id":"mb1","media_buy_status":"active"}`), upd("paused"), upd("active"), upd("canceled")},
 			[]string{"pass", "pass", "pass", "pass"}},
 		{"states between reads are unseen", []sv{create(`{"media_buy_id":"mb1","media_buy_status":"pending_creatives"}`), get("completed")}, []string{"pass", "pass"}},
@@ -216,7 +217,7 @@ func TestInvariantImpairmentCoherence(t *testing.T) {
 	}
 	forced := sv{task: "comply_test_controller", req: `{"scenario":"force_creative_status","params":{"creative_id":"c1","status":"suspended"}}`,
 		reply: `{"success":true,"previous_state":"approved","current_state":"suspended"}`}
-	runInvariantTable(t, InvariantImpairmentCoherence, []invCase{
+	runInvariantTable(t, spec.InvariantImpairmentCoherence, []invCase{
 		{"healthy", []sv{creative("approved"), buy("active", "ok", `[]`, solo)}, []string{"-", "pass"}},
 		{"health absent and no impairments", []sv{buy("active", "", `[]`, solo)}, []string{"pass"}},
 		{"the sole creative suspended and listed", []sv{forced, buy("active", "impaired", imp, solo)}, []string{"-", "pass"}},
@@ -239,7 +240,7 @@ func TestInvariantGovernanceDenial(t *testing.T) {
 		return sv{task: "create_media_buy", req: `{"plan_id":"` + plan + `"}`, reply: `{"media_buy_id":"mb1","media_buy_status":"pending_creatives"}`}
 	}
 	denied := sv{task: "create_media_buy", req: `{"plan_id":"plan-1"}`, reply: `{"errors":[{"code":"GOVERNANCE_DENIED","message":"m"}]}`, code: "GOVERNANCE_DENIED"}
-	runInvariantTable(t, InvariantGovernanceDenial, []invCase{
+	runInvariantTable(t, spec.InvariantGovernanceDenial, []invCase{
 		{"approved then bought", []sv{check("approved"), create("plan-1")}, []string{"-", "pass"}},
 		{"denied then bought", []sv{check("denied"), create("plan-1")}, []string{"-", "fail: plan plan-1"}},
 		{"denied, then another plan bought", []sv{check("denied"), create("plan-2")}, []string{"-", "pass"}},
@@ -254,8 +255,8 @@ func TestInvariantGovernanceDenial(t *testing.T) {
 }
 
 func TestUnknownInvariantIsNotApplicable(t *testing.T) {
-	sb := &Storyboard{ID: "t", Invariants: []string{"x.unknown"}, Phases: []Phase{{ID: "p", Steps: []Step{{ID: "a"}}}}}
-	steps := []StepResult{{PhaseID: "p", StepID: "a", Passed: true, Obs: &Observation{}}}
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{"x.unknown"}, Phases: []spec.Phase{{ID: "p", Steps: []spec.Step{{ID: "a"}}}}}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Passed: true, Obs: &spec.Observation{}}}
 	gradeInvariants(sb, steps)
 	if len(steps[0].Validations) != 1 || !steps[0].Validations[0].NotApplicable || !steps[0].Passed {
 		t.Fatalf("got %+v", steps[0])
@@ -269,13 +270,13 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 	union := map[string]map[string]bool{}
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
 		dir := shared.File(t, filepath.Join("spec/compliance", rel))
-		r, err := Load(dir)
+		r, err := spec.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, sb := range r.Storyboards {
 			for _, id := range sb.Invariants {
-				if !slices.Contains(Invariants(), id) {
+				if !slices.Contains(spec.Invariants(), id) {
 					t.Errorf("%s: %s declares invariant %s, which the engine does not define", rel, sb.ID, id)
 				}
 			}
@@ -315,11 +316,11 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 // lint's list of the invariants the engine defines in step.
 func TestInvariantJudgesAreTheInvariantsLintKnows(t *testing.T) {
 	for id := range invariantJudges {
-		if !slices.Contains(Invariants(), id) {
+		if !slices.Contains(spec.Invariants(), id) {
 			t.Errorf("invariant %s has a judge, and lint warns of it as unknown", id)
 		}
 	}
-	for _, id := range Invariants() {
+	for _, id := range spec.Invariants() {
 		if _, ok := invariantJudges[id]; !ok {
 			t.Errorf("lint knows invariant %s, which has no judge", id)
 		}
@@ -329,8 +330,8 @@ func TestInvariantJudgesAreTheInvariantsLintKnows(t *testing.T) {
 func TestLintWarnsOfAnUnknownInvariant(t *testing.T) {
 	sb := parse(t, "id: t\nversion: \"1.0.0\"\ntitle: t\ncategory: t\nsummary: t\nnarrative: t\ninvariants: [status.monotonic, x.unknown]\nphases: []\n")
 	var got []string
-	for _, f := range Lint(&Release{Storyboards: []*Storyboard{sb}}) {
-		if f.Rule == RuleUnknownInvariant {
+	for _, f := range spec.Lint(&spec.Release{Storyboards: []*spec.Storyboard{sb}}) {
+		if f.Rule == spec.RuleUnknownInvariant {
 			got = append(got, f.String())
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The signing_keys_published precheck of webhook-emission.yaml: runner
@@ -61,9 +62,9 @@ const wellKnownBrand = "/.well-known/brand.json"
 // re-judging reads them back). The observation is the JWKS fetch (the
 // brand.json one when that did not get as far); one that proves nothing
 // carries its Failure, and the step is an error, not the agent's failure.
-func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observation, []Result) {
-	fail := func(code, detail string) []Result {
-		return []Result{{Check: taskFetchBrandJWKS, Severity: "required", Expected: code, Description: fetchDescription,
+func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*spec.Observation, []spec.Result) {
+	fail := func(code, detail string) []spec.Result {
+		return []spec.Result{{Check: taskFetchBrandJWKS, Severity: "required", Expected: code, Description: fetchDescription,
 			Message: code + ": " + detail}}
 	}
 	brandURL, origin := wellKnownBrand, true
@@ -72,7 +73,7 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 		// yet member-registered"; the on-wire advertisement outranks it.
 		brandURL, origin = r.env.BrandJSON, false
 	}
-	if u, _, _ := Lookup(r.env.Capabilities, "identity.brand_json_url"); u != nil {
+	if u, _, _ := spec.Lookup(r.env.Capabilities, "identity.brand_json_url"); u != nil {
 		origin = false
 		if s, ok := u.(string); ok && s != "" {
 			brandURL = s
@@ -81,7 +82,7 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 			// security.mdx: a non-HTTPS value is rejected (the schema's
 			// ^https://, which verifiers MUST restate): the agent's
 			// defect, not a fetch the harness could not make.
-			return &Observation{Task: taskFetchBrandJWKS, Transport: "http"}, fail(codeBrandUnreachable,
+			return &spec.Observation{Task: taskFetchBrandJWKS, Transport: "http"}, fail(codeBrandUnreachable,
 				"identity.brand_json_url "+wire.Sanitize(fmt.Sprint(u), 200)+" is not an https URL")
 		}
 	}
@@ -133,7 +134,7 @@ func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*Observati
 	if _, err := jwkSet(jo.Call.Body); err != nil {
 		return jo, fail(codeKeysUnpublished, shown+": "+err.Error())
 	}
-	return jo, []Result{{Check: taskFetchBrandJWKS, Passed: true, Severity: "required", Description: fetchDescription}}
+	return jo, []spec.Result{{Check: taskFetchBrandJWKS, Passed: true, Severity: "required", Description: fetchDescription}}
 }
 
 // jwkSet reads a JWK Set document (RFC 7517 §5: an object whose keys
@@ -167,7 +168,7 @@ func jwkSet(b []byte) ([]webhook.JWK, error) {
 // brand.json origin" whose URL 3.1.19 does not fix ("Transport
 // revocation"); a JWK carries no revoked marker. So
 // webhook_signing_keys_all_revoked is never reported.
-func (r *runner) assertJWKSPurpose() (*Observation, []Result, *Skip) {
+func (r *runner) assertJWKSPurpose() (*spec.Observation, []spec.Result, *spec.Skip) {
 	var fetch *StepResult
 	for k := range r.steps {
 		if r.steps[k].Task == taskFetchBrandJWKS {
@@ -176,32 +177,32 @@ func (r *runner) assertJWKSPurpose() (*Observation, []Result, *Skip) {
 	}
 	switch {
 	case fetch == nil:
-		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: "no earlier step of the storyboard fetches the JWKS (fetch_brand_jwks)"}
+		return nil, nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "no earlier step of the storyboard fetches the JWKS (fetch_brand_jwks)"}
 	case fetch.Skip != nil:
-		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) was skipped (" + fetch.Skip.Reason + ")"}
+		return nil, nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) was skipped (" + fetch.Skip.Reason + ")"}
 	case fetch.Error != "":
-		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) proved nothing (" + Clip(fetch.Error, 200) + ")"}
+		return nil, nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) proved nothing (" + spec.Clip(fetch.Error, 200) + ")"}
 	case !fetch.Passed || fetch.Obs == nil:
-		return nil, nil, &Skip{Reason: PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) did not pass"}
+		return nil, nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) did not pass"}
 	}
 	o := fetch.Obs
-	res := Result{Check: taskAssertJWKSPurpose, Severity: "required",
+	res := spec.Result{Check: taskAssertJWKSPurpose, Severity: "required",
 		Description: `the JWKS holds a key with adcp_use "request-signing" (or the deprecated "webhook-signing")`}
 	keys, err := jwkSet(o.Call.Body)
 	switch {
 	case err != nil:
 		res.Expected, res.Message = codeKeysUnpublished, codeKeysUnpublished+": "+err.Error()
-		return o, []Result{res}, nil
+		return o, []spec.Result{res}, nil
 	case len(keys) == 0:
 		res.Expected, res.Message = codeKeysUnpublished, codeKeysUnpublished+": the JWKS holds no keys"
-		return o, []Result{res}, nil
+		return o, []spec.Result{res}, nil
 	}
 	var uses []string
 	for _, k := range keys {
 		for _, u := range webhookKeyUses {
 			if k.AdcpUse == u {
 				res.Passed = true
-				return o, []Result{res}, nil
+				return o, []spec.Result{res}, nil
 			}
 		}
 		use := `""`
@@ -216,5 +217,5 @@ func (r *runner) assertJWKSPurpose() (*Observation, []Result, *Skip) {
 	res.Actual = strings.Join(uses, ", ")
 	res.Message = fmt.Sprintf("%s: none of the JWKS's %d keys has adcp_use \"request-signing\" or \"webhook-signing\" (adcp_use: %s)",
 		codeKeysWrongPurpose, len(keys), strings.Join(uses, ", "))
-	return o, []Result{res}, nil
+	return o, []spec.Result{res}, nil
 }

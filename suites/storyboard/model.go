@@ -2,6 +2,8 @@ package storyboard
 
 import (
 	"context"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Request is one call a step asks the dispatcher to make.
@@ -17,7 +19,7 @@ type Request struct {
 	// Args is the resolved request payload.
 	Args map[string]any
 	// Auth overrides the run's credentials for this call; nil keeps them.
-	Auth *Auth
+	Auth *spec.Auth
 	// TestKit is the storyboard's test kit (credentials for
 	// auth.from_test_kit), nil when none.
 	TestKit map[string]any
@@ -34,10 +36,10 @@ type Request struct {
 // clients and records them; every call lands in the evidence store.
 type Dispatcher interface {
 	// Call sends one AdCP task and returns what came back.
-	Call(ctx context.Context, req Request) *Observation
+	Call(ctx context.Context, req Request) *spec.Observation
 	// Get fetches a well-known HTTP document of the agent (the security
 	// storyboard's protected_resource_metadata and
 	// oauth_auth_server_metadata); path is absolute ("/.well-known/…") or
 	// a full URL taken from an earlier reply.
-	Get(ctx context.Context, probeID, path string) *Observation
+	Get(ctx context.Context, probeID, path string) *spec.Observation
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The OAuth discovery graph of test-kits/oauth-setup-runner.yaml
@@ -24,7 +25,7 @@ import (
 // loopback and private addresses allowed, as the kit's
 // allow_http_only_with_explicit_local_dev_flag permits).
 type OAuthGraph struct {
-	Responses map[string]*OAuthResponse
+	Responses map[string]*spec.Response
 	Local     bool
 	// Metadata is where the RFC 9728 document is read when the resource
 	// named it (the resource_metadata parameter of its WWW-Authenticate
@@ -66,7 +67,7 @@ const (
 // oauthEval walks the graph once.
 type oauthEval struct {
 	local    bool
-	have     map[string]*OAuthResponse
+	have     map[string]*spec.Response
 	needs    []string
 	needSeen map[string]bool
 	fails    []oauthFailure
@@ -78,7 +79,7 @@ func (e *oauthEval) fail(f oauthFailure) { e.fails = append(e.fails, f) }
 // get returns the response for u, following redirects (validating every
 // target); ok false with a failure code when the fetch was blocked or the
 // response is missing (recorded as a need; graded fail-closed).
-func (e *oauthEval) get(u string, follow bool) (resp *OAuthResponse, final string, blocked string, missing bool) {
+func (e *oauthEval) get(u string, follow bool) (resp *spec.Response, final string, blocked string, missing bool) {
 	for hop := 0; ; hop++ {
 		if why := (fetch.Policy{Local: e.local}).Refusal(u); why != "" {
 			return nil, u, why, false
@@ -131,7 +132,7 @@ func isJSONContentType(ct string) bool {
 }
 
 // doc decodes a 200 application/json object.
-func doc(r *OAuthResponse) (map[string]any, string) {
+func doc(r *spec.Response) (map[string]any, string) {
 	if !isJSONContentType(r.ContentType) {
 		return nil, "content-type " + shown(r.ContentType)
 	}

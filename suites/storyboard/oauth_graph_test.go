@@ -19,6 +19,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 type oauthVector struct {
@@ -92,12 +93,12 @@ type vectorFetcher struct {
 	calls  []evidence.Call
 }
 
-func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string, _ FetchOptions) *OAuthResponse {
+func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string, _ spec.FetchOptions) *spec.Response {
 	c, r := fetch.Get(ctx, f.policy, probeID, u)
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	f.mu.Unlock()
-	return OAuthResponseFrom(r)
+	return spec.ResponseFrom(r)
 }
 
 // vectorNet is one vector's network of test doubles.

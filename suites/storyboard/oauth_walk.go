@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The kit's graph_limits the walk enforces (max_authorization_servers
@@ -23,27 +25,27 @@ const (
 // numbered in that order (so a replay asks for the same calls). Requests
 // beyond 64, bytes beyond 2 MiB and a walk beyond 60 s are answered with
 // the limit, which the evaluation reports as oauth_graph_limit_exceeded.
-func WalkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL string, from OAuthGraph) *OAuthGraph {
+func WalkOAuthGraph(ctx context.Context, pf spec.PublicFetcher, probeID, agentURL string, from OAuthGraph) *OAuthGraph {
 	ctx, cancel := context.WithTimeout(ctx, oauthWalkTimeout)
 	defer cancel()
-	g := &OAuthGraph{Responses: map[string]*OAuthResponse{}, Local: from.Local, Metadata: from.Metadata}
+	g := &OAuthGraph{Responses: map[string]*spec.Response{}, Local: from.Local, Metadata: from.Metadata}
 	sent, total := 0, 0
 	for {
 		needs := OAuthGraphFetches(agentURL, *g)
 		if len(needs) == 0 {
 			return g
 		}
-		got := make([]*OAuthResponse, len(needs))
+		got := make([]*spec.Response, len(needs))
 		sem := make(chan struct{}, oauthConcurrency)
 		var wg sync.WaitGroup
 		for i, u := range needs {
 			n := sent + i
 			switch {
 			case n >= maxOAuthRequests:
-				got[i] = &OAuthResponse{Limit: fmt.Sprintf("more than %d requests", maxOAuthRequests)}
+				got[i] = &spec.Response{Limit: fmt.Sprintf("more than %d requests", maxOAuthRequests)}
 				continue
 			case ctx.Err() != nil:
-				got[i] = &OAuthResponse{Limit: fmt.Sprintf("the walk took over %s", oauthWalkTimeout)}
+				got[i] = &spec.Response{Limit: fmt.Sprintf("the walk took over %s", oauthWalkTimeout)}
 				continue
 			}
 			wg.Add(1)
@@ -51,7 +53,7 @@ func WalkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL str
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				got[i] = pf.FetchPublic(ctx, fmt.Sprintf("%s#oauth/%d", probeID, n), u, FetchOptions{})
+				got[i] = pf.FetchPublic(ctx, fmt.Sprintf("%s#oauth/%d", probeID, n), u, spec.FetchOptions{})
 			}()
 		}
 		wg.Wait()
@@ -59,10 +61,10 @@ func WalkOAuthGraph(ctx context.Context, pf PublicFetcher, probeID, agentURL str
 		for i, u := range needs {
 			r := got[i]
 			if r == nil {
-				r = &OAuthResponse{}
+				r = &spec.Response{}
 			}
 			if total += len(r.Body); total > maxOAuthTotalBytes && r.Limit == "" {
-				r = &OAuthResponse{Limit: fmt.Sprintf("more than %d bytes in all", maxOAuthTotalBytes)}
+				r = &spec.Response{Limit: fmt.Sprintf("more than %d bytes in all", maxOAuthTotalBytes)}
 			}
 			g.Responses[u] = r
 		}

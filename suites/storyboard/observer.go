@@ -20,6 +20,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The substitution observer (test-kits/substitution-observer-runner.yaml,
@@ -172,65 +173,65 @@ func encodedPart(template, macro, expected string) (string, bool) {
 
 // binding is a catalog binding with its values resolved.
 type binding struct {
-	CatalogBinding
+	spec.CatalogBinding
 	raw, enc string
 	custom   bool
 }
 
 // substitutionStep runs expect_substitution_safe: the validation, or why
 // the step is skipped.
-func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string) ([]Result, *Skip) {
+func (r *runner) substitutionStep(ctx context.Context, st *spec.Step, probeID string) ([]spec.Result, *spec.Skip) {
 	fetchURL := false
 	switch st.Source {
 	case "", "html_inline":
 	case "url_fetch", "preview_url":
 		fetchURL = true
 	default:
-		return nil, &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", Clip(st.Source, 80))}
+		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", spec.Clip(st.Source, 80))}
 	}
 	bs, err := r.bindings(st)
 	if err != nil {
-		return nil, &Skip{Reason: RequirementUnmet, Detail: "expect_substitution_safe: " + err.Error()}
+		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "expect_substitution_safe: " + err.Error()}
 	}
 	tpl, err := parseMacroTemplate(st.MacroTemplate, bs)
 	if err != nil {
-		return nil, &Skip{Reason: RequirementUnmet, Detail: "expect_substitution_safe: macro_template: " + err.Error()}
+		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "expect_substitution_safe: macro_template: " + err.Error()}
 	}
 	if len(r.steps) == 0 {
-		return nil, &Skip{Reason: PrerequisiteFailed, Detail: "expect_substitution_safe reads the previous step's response, and no step ran before it"}
+		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "expect_substitution_safe reads the previous step's response, and no step ran before it"}
 	}
 	prev := r.steps[len(r.steps)-1]
 	at := prev.PhaseID + "." + prev.StepID
 	switch {
 	case prev.Skip != nil:
-		return nil, &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s was skipped (%s): there is no preview to observe", at, prev.Skip.Reason)}
+		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s was skipped (%s): there is no preview to observe", at, prev.Skip.Reason)}
 	case prev.Error != "" || prev.Obs == nil:
-		return nil, &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s has no reply to observe", at)}
+		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s has no reply to observe", at)}
 	case !prev.Passed:
-		return nil, &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s did not pass: its preview is not observed", at)}
+		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s did not pass: its preview is not observed", at)}
 	}
-	v, found := AtPointer(prev.Obs.Payload, st.SourcePath)
+	v, found := spec.AtPointer(prev.Obs.Payload, st.SourcePath)
 	src, isString := v.(string)
-	if _, can := r.d.(PublicFetcher); fetchURL && !can {
-		return nil, &Skip{Reason: NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
+	if _, can := r.d.(spec.PublicFetcher); fetchURL && !can {
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
 	}
 	if fetchURL && found && isString && src != "" {
-		var unusable *Result
+		var unusable *spec.Result
 		if src, unusable = r.fetchPreview(ctx, probeID, src); unusable != nil {
-			return []Result{*unusable}, nil
+			return []spec.Result{*unusable}, nil
 		}
 	}
 	switch {
 	case !found || v == nil || (isString && src == ""):
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, Clip(st.SourcePath, 120))}
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, spec.Clip(st.SourcePath, 120))}
 	case !isString:
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", Clip(st.SourcePath, 120), at, kindOf(v))}
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", spec.Clip(st.SourcePath, 120), at, kindOf(v))}
 	case len(src) > maxPreviewBytes:
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("the preview at %s is %d bytes, over the observer's %d-byte bound: not parsed", Clip(st.SourcePath, 120), len(src), maxPreviewBytes)}
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("the preview at %s is %d bytes, over the observer's %d-byte bound: not parsed", spec.Clip(st.SourcePath, 120), len(src), maxPreviewBytes)}
 	}
 	urls, complete := extractTrackerURLs(src)
 	if !complete {
-		return nil, &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("the preview holds more than %d tracker URLs: not graded", maxTrackerURLs)}
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("the preview holds more than %d tracker URLs: not graded", maxTrackerURLs)}
 	}
 	every := true
 	switch {
@@ -239,12 +240,12 @@ func (r *runner) substitutionStep(ctx context.Context, st *Step, probeID string)
 	case st.RequireAllBindings != nil:
 		every = *st.RequireAllBindings
 	}
-	return []Result{gradeSubstitution(tpl, bs, urls, every, st.SourcePath)}, nil
+	return []spec.Result{gradeSubstitution(tpl, bs, urls, every, st.SourcePath)}, nil
 }
 
 // bindings resolves the step's catalog_bindings: an inlined raw_value and
 // expected_encoded (a custom vector) or the fixture's vector.
-func (r *runner) bindings(st *Step) ([]binding, error) {
+func (r *runner) bindings(st *spec.Step) ([]binding, error) {
 	if len(st.CatalogBindings) == 0 {
 		return nil, errors.New("no catalog_bindings")
 	}
@@ -265,7 +266,7 @@ func (r *runner) bindings(st *Step) ([]binding, error) {
 				if r.env.MacroVectors == nil {
 					return nil, fmt.Errorf("the release's %s was not loaded", MacroVectorFile)
 				}
-				return nil, fmt.Errorf("catalog_bindings[%d]: vector %q is not in %s", i, Clip(cb.VectorName, 80), MacroVectorFile)
+				return nil, fmt.Errorf("catalog_bindings[%d]: vector %q is not in %s", i, spec.Clip(cb.VectorName, 80), MacroVectorFile)
 			}
 			b.raw, b.enc = vec.Value, vec.Encoded
 		}
@@ -616,9 +617,9 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 		for _, b := range bs {
 			if b.Macro != whole {
 				if slices.ContainsFunc(bs, func(b binding) bool { return b.Macro == whole }) {
-					return nil, fmt.Errorf("a binding's macro %s is not in %q, a whole-value template", b.Macro, Clip(t, 200))
+					return nil, fmt.Errorf("a binding's macro %s is not in %q, a whole-value template", b.Macro, spec.Clip(t, 200))
 				}
-				return nil, fmt.Errorf("%q is not an absolute http(s) URL", Clip(t, 200))
+				return nil, fmt.Errorf("%q is not an absolute http(s) URL", spec.Clip(t, 200))
 			}
 		}
 		return &macroTemplate{raw: t, whole: whole, pos: []macroPos{{macro: whole, whole: true}}}, nil
@@ -633,9 +634,9 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 		for m := range macros {
 			switch c := strings.Count(comp, m); {
 			case c > 1:
-				return "", "", "", fmt.Errorf("%s appears twice in one component %q", m, Clip(comp, 80))
+				return "", "", "", fmt.Errorf("%s appears twice in one component %q", m, spec.Clip(comp, 80))
 			case c == 1 && hit != "":
-				return "", "", "", fmt.Errorf("two macros in one component %q", Clip(comp, 80))
+				return "", "", "", fmt.Errorf("two macros in one component %q", spec.Clip(comp, 80))
 			case c == 1:
 				hit = m
 			}
@@ -680,7 +681,7 @@ func parseMacroTemplate(t string, bs []binding) (*macroTemplate, error) {
 			if strings.Contains(t, m) {
 				return nil, fmt.Errorf("%s sits outside a path segment or query value, which the kit's alignment does not cover", m)
 			}
-			return nil, fmt.Errorf("a binding's macro %s is not in %q", m, Clip(t, 200))
+			return nil, fmt.Errorf("a binding's macro %s is not in %q", m, spec.Clip(t, 200))
 		}
 	}
 	return mt, nil
@@ -917,8 +918,8 @@ func attribute(o observed, bs []*binding) (*binding, string, string) {
 
 // gradeSubstitution grades the extracted URLs against the template and
 // the bindings: the step's one validation.
-func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every bool, sourcePath string) Result {
-	res := Result{Check: taskSubstitutionSafe, Severity: "required", JSONPointer: ptr(sourcePath),
+func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every bool, sourcePath string) spec.Result {
+	res := spec.Result{Check: taskSubstitutionSafe, Severity: "required", JSONPointer: ptr(sourcePath),
 		Description: "catalog-item macro values at the preview's tracker URL positions are percent-encoded per RFC 3986 (only unreserved bytes unescaped) and equal the fixture's expected encoding"}
 	byMacro := map[string][]*binding{}
 	for i := range bs {
@@ -991,7 +992,7 @@ func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every
 		for _, x := range viols[:min(len(viols), maxViolations)] {
 			act = append(act, map[string]any{"code": x.code, "url": x.shown(x.o.url), "source_attr": x.o.attr, "observed": x.shown(x.o.value), "byte_offset": x.off})
 		}
-		res.Actual = bounded(map[string]any{"violations": act, "violation_count": len(viols)})
+		res.Actual = spec.Bounded(map[string]any{"violations": act, "violation_count": len(viols)})
 		res.Message = v.message()
 		if len(viols) > 1 {
 			res.Message += fmt.Sprintf(" (%d more violation(s))", len(viols)-1)
@@ -1047,7 +1048,7 @@ func violated(vs []violation, b *binding) bool {
 }
 
 func describeBinding(b binding) string {
-	return fmt.Sprintf("%s→%s (item %s)", Clip(b.Macro, 40), Clip(b.VectorName, 80), Clip(b.CatalogItemID, 80))
+	return fmt.Sprintf("%s→%s (item %s)", spec.Clip(b.Macro, 40), spec.Clip(b.VectorName, 80), spec.Clip(b.CatalogItemID, 80))
 }
 
 // shown renders a value for a report: quoted and sanitized, or a digest
@@ -1070,7 +1071,7 @@ func quoted(s string, redact bool) string {
 		sum := sha256.Sum256([]byte(s))
 		return "sha256:" + hex.EncodeToString(sum[:])
 	}
-	return wire.Sanitize(strconv.QuoteToASCII(Clip(s, 200)), 0)
+	return wire.Sanitize(strconv.QuoteToASCII(spec.Clip(s, 200)), 0)
 }
 
 func (v violation) message() string {
@@ -1099,14 +1100,14 @@ var previewDenyHosts = []string{"metadata.google.internal", "metadata", "metadat
 
 // fetchPreview GETs a preview_url (url_fetch) and returns its HTML, or the
 // preview_url_unusable failure with the kit's sub-reason.
-func (r *runner) fetchPreview(ctx context.Context, probeID, u string) (string, *Result) {
-	pf := r.d.(PublicFetcher)
-	unusable := func(sub, format string, args ...any) (string, *Result) {
-		return "", &Result{Check: taskSubstitutionSafe, Severity: "required", Description: "the preview at preview_url can be observed",
+func (r *runner) fetchPreview(ctx context.Context, probeID, u string) (string, *spec.Result) {
+	pf := r.d.(spec.PublicFetcher)
+	unusable := func(sub, format string, args ...any) (string, *spec.Result) {
+		return "", &spec.Result{Check: taskSubstitutionSafe, Severity: "required", Description: "the preview at preview_url can be observed",
 			Expected: "200 text/html", Actual: map[string]any{"sub_reason": sub},
 			Message: "preview_url_unusable (" + sub + "): " + fmt.Sprintf(format, args...)}
 	}
-	resp := pf.FetchPublic(ctx, probeID+"#preview", u, FetchOptions{NoIPLiterals: true, DenyHosts: previewDenyHosts})
+	resp := pf.FetchPublic(ctx, probeID+"#preview", u, spec.FetchOptions{NoIPLiterals: true, DenyHosts: previewDenyHosts})
 	shownURL := wire.Sanitize(fetch.RedactURL(u), 200)
 	ct, _, _ := mime.ParseMediaType(resp.ContentType)
 	switch {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // testVectors are vectors shaped like the fixture's (name, value, the
@@ -84,7 +85,7 @@ const (
 // runObserver runs observerSB with the build step answering manifest.
 func runObserver(t *testing.T, extra string, manifest map[string]any) StepResult {
 	t.Helper()
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"build_creative": ok(map[string]any{"creative_manifest": manifest}),
 	}}
 	e := env("build_creative")
@@ -182,13 +183,13 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 		{name: "malformed HTML", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd%3Ddrop" <a href=<<<>` + `<img src='https://track.example/imp?sku=caf%C3%A9-amsterdam'` + "\x00<\xff\xfe"),
 			want: "fail:" + codeBindingMissing, has: "nested-expansion-preserved-as-literal"},
 		{name: "no artifact", manifest: map[string]any{"format_id": map[string]any{"id": "f"}},
-			want: "skip:" + NotApplicable, has: "preview_source_unavailable"},
-		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + NotApplicable, has: "preview_source_unavailable"},
-		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + NotApplicable, has: "not an HTML string"},
+			want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
+		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
+		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + spec.NotApplicable, has: "not an HTML string"},
 		{name: "previous step did not pass", manifest: map[string]any{"preview_html": goodAll},
-			want: "skip:" + PrerequisiteFailed, has: "did not pass"},
+			want: "skip:" + spec.PrerequisiteFailed, has: "did not pass"},
 		{name: "preview_url source, no fetcher", extra: "        source: url_fetch\n", manifest: withPreview(goodAll),
-			want: "skip:" + NotApplicable, has: "cannot fetch a preview_url"},
+			want: "skip:" + spec.NotApplicable, has: "cannot fetch a preview_url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -268,7 +269,7 @@ func TestExpectSubstitutionSafeWholeValue(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(c.html)})}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(c.html)})}}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			res := Run(context.Background(), parse(t, wholeValueSB(c.extra)), e, f)
@@ -306,18 +307,18 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 		{"unknown source", strings.Replace(observerSB(""), "source_path:", "source: smoke\n        source_path:", 1), `unknown source "smoke"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			res := Run(context.Background(), parse(t, c.sb), e, f)
 			s := res.Steps[len(res.Steps)-1]
-			if s.Skip == nil || s.Skip.Reason != RequirementUnmet || !strings.Contains(s.Skip.Detail, c.has) {
+			if s.Skip == nil || s.Skip.Reason != spec.RequirementUnmet || !strings.Contains(s.Skip.Detail, c.has) {
 				t.Errorf("got %+v, want requirement_unmet saying %q", s.Skip, c.has)
 			}
 		})
 	}
 	// Without the release's fixture the step says so.
-	f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
+	f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
 	res := Run(context.Background(), parse(t, observerSB("")), env("build_creative"), f)
 	if s := res.Steps[1]; s.Skip == nil || !strings.Contains(s.Skip.Detail, "was not loaded") {
 		t.Errorf("without vectors: %+v", s.Skip)
@@ -325,7 +326,7 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 	// An inlined custom vector needs no fixture, and its values are
 	// redacted in the report.
 	custom := strings.Replace(observerSB(""), `vector_name: non-ascii-utf8-percent-encoding}`, `vector_name: custom, raw_value: "secret&x", expected_encoded: "secret%26x"}`, 1)
-	f = &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=secret&amp;x">`)})}}
+	f = &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=secret&amp;x">`)})}}
 	e := env("build_creative")
 	e.MacroVectors = testVectors
 	res = Run(context.Background(), parse(t, custom), e, f)
@@ -415,7 +416,7 @@ func TestParseMacroVectorsRejects(t *testing.T) {
 
 // htmlFor is a preview carrying the template with each binding's value:
 // encoded as the fixture says, or raw (HTML-escaped into the attribute).
-func htmlFor(template string, bs []CatalogBinding, vs map[string]MacroVector, raw bool) string {
+func htmlFor(template string, bs []spec.CatalogBinding, vs map[string]MacroVector, raw bool) string {
 	var b strings.Builder
 	b.WriteString("<!doctype html><html><body>")
 	for _, cb := range bs {
@@ -447,18 +448,18 @@ type recording struct {
 	answers map[string]any
 }
 
-func (r recording) Call(_ context.Context, req Request) *Observation {
+func (r recording) Call(_ context.Context, req Request) *spec.Observation {
 	p, ok := r.answers[req.Task]
 	if !ok {
-		return &Observation{Task: req.Task, Transport: "mcp", Failure: "no answer for " + req.Task}
+		return &spec.Observation{Task: req.Task, Transport: "mcp", Failure: "no answer for " + req.Task}
 	}
 	c := mcpCall(req.ProbeID, req.Task, p)
 	r.store.Add(c)
-	return Observe(c, req.Task, req.Args, false)
+	return spec.Observe(c, req.Task, req.Args, false)
 }
 
-func (r recording) Get(context.Context, string, string) *Observation {
-	return &Observation{Transport: "http", Failure: "no GET"}
+func (r recording) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Transport: "http", Failure: "no GET"}
 }
 
 // The three specialism storyboards' observer steps (3.1.19 and
@@ -484,12 +485,12 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, _, err := Parse(path, data)
+		sb, _, err := spec.Parse(path, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ph *Phase
-		var obs *Step
+		var ph *spec.Phase
+		var obs *spec.Step
 		for i := range sb.Phases {
 			for j := range sb.Phases[i].Steps {
 				if sb.Phases[i].Steps[j].Task == taskSubstitutionSafe {
@@ -502,8 +503,8 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 		}
 		// Only the substitution phase runs, as its own storyboard.
 		one := *sb
-		one.Phases = []Phase{*ph}
-		one.Kind, one.Path = Protocols, "protocols/media-buy/"+name+".yaml"
+		one.Phases = []spec.Phase{*ph}
+		one.Kind, one.Path = spec.Protocols, "protocols/media-buy/"+name+".yaml"
 		for _, raw := range []bool{false, true} {
 			h := htmlFor(obs.MacroTemplate, obs.CatalogBindings, vs, raw)
 			preview := map[string]any{"previews": []any{map[string]any{"renders": []any{map[string]any{"render_id": "r", "output_format": "html", "role": "primary", "preview_html": h}}}}}
@@ -565,8 +566,8 @@ func FuzzSubstitutionObserver(f *testing.F) {
 	f.Add("<a href=\" java\nscript:00013&cmd=drop\">x</a><img src=\"00013%26cmd%3Ddrop\">", " {SKU} ")
 	f.Fuzz(func(t *testing.T, doc, template string) {
 		bs := []binding{
-			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
-			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "nested-expansion-preserved-as-literal"}, raw: "vacancy-{DEVICE_ID}-42", enc: "vacancy-%7BDEVICE_ID%7D-42"},
+			{CatalogBinding: spec.CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
+			{CatalogBinding: spec.CatalogBinding{Macro: "{SKU}", VectorName: "nested-expansion-preserved-as-literal"}, raw: "vacancy-{DEVICE_ID}-42", enc: "vacancy-%7BDEVICE_ID%7D-42"},
 		}
 		mt, err := parseMacroTemplate(template, bs)
 		if err != nil {
@@ -592,23 +593,23 @@ func FuzzSubstitutionObserver(f *testing.F) {
 // A previous step that proves nothing (a harness failure) or was refused
 // leaves nothing to observe: prerequisite_failed, naming it.
 func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
-	for name, answer := range map[string]func(Request) *Observation{
-		"failure": func(Request) *Observation { return &Observation{Failure: "connection reset"} },
+	for name, answer := range map[string]func(Request) *spec.Observation{
+		"failure": func(Request) *spec.Observation { return &spec.Observation{Failure: "connection reset"} },
 		"refusal": refuse("INVALID_REQUEST"),
 	} {
-		f := &fake{answers: map[string]func(Request) *Observation{"build_creative": answer}}
+		f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": answer}}
 		e := env("build_creative")
 		e.MacroVectors = testVectors
 		res := Run(context.Background(), parse(t, observerSB("")), e, f)
 		s := res.Steps[1]
-		if s.Skip == nil || s.Skip.Reason != PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
+		if s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
 			t.Errorf("%s: %+v", name, s.Skip)
 		}
 	}
 }
 
 func TestAtPointer(t *testing.T) {
-	doc := Normalize(map[string]any{"a": []any{"x", map[string]any{"b/c": "y", "d~e": "z"}}, "": "empty"})
+	doc := spec.Normalize(map[string]any{"a": []any{"x", map[string]any{"b/c": "y", "d~e": "z"}}, "": "empty"})
 	for _, c := range []struct {
 		ptr  string
 		want any
@@ -626,7 +627,7 @@ func TestAtPointer(t *testing.T) {
 		{"a", nil, false},
 		{"/a/0/x", nil, false},
 	} {
-		got, ok := AtPointer(doc, c.ptr)
+		got, ok := spec.AtPointer(doc, c.ptr)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("AtPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
@@ -636,18 +637,18 @@ func TestAtPointer(t *testing.T) {
 // previewFake serves preview_url fetches from a map and records them.
 type previewFake struct {
 	fake
-	docs map[string]*OAuthResponse
+	docs map[string]*spec.Response
 	got  []string
-	opts []FetchOptions
+	opts []spec.FetchOptions
 }
 
-func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt FetchOptions) *OAuthResponse {
+func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt spec.FetchOptions) *spec.Response {
 	p.got = append(p.got, probeID+" "+url)
 	p.opts = append(p.opts, opt)
 	if r, ok := p.docs[url]; ok {
 		return r
 	}
-	return &OAuthResponse{Failed: "connection refused"}
+	return &spec.Response{Failed: "connection refused"}
 }
 
 // url_fetch: the preview_url the previous reply names is fetched once,
@@ -655,31 +656,31 @@ func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt Fe
 // every way the fetch can be unusable fails with the kit's sub-reason.
 func TestExpectSubstitutionSafeFetchesPreviewURL(t *testing.T) {
 	const u = "https://preview.example/p/1"
-	page := func(ct, body string) *OAuthResponse {
-		return &OAuthResponse{Status: 200, ContentType: ct, Body: []byte(body)}
+	page := func(ct, body string) *spec.Response {
+		return &spec.Response{Status: 200, ContentType: ct, Body: []byte(body)}
 	}
 	cases := []struct {
 		name string
-		doc  *OAuthResponse
+		doc  *spec.Response
 		want string // "pass" or the failure message's opening
 	}{
 		{"a conformant preview", page("text/html; charset=utf-8", goodAll), "pass"},
 		{"xhtml", page("application/xhtml+xml", goodAll), "pass"},
 		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), codeEncoding},
-		{"a redirect", &OAuthResponse{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
-		{"not found", &OAuthResponse{Status: 404}, "preview_url_unusable (http_status)"},
+		{"a redirect", &spec.Response{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
+		{"not found", &spec.Response{Status: 404}, "preview_url_unusable (http_status)"},
 		{"JSON", page("application/json", `{}`), "preview_url_unusable (content_type)"},
-		{"too large", &OAuthResponse{Status: 200, ContentType: "text/html", Limit: OverLimit}, "preview_url_unusable (size_exceeded)"},
-		{"blocked", &OAuthResponse{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
+		{"too large", &spec.Response{Status: 200, ContentType: "text/html", Limit: spec.OverLimit}, "preview_url_unusable (size_exceeded)"},
+		{"blocked", &spec.Response{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
 		{"no response", nil, "preview_url_unusable (fetch_timeout)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := &previewFake{docs: map[string]*OAuthResponse{}}
+			f := &previewFake{docs: map[string]*spec.Response{}}
 			if c.doc != nil {
 				f.docs[u] = c.doc
 			}
-			f.answers = map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_url": u}})}
+			f.answers = map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_url": u}})}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			src := strings.Replace(observerSBFor("        source: url_fetch\n"), "/creative_manifest/preview_html", "/creative_manifest/preview_url", 1)

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // RouteKeys returns the logical agent keys a storyboard routes its calls
 // to (storyboard-schema.yaml, default_agent and step-level agent:): its
 // default_agent, then each step's agent:, once each, in order.
-func RouteKeys(sb *Storyboard) []string {
+func RouteKeys(sb *spec.Storyboard) []string {
 	var keys []string
 	add := func(k string) {
 		if k != "" && !slices.Contains(keys, k) {
@@ -34,7 +35,7 @@ func RouteKeys(sb *Storyboard) []string {
 // map to resolve against"); a step whose agent: names another key goes to
 // the run's agent of that name. ok is false when the run names no such
 // agent (unrouted_step).
-func Route(sb *Storyboard, st *Step, env *Env) (agent string, ok bool) {
+func Route(sb *spec.Storyboard, st *spec.Step, env *Env) (agent string, ok bool) {
 	if len(env.Agents) == 0 || st.Agent == "" || st.Agent == sb.DefaultAgent {
 		return "", true
 	}
@@ -45,7 +46,7 @@ func Route(sb *Storyboard, st *Step, env *Env) (agent string, ok bool) {
 // ("" when it is met): the run has at least two logical agents (the
 // agent under test and one --agent) and every route key resolves, the
 // default_agent to the agent under test, the others to --agent names.
-func multiAgentUnmet(sb *Storyboard, env *Env) string {
+func multiAgentUnmet(sb *spec.Storyboard, env *Env) string {
 	if len(env.Agents) == 0 {
 		return "multi_agent: the run was given one agent (name the others with --agent NAME=URL)"
 	}
@@ -62,7 +63,7 @@ func multiAgentUnmet(sb *Storyboard, env *Env) string {
 	return ""
 }
 
-func defaultAgentName(sb *Storyboard) string {
+func defaultAgentName(sb *spec.Storyboard) string {
 	if sb.DefaultAgent == "" {
 		return "the storyboard's default (it declares no default_agent)"
 	}
@@ -173,7 +174,7 @@ const agentURLSuffix = "_agent_url"
 // storyboard's requests name (a sync_governance registers it with the
 // seller). Keys the storyboard does not declare are not added, and a
 // run with no --agent K keeps the storyboard's default.
-func overrideAgentURLs(sb *Storyboard, env *Env, ctx map[string]any) {
+func overrideAgentURLs(sb *spec.Storyboard, env *Env, ctx map[string]any) {
 	for k := range sb.Context {
 		name, ok := strings.CutSuffix(k, agentURLSuffix)
 		if !ok || name == "" {

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Applies reports whether the storyboard is for this agent at all: every
@@ -13,14 +15,14 @@ import (
 // specialisms claim it. The domains/ folder of 3.1 mirrors protocols/
 // and is never selected (its storyboards would run twice). When it does
 // not apply, detail cites the declaration (skip_result not_applicable).
-func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
+func Applies(sb *spec.Storyboard, caps any) (ok bool, detail string) {
 	parts := strings.Split(sb.Path, "/")
 	switch sb.Kind {
-	case Universal:
+	case spec.Universal:
 		return true, ""
-	case Domains:
+	case spec.Domains:
 		return false, "domains/ mirrors protocols/ in this release; the protocols/ copy runs"
-	case Protocols:
+	case spec.Protocols:
 		if len(parts) < 2 {
 			return false, "not under a protocol folder"
 		}
@@ -30,7 +32,7 @@ func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("the agent does not declare protocol %s (supported_protocols: [%s])", want, strings.Join(declared, ", "))
-	case Specialisms:
+	case spec.Specialisms:
 		if len(parts) < 2 {
 			return false, "not under a specialism folder"
 		}
@@ -47,7 +49,7 @@ func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
 
 // stringsAt reads a list of strings at a dotted path of the capabilities.
 func stringsAt(caps any, p string) []string {
-	v, _, _ := Lookup(caps, p)
+	v, _, _ := spec.Lookup(caps, p)
 	arr, _ := v.([]any)
 	var out []string
 	for _, e := range arr {
@@ -71,7 +73,7 @@ func stringsAt(caps any, p string) []string {
 // required_tools (get_adcp_capabilities, sync_agent_notification_configs)
 // is the lenient any-of every agent meets, and protocol/required-tasks.mdx
 // makes the task "Required when …notifications.supported is true" only.
-var proseGates = map[string]CapabilityPredicate{
+var proseGates = map[string]spec.CapabilityPredicate{
 	"signed_requests":            {Path: "request_signing.supported", Equals: true},
 	"agent_notification_configs": {Path: "adcp.capability_changes.notifications.supported", Equals: true},
 }
@@ -83,9 +85,9 @@ var knownRequires = []string{"controller", "seeded_state", "real_wire", "webhook
 // requires, required_any_of_tools, required_tools, requires_capability,
 // requires_all_capabilities, prerequisites.controller_seeding, webhook
 // substitutions) and returns the skip, or nil when it may run.
-func Gate(sb *Storyboard, env *Env) *Skip {
+func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
 	if ok, detail := Applies(sb, env.Capabilities); !ok {
-		return &Skip{Reason: NotApplicable, Detail: detail}
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Agent != nil && sb.Agent.InteractionModel == "webhook_receiver" {
 		// universal/webhook-receiver-envelope.yaml grades a buyer's
@@ -94,10 +96,10 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		// with a buyer receiver URL. It is for buyer/orchestrator receiver
 		// testing, not for seller endpoint grading." adcp-conform grades
 		// sellers and is given none.
-		return &Skip{Reason: NotApplicable, Detail: "the storyboard grades a buyer's webhook receiver (interaction_model webhook_receiver) through a receiver URL the buyer provides; a seller run has none, which the storyboard grades not_applicable"}
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: "the storyboard grades a buyer's webhook receiver (interaction_model webhook_receiver) through a receiver URL the buyer provides; a seller run has none, which the storyboard grades not_applicable"}
 	}
 	if len(sb.Phases) == 0 {
-		return &Skip{Reason: NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
+		return &spec.Skip{Reason: spec.NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
 	}
 	var unmet []string
 	for _, req := range sb.Requires {
@@ -126,19 +128,19 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		}
 	}
 	if len(unmet) > 0 {
-		return &Skip{Reason: RequirementUnmet, Detail: strings.Join(unmet, "; ")}
+		return &spec.Skip{Reason: spec.RequirementUnmet, Detail: strings.Join(unmet, "; ")}
 	}
 	if len(sb.RequiredTools) > 0 && !slices.ContainsFunc(sb.RequiredTools, env.has) {
-		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
+		return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
 			strings.Join(sb.RequiredTools, ", "), strings.Join(env.Tools, ", "))}
 	}
 	if g, ok := proseGates[sb.ID]; ok {
 		if ok, detail := EvalCapability(&g, env.Capabilities); !ok {
-			return &Skip{Reason: NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
 		}
 	}
 	if ok, detail := EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
-		return &Skip{Reason: NotApplicable, Detail: detail}
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
 		// "Missing seed_* support on the agent grades the storyboard
@@ -146,7 +148,7 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		// prerequisites.controller_seeding). With the controller, the run
 		// seeds (Run), on a sandbox only (RunMode).
 		if !env.has(controllerTool) {
-			return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
 		}
 	}
 	// A webhook token the run can never resolve leaves the storyboard out
@@ -163,9 +165,9 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 	}
 	if ue := Preflight(plain, pv); ue != nil {
 		if strings.HasPrefix(ue.Token, "{{runner.") {
-			return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
+			return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
 		}
-		return &Skip{Reason: RequirementUnmet, Detail: "unresolved_substitution: " + ue.Token + ": " + ue.Reason}
+		return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "unresolved_substitution: " + ue.Token + ": " + ue.Reason}
 	}
 	return nil
 }
@@ -173,7 +175,7 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 // RunMode returns why the run's mode leaves a storyboard out (a
 // selection_result, not a skip): mutating steps in a read-only run, a
 // controller-driven storyboard outside a sandbox.
-func RunMode(sb *Storyboard, env *Env) *Skip {
+func RunMode(sb *spec.Storyboard, env *Env) *spec.Skip {
 	var mutating []string
 	controller := slices.Contains(sb.Requires, "controller")
 	kit := TestKitFor(sb, env)
@@ -196,19 +198,19 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 		}
 	}
 	if len(mutating) > 0 && !env.AllowMutations {
-		return &Skip{Reason: RunModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
+		return &spec.Skip{Reason: RunModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
 	}
 	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
-		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	if seeds(sb) && !env.Sandbox {
-		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: RunModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	return nil
 }
 
 // seeds says the runner seeds the storyboard's fixtures before its phases.
-func seeds(sb *Storyboard) bool {
+func seeds(sb *spec.Storyboard) bool {
 	return sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding && len(sb.Fixtures) > 0
 }
 
@@ -220,11 +222,11 @@ func seeds(sb *Storyboard) bool {
 // configured credential) and absent when it has none; auth.basic is
 // dropped (the run has no Basic credential). auth.probe_task is the run's
 // when given.
-func TestKitFor(sb *Storyboard, env *Env) map[string]any {
+func TestKitFor(sb *spec.Storyboard, env *Env) map[string]any {
 	kit := map[string]any{}
 	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" {
 		if k, ok := env.TestKits[path.Clean(sb.Prerequisites.TestKit)]; ok {
-			if c, ok := Normalize(k).(map[string]any); ok {
+			if c, ok := spec.Normalize(k).(map[string]any); ok {
 				kit = c
 			}
 		}
@@ -271,7 +273,7 @@ const VersionExcluded = "version_excluded"
 // pre-release tag hanging off it: "3.2-beta" speaks 3.2.0-beta.5): a 3.1
 // seller is not graded on what 3.2 added. An agent that lists no versions
 // is graded (nothing says it does not speak the release).
-func VersionGate(rel *Release, caps any) *Skip {
+func VersionGate(rel *spec.Release, caps any) *spec.Skip {
 	release := rel.Version()
 	want := majorMinor(release)
 	listed := stringsAt(caps, "adcp.supported_versions")
@@ -283,7 +285,7 @@ func VersionGate(rel *Release, caps any) *Skip {
 			return nil
 		}
 	}
-	return &Skip{Reason: VersionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
+	return &spec.Skip{Reason: VersionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
 }
 
 // majorMinor is "3.2" of "3.2.0-beta.5", "3.2-beta" or "3.2"; "" when v
@@ -308,7 +310,7 @@ func majorMinor(v string) string {
 // a webhook step (a delivery, or the settle after a terminal trigger) or a
 // rate-limit trip (the agent's retry_after). A runner starts such
 // storyboards first, so their waiting overlaps the others' work.
-func Waits(sb *Storyboard) bool {
+func Waits(sb *spec.Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if slices.Contains(webhookTasks, st.Task) || st.Task == "expect_rate_limit_not_replayed" || st.RateLimitTrip != nil {
@@ -325,13 +327,13 @@ func Waits(sb *Storyboard) bool {
 // the caller's authenticated sandbox account", comply-test-controller.mdx).
 // Every storyboard of a run is the same account, so such a storyboard runs
 // alone: another's call in between would consume the instruction.
-func ShapesNextCall(sb *Storyboard) bool {
+func ShapesNextCall(sb *spec.Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if st.Task != controllerTool {
 				continue
 			}
-			req, _ := Normalize(st.SampleRequest).(map[string]any)
+			req, _ := spec.Normalize(st.SampleRequest).(map[string]any)
 			if sc, _ := req["scenario"].(string); strings.HasPrefix(sc, "force_") && strings.HasSuffix(sc, "_arm") {
 				return true
 			}

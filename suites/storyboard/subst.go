@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Substitution of the storyboard tokens into a step's request
@@ -138,13 +140,13 @@ func (e *UnresolvedError) Error() string {
 	if at == "" {
 		at = "/"
 	}
-	return fmt.Sprintf("unresolved substitution %q at %s: %s", Clip(e.Token, 200), at, e.Reason)
+	return fmt.Sprintf("unresolved substitution %q at %s: %s", spec.Clip(e.Token, 200), at, e.Reason)
 }
 
 // Result is the unresolved_substitution validation_result the spec asks
 // for: expected the token, actual null, no json_pointer (pre-wire).
-func (e *UnresolvedError) Result() Result {
-	return Result{
+func (e *UnresolvedError) Result() spec.Result {
+	return spec.Result{
 		Check:       "unresolved_substitution",
 		Passed:      false,
 		Description: "every substitution token of the request resolves before dispatch",
@@ -182,7 +184,7 @@ func (s *substituter) walk(v any, ptr string, depth int) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for _, k := range sortedKeys(x) {
-			e, err := s.walk(x[k], ptr+"/"+escapePointer(k), depth+1)
+			e, err := s.walk(x[k], ptr+"/"+spec.EscapePointer(k), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -206,7 +208,7 @@ func (s *substituter) walk(v any, ptr string, depth int) (any, error) {
 		}
 		return out, nil
 	}
-	return Normalize(v), nil
+	return spec.Normalize(v), nil
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -422,7 +424,7 @@ func (t *Ref) check() string {
 		}
 	case RefGenerate:
 		if t.Name != "uuid_v4" && t.Name != "opaque_id" {
-			return fmt.Sprintf("unknown generator %q (uuid_v4 and opaque_id are defined)", Clip(t.Name, 40))
+			return fmt.Sprintf("unknown generator %q (uuid_v4 and opaque_id are defined)", spec.Clip(t.Name, 40))
 		}
 		if strings.HasSuffix(t.Token, "#") {
 			return "empty alias after #"
@@ -443,7 +445,7 @@ func (t *Ref) check() string {
 		if !validStepID(t.Name) || t.Field == "" {
 			return "prior_step needs <step_id>.<field>"
 		}
-		if _, err := parsePath(t.Field); err != nil {
+		if _, err := spec.ParsePath(t.Field); err != nil {
 			return "prior_step field: " + err.Error()
 		}
 	}
@@ -462,7 +464,7 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 	case RefContext:
 		x, ok := v.Context[t.Name]
 		if !ok {
-			return fail("no context value " + Clip(t.Name, 80) + " (its capturing step failed, was skipped or never ran)")
+			return fail("no context value " + spec.Clip(t.Name, 80) + " (its capturing step failed, was skipped or never ran)")
 		}
 		return copyValue(x, 0)
 	case RefGenerate:
@@ -471,9 +473,9 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 		}
 		return v.generated(t.Alias), nil
 	case RefTestKit:
-		x, _, ok := Lookup(v.TestKit, t.Name)
+		x, _, ok := spec.Lookup(v.TestKit, t.Name)
 		if !ok || x == nil {
-			return fail("the test kit has no value at " + Clip(t.Name, 80))
+			return fail("the test kit has no value at " + spec.Clip(t.Name, 80))
 		}
 		return copyValue(x, 0)
 	case RefAgentURL:
@@ -492,17 +494,17 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 		}
 		u, ok := v.WebhookURL(t.Name)
 		if !ok || u == "" {
-			return fail("the webhook receiver has no URL for step " + Clip(t.Name, 80))
+			return fail("the webhook receiver has no URL for step " + spec.Clip(t.Name, 80))
 		}
 		return u, nil
 	case RefPriorStep:
 		doc, ok := v.Prior[t.Name]
 		if !ok {
-			return fail("step " + Clip(t.Name, 80) + " has not run (or did not pass) in this storyboard run")
+			return fail("step " + spec.Clip(t.Name, 80) + " has not run (or did not pass) in this storyboard run")
 		}
-		x, _, ok := Lookup(doc, t.Field)
+		x, _, ok := spec.Lookup(doc, t.Field)
 		if !ok || x == nil {
-			return fail("step " + Clip(t.Name, 80) + " has no value at " + Clip(t.Field, 80))
+			return fail("step " + spec.Clip(t.Name, 80) + " has no value at " + spec.Clip(t.Field, 80))
 		}
 		return copyValue(x, 0)
 	}
@@ -576,7 +578,7 @@ func copyValue(v any, depth int) (any, error) {
 		}
 		return out, nil
 	}
-	return Normalize(v), nil
+	return spec.Normalize(v), nil
 }
 
 // Refs lists the tokens a template references, in sorted-key order, with
@@ -592,7 +594,7 @@ func Refs(v any) ([]Ref, error) {
 }
 
 func collectRefs(v any, ptr string, depth int, refs *[]Ref, errs *[]error) {
-	if depth > MaxSubstDepth || len(*refs) > MaxFanOut {
+	if depth > MaxSubstDepth || len(*refs) > spec.MaxFanOut {
 		if len(*errs) == 0 || !errors.Is((*errs)[len(*errs)-1], errLimit) {
 			*errs = append(*errs, fmt.Errorf("%w at %s", errLimit, ptr))
 		}
@@ -620,14 +622,14 @@ func collectRefs(v any, ptr string, depth int, refs *[]Ref, errs *[]error) {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			p := ptr + "/" + escapePointer(k)
+			p := ptr + "/" + spec.EscapePointer(k)
 			if k == "$build_assets_from_format" {
 				*refs = append(*refs, Ref{Kind: RefBuildAssets, Token: k, Pointer: p})
 			}
 			collectRefs(x[k], p, depth+1, refs, errs)
 		}
 	case map[any]any:
-		collectRefs(Normalize(x), ptr, depth, refs, errs)
+		collectRefs(spec.Normalize(x), ptr, depth, refs, errs)
 	case []any:
 		for i, e := range x {
 			collectRefs(e, ptr+"/"+strconv.Itoa(i), depth+1, refs, errs)
@@ -679,16 +681,16 @@ func ResolveTask(task, def string, testKit any) (string, error) {
 	if why := t.check(); why != "" {
 		return "", &UnresolvedError{Token: task, Reason: why}
 	}
-	x, _, ok := Lookup(testKit, t.Name)
+	x, _, ok := spec.Lookup(testKit, t.Name)
 	if !ok || x == nil {
 		if def != "" {
 			return def, nil
 		}
-		return "", &UnresolvedError{Token: task, Reason: "the test kit has no value at " + Clip(t.Name, 80) + " and the step has no task_default"}
+		return "", &UnresolvedError{Token: task, Reason: "the test kit has no value at " + spec.Clip(t.Name, 80) + " and the step has no task_default"}
 	}
 	s, isStr := x.(string)
 	if !isStr || s == "" {
-		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", Clip(t.Name, 80), JSONType(x))}
+		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", spec.Clip(t.Name, 80), spec.JSONType(x))}
 	}
 	return s, nil
 }
@@ -699,7 +701,7 @@ func ResolveTask(task, def string, testKit any) (string, error) {
 // ("`context_inputs` is silently a no-op on a missing `key`"); it is
 // returned in missing so the engine can note it. A bad inject_at path is an
 // error.
-func InjectInputs(req map[string]any, inputs []ContextInput, ctx map[string]any) (missing []string, err error) {
+func InjectInputs(req map[string]any, inputs []spec.ContextInput, ctx map[string]any) (missing []string, err error) {
 	for _, in := range inputs {
 		x, ok := ctx[in.Key]
 		if !ok {
@@ -710,8 +712,8 @@ func InjectInputs(req map[string]any, inputs []ContextInput, ctx map[string]any)
 		if err != nil {
 			return missing, err
 		}
-		if err := Set(req, in.InjectAt, c); err != nil {
-			return missing, fmt.Errorf("context_inputs %s: %w", Clip(in.Key, 80), err)
+		if err := spec.Set(req, in.InjectAt, c); err != nil {
+			return missing, fmt.Errorf("context_inputs %s: %w", spec.Clip(in.Key, 80), err)
 		}
 	}
 	return missing, nil
@@ -746,7 +748,7 @@ type CaptureFailure struct {
 // Result is the capture_path_not_resolvable validation_result
 // (storyboard-schema.yaml, "Runner grading codes"): expected the declared
 // path, actual the resolved value or null, json_pointer the path's pointer.
-func (f CaptureFailure) Result() Result {
+func (f CaptureFailure) Result() spec.Result {
 	p := f.Pointer
 	what := "is absent"
 	switch {
@@ -755,14 +757,14 @@ func (f CaptureFailure) Result() Result {
 	case f.Present:
 		what = "is the empty string"
 	}
-	return Result{
+	return spec.Result{
 		Check:       "capture_path_not_resolvable",
 		Passed:      false,
-		Description: "context_outputs " + Clip(f.Name, 80) + " captures a usable value at " + Clip(f.Path, 200),
+		Description: "context_outputs " + spec.Clip(f.Name, 80) + " captures a usable value at " + spec.Clip(f.Path, 200),
 		JSONPointer: &p,
 		Expected:    f.Path,
 		Actual:      f.Actual,
-		Message:     fmt.Sprintf("%s %s in the response", Clip(f.Path, 200), what),
+		Message:     fmt.Sprintf("%s %s in the response", spec.Clip(f.Path, 200), what),
 	}
 }
 
@@ -774,7 +776,7 @@ type CaptureResult struct {
 	// Deferred are the `task_completion.` entries: the engine polls the
 	// task to a terminal state and captures their inner path (see
 	// TaskCompletionInner) from the completion result.
-	Deferred []ContextOutput
+	Deferred []spec.ContextOutput
 	// Failures are the paths that did not resolve to a usable value, one
 	// per entry.
 	Failures []CaptureFailure
@@ -791,7 +793,7 @@ type CaptureResult struct {
 // minting it once per run in vars.Generated (so an inline
 // `$generate:uuid_v4#<name>` and the capture agree). The engine merges
 // Values into the context only after the step's validations pass.
-func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
+func Capture(outputs []spec.ContextOutput, payload any, vars *Vars) CaptureResult {
 	if vars == nil {
 		vars = &Vars{}
 	}
@@ -804,25 +806,25 @@ func Capture(outputs []ContextOutput, payload any, vars *Vars) CaptureResult {
 		case name == "":
 			errs = append(errs, fmt.Errorf("context_outputs[%d]: no name", i))
 		case o.Path != "" && o.Generate != "":
-			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: both path and generate", i, Clip(name, 80)))
+			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: both path and generate", i, spec.Clip(name, 80)))
 		case o.Generate != "":
 			if o.Generate != "uuid_v4" && o.Generate != "opaque_id" {
-				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: unknown generator %q", i, Clip(name, 80), Clip(o.Generate, 40)))
+				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: unknown generator %q", i, spec.Clip(name, 80), spec.Clip(o.Generate, 40)))
 				continue
 			}
 			vals[name] = vars.generated(name)
 		case o.Path == "":
-			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: neither path nor generate", i, Clip(name, 80)))
+			errs = append(errs, fmt.Errorf("context_outputs[%d] %s: neither path nor generate", i, spec.Clip(name, 80)))
 		case strings.HasPrefix(o.Path, taskCompletionPrefix):
 			res.Deferred = append(res.Deferred, o)
 		default:
-			if _, err := parsePath(o.Path); err != nil {
-				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: path %q: %w", i, Clip(name, 80), Clip(o.Path, 200), err))
+			if _, err := spec.ParsePath(o.Path); err != nil {
+				errs = append(errs, fmt.Errorf("context_outputs[%d] %s: path %q: %w", i, spec.Clip(name, 80), spec.Clip(o.Path, 200), err))
 				continue
 			}
-			x, _, ok := Lookup(payload, o.Path)
+			x, _, ok := spec.Lookup(payload, o.Path)
 			if !ok || x == nil || x == "" {
-				f := CaptureFailure{Name: name, Path: o.Path, Pointer: Pointer(o.Path)}
+				f := CaptureFailure{Name: name, Path: o.Path, Pointer: spec.Pointer(o.Path)}
 				if ok {
 					f.Present, f.Actual = true, x
 				}
@@ -855,7 +857,7 @@ type SiteRef struct {
 // values of its validations (value, allowed_values, scope.equals,
 // payload_must_contain). Malformed tokens are in the error, each naming its
 // site.
-func StoryboardRefs(sb *Storyboard) ([]SiteRef, error) {
+func StoryboardRefs(sb *spec.Storyboard) ([]SiteRef, error) {
 	var out []SiteRef
 	var errs []error
 	add := func(site string, v any) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // tokenStart finds the start of every runner token, independently of the
@@ -70,18 +71,18 @@ func collectKeys(v any, key string, out *[]string) {
 var specCache = struct {
 	sync.Mutex
 	docs map[string]map[string]any
-	rels map[string]*storyboard.Release
-}{docs: map[string]map[string]any{}, rels: map[string]*storyboard.Release{}}
+	rels map[string]*spec.Release
+}{docs: map[string]map[string]any{}, rels: map[string]*spec.Release{}}
 
 // loadRelease is storyboard.Load, cached.
-func loadRelease(t *testing.T, dir string) *storyboard.Release {
+func loadRelease(t *testing.T, dir string) *spec.Release {
 	t.Helper()
 	specCache.Lock()
 	defer specCache.Unlock()
 	if rel, ok := specCache.rels[dir]; ok {
 		return rel
 	}
-	rel, err := storyboard.Load(dir)
+	rel, err := spec.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func releaseDocs(t *testing.T, dir string) map[string]any {
 			t.Errorf("%s: %v", rel, err)
 			return nil
 		}
-		docs[filepath.ToSlash(rel)] = storyboard.Normalize(v)
+		docs[filepath.ToSlash(rel)] = spec.Normalize(v)
 		return nil
 	})
 	if err != nil {
@@ -201,10 +202,10 @@ func populated(refs []storyboard.Ref) *storyboard.Vars {
 		case storyboard.RefContext:
 			vars.Context[r.Name] = "v-" + r.Name
 		case storyboard.RefTestKit:
-			_ = storyboard.Set(kit, r.Name, "kit-value")
+			_ = spec.Set(kit, r.Name, "kit-value")
 		case storyboard.RefPriorStep:
 			m := map[string]any{}
-			_ = storyboard.Set(m, r.Field, "prior-value")
+			_ = spec.Set(m, r.Field, "prior-value")
 			vars.Prior[r.Name] = m
 		}
 	}
@@ -243,7 +244,7 @@ func TestSpecExpressionsParse(t *testing.T) {
 				}
 			}
 			rel := loadRelease(t, dir)
-			var preds []*storyboard.CapabilityPredicate
+			var preds []*spec.CapabilityPredicate
 			for _, sb := range rel.Storyboards {
 				preds = append(preds, sb.RequiresCapability)
 				for i := range sb.RequiresAllCapabilities {
@@ -256,7 +257,7 @@ func TestSpecExpressionsParse(t *testing.T) {
 					}
 				}
 			}
-			preds = slices.DeleteFunc(preds, func(p *storyboard.CapabilityPredicate) bool { return p == nil })
+			preds = slices.DeleteFunc(preds, func(p *spec.CapabilityPredicate) bool { return p == nil })
 			if len(preds) == 0 {
 				t.Fatal("no capability predicates found")
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // counter mints predictable UUIDs: uuid-1, uuid-2, …
@@ -381,25 +382,25 @@ func TestInjectInputs(t *testing.T) {
 	cases := []struct {
 		name    string
 		req     map[string]any
-		inputs  []storyboard.ContextInput
+		inputs  []spec.ContextInput
 		want    map[string]any
 		missing []string
 		err     bool
 	}{
 		{name: "object keeps its type inside a new array", req: map[string]any{},
-			inputs: []storyboard.ContextInput{{Key: "fmt", InjectAt: "format_ids[0]"}},
+			inputs: []spec.ContextInput{{Key: "fmt", InjectAt: "format_ids[0]"}},
 			want:   map[string]any{"format_ids": []any{map[string]any{"agent_url": "https://c.example", "id": "banner"}}}},
 		{name: "number overwrites", req: map[string]any{"a": map[string]any{"b": "x"}},
-			inputs: []storyboard.ContextInput{{Key: "n", InjectAt: "a.b"}},
+			inputs: []spec.ContextInput{{Key: "n", InjectAt: "a.b"}},
 			want:   map[string]any{"a": map[string]any{"b": float64(2)}}},
 		{name: "missing key is a no-op, reported", req: map[string]any{"a": "x"},
-			inputs:  []storyboard.ContextInput{{Key: "typo", InjectAt: "a"}, {Key: "empty", InjectAt: "e"}},
+			inputs:  []spec.ContextInput{{Key: "typo", InjectAt: "a"}, {Key: "empty", InjectAt: "e"}},
 			want:    map[string]any{"a": "x", "e": ""},
 			missing: []string{"typo"}},
 		{name: "bad path", req: map[string]any{"a": "x"},
-			inputs: []storyboard.ContextInput{{Key: "n", InjectAt: "a.b"}}, err: true},
+			inputs: []spec.ContextInput{{Key: "n", InjectAt: "a.b"}}, err: true},
 		{name: "wildcard path", req: map[string]any{},
-			inputs: []storyboard.ContextInput{{Key: "n", InjectAt: "a[*]"}}, err: true},
+			inputs: []spec.ContextInput{{Key: "n", InjectAt: "a[*]"}}, err: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -420,7 +421,7 @@ func TestInjectInputs(t *testing.T) {
 	}
 	// The injected value is a copy.
 	req := map[string]any{}
-	if _, err := storyboard.InjectInputs(req, []storyboard.ContextInput{{Key: "fmt", InjectAt: "f"}}, ctx); err != nil {
+	if _, err := storyboard.InjectInputs(req, []spec.ContextInput{{Key: "fmt", InjectAt: "f"}}, ctx); err != nil {
 		t.Fatal(err)
 	}
 	req["f"].(map[string]any)["id"] = "changed"
@@ -440,36 +441,36 @@ func TestCapture(t *testing.T) {
 		"obj":          map[string]any{"k": "v"},
 	}
 	failure := func(name, path string, present bool, actual any) storyboard.CaptureFailure {
-		return storyboard.CaptureFailure{Name: name, Path: path, Present: present, Actual: actual, Pointer: storyboard.Pointer(path)}
+		return storyboard.CaptureFailure{Name: name, Path: path, Present: present, Actual: actual, Pointer: spec.Pointer(path)}
 	}
 	cases := []struct {
 		name     string
-		outputs  []storyboard.ContextOutput
+		outputs  []spec.ContextOutput
 		values   map[string]any
 		deferred int
 		failures []storyboard.CaptureFailure
 		err      bool
 	}{
 		{name: "paths keep their types",
-			outputs: []storyboard.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Key: "budget", Path: "budget"}, {Name: "pkg", Path: "packages[1].package_id"}, {Name: "o", Path: "obj"}},
+			outputs: []spec.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Key: "budget", Path: "budget"}, {Name: "pkg", Path: "packages[1].package_id"}, {Name: "o", Path: "obj"}},
 			values:  map[string]any{"id": "mb-1", "budget": float64(100), "pkg": "p2", "o": map[string]any{"k": "v"}}},
 		{name: "a wildcard path captures the first value",
-			outputs: []storyboard.ContextOutput{{Name: "first", Path: "packages[*].package_id"}},
+			outputs: []spec.ContextOutput{{Name: "first", Path: "packages[*].package_id"}},
 			values:  map[string]any{"first": "p1"}},
 		{name: "absent, null and empty are failures, and nothing is captured",
-			outputs: []storyboard.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Name: "a", Path: "signals[0].id"}, {Name: "n", Path: "nulled"}, {Name: "b", Path: "blank"}},
+			outputs: []spec.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Name: "a", Path: "signals[0].id"}, {Name: "n", Path: "nulled"}, {Name: "b", Path: "blank"}},
 			failures: []storyboard.CaptureFailure{
 				failure("a", "signals[0].id", false, nil), failure("n", "nulled", true, nil), failure("b", "blank", true, ""),
 			}},
 		{name: "generate mints once per run",
-			outputs: []storyboard.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}, {Name: "corr", Generate: "opaque_id"}},
+			outputs: []spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}, {Name: "corr", Generate: "opaque_id"}},
 			values:  map[string]any{"forced_task_id": "uuid-1", "corr": "uuid-2"}},
 		{name: "task_completion paths are left to the engine",
-			outputs:  []storyboard.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Name: "late", Path: "task_completion.media_buy_id"}},
+			outputs:  []spec.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Name: "late", Path: "task_completion.media_buy_id"}},
 			values:   map[string]any{"id": "mb-1"},
 			deferred: 1},
 		{name: "authoring errors are errors, not failures",
-			outputs: []storyboard.ContextOutput{{Path: "media_buy_id"}, {Name: "x", Path: "a", Generate: "uuid_v4"}, {Name: "y"}, {Name: "z", Generate: "uuid_v9"}, {Name: "w", Path: "a..b"}},
+			outputs: []spec.ContextOutput{{Path: "media_buy_id"}, {Name: "x", Path: "a", Generate: "uuid_v4"}, {Name: "y"}, {Name: "z", Generate: "uuid_v9"}, {Name: "w", Path: "a..b"}},
 			err:     true},
 	}
 	for _, c := range cases {
@@ -497,11 +498,11 @@ func TestCaptureGenerateAgreesWithInlineAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := storyboard.Capture([]storyboard.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
+	res := storyboard.Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
 	if res.Values["forced_task_id"] != inline {
 		t.Fatalf("capture %v, inline %v", res.Values, inline)
 	}
-	again := storyboard.Capture([]storyboard.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
+	again := storyboard.Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
 	if again.Values["forced_task_id"] != inline {
 		t.Fatal("a second capture minted a new value")
 	}
@@ -563,17 +564,17 @@ func FuzzSubstitute(f *testing.F) {
 }
 
 func TestStoryboardRefs(t *testing.T) {
-	sb := &storyboard.Storyboard{
+	sb := &spec.Storyboard{
 		Context: map[string]any{"governance_agent_url": "https://g.example"},
-		Phases: []storyboard.Phase{{Steps: []storyboard.Step{
+		Phases: []spec.Phase{{Steps: []spec.Step{
 			{Task: "$test_kit.auth.probe_task", SampleRequest: map[string]any{"id": "$context.id"}},
 			{Task: "get_products",
 				Filter:        map[string]any{"body": map[string]any{"operation_id": "{{prior_step.s.operation_id}}"}},
-				RateLimitTrip: &storyboard.RateLimitTrip{TripTargetSampleRequest: map[string]any{"k": "$generate:uuid_v4#t"}},
-				Validations: []storyboard.Validation{
+				RateLimitTrip: &spec.RateLimitTrip{TripTargetSampleRequest: map[string]any{"k": "$generate:uuid_v4#t"}},
+				Validations: []spec.Validation{
 					{Check: "field_value", Value: "$context.id"},
-					{Check: "refs_resolve", Scope: &storyboard.RefScope{Key: "agent_url", Equals: "$agent_url"}},
-					{Check: "upstream_traffic", PayloadMustContain: []storyboard.MatchSpec{{Path: "a", AllowedValues: []any{"$context.x"}}}},
+					{Check: "refs_resolve", Scope: &spec.RefScope{Key: "agent_url", Equals: "$agent_url"}},
+					{Check: "upstream_traffic", PayloadMustContain: []spec.MatchSpec{{Path: "a", AllowedValues: []any{"$context.x"}}}},
 				}},
 			{SampleRequest: map[string]any{"url": "{{runner.nope}}"}},
 		}}},

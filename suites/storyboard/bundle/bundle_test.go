@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // entry is one tar entry of a test bundle.
@@ -343,11 +343,11 @@ func TestTheRealComplianceTreeRoundTrips(t *testing.T) {
 	if filepath.Base(dir) != "3.1.19" {
 		t.Errorf("folder %s is not named after the release", dir)
 	}
-	want, err := storyboard.Load(src)
+	want, err := spec.Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := storyboard.Load(dir)
+	got, err := spec.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package storyboard
+package spec
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ const (
 )
 
 // invariants are the invariants the engine defines (a judge each, in
-// invariant.go): lint warns of any other.
+// package check): lint warns of any other.
 var invariants = []string{InvariantConflictNoPayloadLeak, InvariantNoSecretEcho, InvariantStatusMonotonic,
 	InvariantImpairmentCoherence, InvariantGovernanceDenial}
 

@@ -1,4 +1,4 @@
-package storyboard
+package spec
 
 import (
 	"encoding/json"
@@ -21,20 +21,20 @@ type Match struct {
 }
 
 // segment is one step of a path: a key, an index, or [*].
-type segment struct {
-	key   string
-	index int // -1 when the segment is a key or a wildcard
-	wild  bool
+type Segment struct {
+	Key   string
+	Index int // -1 when the segment is a key or a wildcard
+	Wild  bool
 }
 
 // parsePath reads the JSONPath-lite the storyboards use: dotted keys,
 // [N] indexes, [*] wildcards, an optional "$" or "$." prefix and the
 // standalone numeric tokens some SDK paths carry ("items.[0].id"). The
 // empty path is the whole document.
-func parsePath(p string) ([]segment, error) {
+func ParsePath(p string) ([]Segment, error) {
 	p = strings.TrimPrefix(p, "$")
 	p = strings.TrimPrefix(p, ".")
-	var segs []segment
+	var segs []Segment
 	for p != "" {
 		switch {
 		case p[0] == '.':
@@ -50,20 +50,20 @@ func parsePath(p string) ([]segment, error) {
 			in := p[1:end]
 			p = p[end+1:]
 			if in == "*" {
-				segs = append(segs, segment{index: -1, wild: true})
+				segs = append(segs, Segment{Index: -1, Wild: true})
 				continue
 			}
 			n, err := strconv.Atoi(in)
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("bad index [%s]", in)
 			}
-			segs = append(segs, segment{index: n})
+			segs = append(segs, Segment{Index: n})
 		default:
 			end := strings.IndexAny(p, ".[")
 			if end < 0 {
 				end = len(p)
 			}
-			segs = append(segs, segment{key: p[:end], index: -1})
+			segs = append(segs, Segment{Key: p[:end], Index: -1})
 			p = p[end:]
 		}
 	}
@@ -77,7 +77,7 @@ func parsePath(p string) ([]segment, error) {
 // the length of an array or string, as in JavaScript. A null value is a
 // match (present and null); an absent one is not.
 func Resolve(doc any, path string) ([]Match, error) {
-	segs, err := parsePath(path)
+	segs, err := ParsePath(path)
 	if err != nil {
 		return nil, fmt.Errorf("path %q: %w", path, err)
 	}
@@ -86,7 +86,7 @@ func Resolve(doc any, path string) ([]Match, error) {
 		var next []Match
 		for _, m := range cur {
 			switch {
-			case s.wild:
+			case s.Wild:
 				arr, ok := m.Value.([]any)
 				if !ok {
 					continue
@@ -97,24 +97,24 @@ func Resolve(doc any, path string) ([]Match, error) {
 					}
 					next = append(next, Match{m.Pointer + "/" + strconv.Itoa(i), v})
 				}
-			case s.index >= 0:
-				if arr, ok := m.Value.([]any); ok && s.index < len(arr) {
-					next = append(next, Match{m.Pointer + "/" + strconv.Itoa(s.index), arr[s.index]})
+			case s.Index >= 0:
+				if arr, ok := m.Value.([]any); ok && s.Index < len(arr) {
+					next = append(next, Match{m.Pointer + "/" + strconv.Itoa(s.Index), arr[s.Index]})
 				}
 			default:
 				switch v := m.Value.(type) {
 				case map[string]any:
-					if x, ok := v[s.key]; ok {
-						next = append(next, Match{m.Pointer + "/" + escapePointer(s.key), x})
+					if x, ok := v[s.Key]; ok {
+						next = append(next, Match{m.Pointer + "/" + EscapePointer(s.Key), x})
 					}
 				case []any:
-					if s.key == "length" {
+					if s.Key == "length" {
 						next = append(next, Match{m.Pointer + "/length", float64(len(v))})
-					} else if n, err := strconv.Atoi(s.key); err == nil && n >= 0 && n < len(v) {
-						next = append(next, Match{m.Pointer + "/" + s.key, v[n]})
+					} else if n, err := strconv.Atoi(s.Key); err == nil && n >= 0 && n < len(v) {
+						next = append(next, Match{m.Pointer + "/" + s.Key, v[n]})
 					}
 				case string:
-					if s.key == "length" {
+					if s.Key == "length" {
 						next = append(next, Match{m.Pointer + "/length", float64(len(utf16Units(v)))})
 					}
 				}
@@ -141,7 +141,7 @@ func Lookup(doc any, path string) (v any, pointer string, ok bool) {
 // Pointer returns the RFC 6901 pointer a wildcard-free path names, whether
 // or not it resolves: the place a missing field would be.
 func Pointer(path string) string {
-	segs, err := parsePath(path)
+	segs, err := ParsePath(path)
 	if err != nil {
 		return ""
 	}
@@ -149,18 +149,18 @@ func Pointer(path string) string {
 	for _, s := range segs {
 		b.WriteByte('/')
 		switch {
-		case s.wild:
+		case s.Wild:
 			b.WriteByte('*')
-		case s.index >= 0:
-			b.WriteString(strconv.Itoa(s.index))
+		case s.Index >= 0:
+			b.WriteString(strconv.Itoa(s.Index))
 		default:
-			b.WriteString(escapePointer(s.key))
+			b.WriteString(EscapePointer(s.Key))
 		}
 	}
 	return b.String()
 }
 
-func escapePointer(k string) string {
+func EscapePointer(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
@@ -180,7 +180,7 @@ func utf16Units(s string) []uint16 {
 // extending arrays) on the way; it is how context_inputs inject a value
 // into a built request.
 func Set(doc map[string]any, path string, v any) error {
-	segs, err := parsePath(path)
+	segs, err := ParsePath(path)
 	if err != nil {
 		return fmt.Errorf("path %q: %w", path, err)
 	}
@@ -190,22 +190,22 @@ func Set(doc map[string]any, path string, v any) error {
 	var cur any = doc
 	for i, s := range segs {
 		last := i == len(segs)-1
-		if s.wild {
+		if s.Wild {
 			return fmt.Errorf("path %q: a wildcard cannot be written", path)
 		}
 		var next func() any
 		var put func(any)
 		switch c := cur.(type) {
 		case map[string]any:
-			if s.index >= 0 {
+			if s.Index >= 0 {
 				return fmt.Errorf("path %q: index on an object", path)
 			}
-			next, put = func() any { return c[s.key] }, func(x any) { c[s.key] = x }
+			next, put = func() any { return c[s.Key] }, func(x any) { c[s.Key] = x }
 		case []any:
-			if s.index < 0 || s.index >= len(c) {
+			if s.Index < 0 || s.Index >= len(c) {
 				return fmt.Errorf("path %q: index out of range", path)
 			}
-			next, put = func() any { return c[s.index] }, func(x any) { c[s.index] = x }
+			next, put = func() any { return c[s.Index] }, func(x any) { c[s.Index] = x }
 		default:
 			return fmt.Errorf("path %q: cannot descend into a %T", path, cur)
 		}
@@ -215,8 +215,8 @@ func Set(doc map[string]any, path string, v any) error {
 		}
 		child := next()
 		if child == nil {
-			if segs[i+1].index >= 0 {
-				arr := make([]any, segs[i+1].index+1)
+			if segs[i+1].Index >= 0 {
+				arr := make([]any, segs[i+1].Index+1)
 				put(arr)
 				child = arr
 			} else {

@@ -1,4 +1,4 @@
-package storyboard
+package spec
 
 import (
 	"encoding/json"
@@ -55,24 +55,29 @@ type Result struct {
 	Message string `json:"message,omitempty"`
 }
 
-func (r Result) pass() Result { r.Passed = true; return r }
+// The builders a check grades with: r (its id, check and description
+// set) passed, not applicable, failed, or with an observation noted.
 
-// na grades r not_applicable: passed, with the reason.
-func (r Result) na(format string, args ...any) Result {
+// Pass grades r passed.
+func (r Result) Pass() Result { r.Passed = true; return r }
+
+// NA grades r not_applicable: passed, with the reason.
+func (r Result) NA(format string, args ...any) Result {
 	r.Passed, r.NotApplicable = true, true
 	r.Note = fmt.Sprintf(format, args...)
 	return r
 }
 
-// fail grades r failed at pointer (nil when no field is implicated).
-func (r Result) fail(pointer *string, expected, actual any, format string, args ...any) Result {
+// Fail grades r failed at pointer (nil when no field is implicated).
+func (r Result) Fail(pointer *string, expected, actual any, format string, args ...any) Result {
 	r.Passed = false
-	r.JSONPointer, r.Expected, r.Actual = pointer, bounded(expected), bounded(actual)
+	r.JSONPointer, r.Expected, r.Actual = pointer, Bounded(expected), Bounded(actual)
 	r.Message = fmt.Sprintf(format, args...)
 	return r
 }
 
-func (r Result) observe(format string, args ...any) Result {
+// Observe adds an observation to r, which does not change its verdict.
+func (r Result) Observe(format string, args ...any) Result {
 	r.Observations = append(r.Observations, fmt.Sprintf(format, args...))
 	return r
 }
@@ -85,7 +90,9 @@ const maxValueBytes = 8 << 10
 // boundedHead is how much of such a value's JSON text is kept.
 const boundedHead = 200
 
-func bounded(v any) any {
+// Bounded is v for a result's expected or actual: v itself, or the start
+// of its JSON text and its size when that is over maxValueBytes.
+func Bounded(v any) any {
 	if v == nil {
 		return nil
 	}

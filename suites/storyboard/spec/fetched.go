@@ -1,4 +1,4 @@
-package storyboard
+package spec
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // live dispatcher fetches and records each under probeID; a Replay
 // returns the recorded one.
 type PublicFetcher interface {
-	FetchPublic(ctx context.Context, probeID, url string, opt FetchOptions) *OAuthResponse
+	FetchPublic(ctx context.Context, probeID, url string, opt FetchOptions) *Response
 }
 
 // FetchOptions tighten the fetch policy for one kind of fetch.
@@ -26,8 +26,9 @@ type FetchOptions struct {
 	DenyHosts    []string
 }
 
-// OAuthResponse is one GET of the graph.
-type OAuthResponse struct {
+// Response is one public GET (of the OAuth discovery graph, of a
+// preview_url) as the fetch policy left it.
+type Response struct {
 	Status      int
 	ContentType string
 	// Location is a redirect's target, "" otherwise.
@@ -49,20 +50,21 @@ type OAuthResponse struct {
 // max_response_bytes.
 var OverLimit = fmt.Sprintf("a response over %d bytes", fetch.MaxBytes)
 
-// OAuthResponseFrom is a live fetch as the walk sees it.
-func OAuthResponseFrom(r fetch.Response) *OAuthResponse {
-	o := &OAuthResponse{Status: r.Status, ContentType: r.ContentType, Location: r.Location, Body: r.Body, Blocked: r.Blocked, Failed: r.Failed}
+// ResponseFrom is a live fetch as the OAuth walk and the substitution
+// observer see it.
+func ResponseFrom(r fetch.Response) *Response {
+	o := &Response{Status: r.Status, ContentType: r.ContentType, Location: r.Location, Body: r.Body, Blocked: r.Blocked, Failed: r.Failed}
 	if r.TooLarge {
 		o.Limit = OverLimit
 	}
 	return o
 }
 
-// OAuthResponseOf reads a recorded fetch back as the walk saw it: the
+// ResponseOf reads a recorded fetch back as the live run saw it: the
 // status, the policy's refusal, and from its exchange the content type,
 // the redirect target and the body (cut at the limit: the limit).
-func OAuthResponseOf(c evidence.Call) *OAuthResponse {
-	r := &OAuthResponse{Status: c.HTTPStatus, Blocked: c.Blocked, Failed: c.HarnessError}
+func ResponseOf(c evidence.Call) *Response {
+	r := &Response{Status: c.HTTPStatus, Blocked: c.Blocked, Failed: c.HarnessError}
 	if n := len(c.Exchanges); n > 0 {
 		x := c.Exchanges[n-1]
 		r.ContentType = x.ResponseHeaders.Get("Content-Type")

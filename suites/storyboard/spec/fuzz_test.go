@@ -1,4 +1,4 @@
-package storyboard_test
+package spec_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // FuzzLoadStoryboard feeds arbitrary bytes to Parse and lints what
@@ -27,7 +27,7 @@ func FuzzLoadStoryboard(f *testing.F) {
 	f.Add([]byte("phases:\n  - steps:\n      - validations: [{check: array_length, value: -1, min: 2, max: 1}]\n"))
 	const name = "fuzz/case.yaml"
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sb, findings, err := storyboard.Parse(name, data)
+		sb, findings, err := spec.Parse(name, data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), name+": ") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -37,8 +37,8 @@ func FuzzLoadStoryboard(f *testing.F) {
 			}
 			return
 		}
-		rel := &storyboard.Release{Storyboards: []*storyboard.Storyboard{sb}, Findings: findings, CheckKinds: []string{"field_present"}}
-		for _, fd := range storyboard.Lint(rel) {
+		rel := &spec.Release{Storyboards: []*spec.Storyboard{sb}, Findings: findings, CheckKinds: []string{"field_present"}}
+		for _, fd := range spec.Lint(rel) {
 			if fd.File != name || fd.Rule == "" || fd.Line <= 0 {
 				t.Fatalf("finding without a file, rule or line: %s", fd)
 			}

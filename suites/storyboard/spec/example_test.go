@@ -1,15 +1,14 @@
-package storyboard_test
+package spec_test
 
 import (
 	"fmt"
 
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// Load a release folder and lint it. Only loading and linting exist so
-// far: nothing here runs a storyboard against an agent.
+// Load a release folder and lint it.
 func Example() {
-	rel, err := storyboard.Load("testdata/release")
+	rel, err := spec.Load("testdata/release")
 	if err != nil {
 		fmt.Println(err) // names the file and the YAML line
 		return
@@ -17,9 +16,9 @@ func Example() {
 	for _, sb := range rel.Storyboards {
 		fmt.Printf("%-11s %-24s %d phases\n", sb.Kind, sb.ID, len(sb.Phases))
 	}
-	c := storyboard.Count(rel)
+	c := spec.Count(rel)
 	fmt.Printf("%d storyboards, %d phases, %d steps, %d validations, %d findings\n",
-		c.Storyboards, c.Phases, c.Steps, c.Validations, len(storyboard.Lint(rel)))
+		c.Storyboards, c.Phases, c.Steps, c.Validations, len(spec.Lint(rel)))
 	// Output:
 	// protocols   widget_seller            2 phases
 	// protocols   widget_seller/branching  3 phases
@@ -31,8 +30,8 @@ func Example() {
 // A storyboard that breaks a rule yields findings with the file, the YAML
 // path and the position.
 func ExampleLint() {
-	rel, _ := storyboard.Load("testdata/release")
-	sb, findings, _ := storyboard.Parse("universal/loop.yaml", []byte(`id: loop
+	rel, _ := spec.Load("testdata/release")
+	sb, findings, _ := spec.Parse("universal/loop.yaml", []byte(`id: loop
 version: "1.0.0"
 title: "A phase that waits for itself"
 category: loop
@@ -46,7 +45,7 @@ phases:
 `))
 	rel.Storyboards = append(rel.Storyboards, sb)
 	rel.Findings = append(rel.Findings, findings...)
-	for _, f := range storyboard.Lint(rel) {
+	for _, f := range spec.Lint(rel) {
 		fmt.Println(f)
 	}
 	// Output:

@@ -1,4 +1,4 @@
-package storyboard_test
+package spec_test
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // TestLintRules runs each crafted case of testdata/lint inside a copy of
@@ -36,12 +36,12 @@ func TestLintRules(t *testing.T) {
 			}
 			write(t, filepath.Join(dir, dest), string(data))
 			want := wants(t, c, dest)
-			rel, err := storyboard.Load(dir)
+			rel, err := spec.Load(dir)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
 			var got []string
-			for _, f := range storyboard.Lint(rel) {
+			for _, f := range spec.Lint(rel) {
 				got = append(got, f.Rule+" "+f.Path+" @"+f.File)
 				covered[f.Rule] = true
 				if f.Line == 0 {
@@ -56,12 +56,12 @@ func TestLintRules(t *testing.T) {
 		})
 	}
 	for _, rule := range []string{
-		storyboard.RuleUnknownKey, storyboard.RuleRequiredField, storyboard.RuleDuplicateID, storyboard.RuleUnknownCheckKind,
-		storyboard.RuleDependsOn, storyboard.RuleEmptyGate, storyboard.RuleCapabilityMatcher, storyboard.RuleContextOutput,
-		storyboard.RuleContextScalar, storyboard.RuleContextOutputUnique, storyboard.RuleBranchSet, storyboard.RuleOrphanContribution, storyboard.RuleProvidesStateFor,
-		storyboard.RuleValidationArgs, storyboard.RuleAdvisory, storyboard.RuleNegativePath, storyboard.RuleScenarioReference,
-		storyboard.RuleAuthShape, storyboard.RuleStepReference, storyboard.RuleRunnerBounds, storyboard.RuleTestKitReference,
-		storyboard.RuleTestKitShape, storyboard.RuleIdentifierPathSyntax,
+		spec.RuleUnknownKey, spec.RuleRequiredField, spec.RuleDuplicateID, spec.RuleUnknownCheckKind,
+		spec.RuleDependsOn, spec.RuleEmptyGate, spec.RuleCapabilityMatcher, spec.RuleContextOutput,
+		spec.RuleContextScalar, spec.RuleContextOutputUnique, spec.RuleBranchSet, spec.RuleOrphanContribution, spec.RuleProvidesStateFor,
+		spec.RuleValidationArgs, spec.RuleAdvisory, spec.RuleNegativePath, spec.RuleScenarioReference,
+		spec.RuleAuthShape, spec.RuleStepReference, spec.RuleRunnerBounds, spec.RuleTestKitReference,
+		spec.RuleTestKitShape, spec.RuleIdentifierPathSyntax,
 	} {
 		if !covered[rule] {
 			t.Errorf("no lint case makes rule %s fire", rule)
@@ -126,18 +126,18 @@ func TestLintDuplicateIDSparesTheDomainsMirror(t *testing.T) {
 	const sb = "id: same\nversion: \"1\"\ntitle: T\ncategory: c\nsummary: s\nnarrative: n\nphases: []\n"
 	write(t, filepath.Join(dir, "protocols/x/index.yaml"), sb)
 	write(t, filepath.Join(dir, "domains/x/index.yaml"), sb)
-	rel, err := storyboard.Load(dir)
+	rel, err := spec.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := storyboard.Lint(rel); len(f) != 0 {
+	if f := spec.Lint(rel); len(f) != 0 {
 		t.Errorf("a domains/ mirror is reported: %v", f)
 	}
 	write(t, filepath.Join(dir, "domains/y/index.yaml"), sb)
-	if rel, err = storyboard.Load(dir); err != nil {
+	if rel, err = spec.Load(dir); err != nil {
 		t.Fatal(err)
 	}
-	f := storyboard.Lint(rel)
+	f := spec.Lint(rel)
 	if len(f) != 1 || f[0].String() != `protocols/x/index.yaml:1:5: error duplicate_id: id: storyboard id "same" is also declared by domains/y/index.yaml` {
 		t.Errorf("findings = %v, want one duplicate_id naming domains/y/index.yaml", f)
 	}
