@@ -3,6 +3,7 @@ package storyboard
 import (
 	"slices"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -27,10 +28,10 @@ func conventionNames(sb *spec.Storyboard) []string {
 			}
 		}
 	}
-	refs, _ := StoryboardRefs(sb)
+	refs, _ := expr.StoryboardRefs(sb)
 	var out []string
 	for _, r := range refs {
-		if r.Kind == RefContext && !declared[r.Name] && !slices.Contains(out, r.Name) {
+		if r.Kind == expr.RefContext && !declared[r.Name] && !slices.Contains(out, r.Name) {
 			out = append(out, r.Name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -151,7 +152,7 @@ type runner struct {
 	sb    *spec.Storyboard
 	env   *Env
 	d     Dispatcher
-	vars  *Vars
+	vars  *expr.Vars
 	kit   map[string]any
 	prior []*spec.Observation
 	// contributions: flag → "phase.step"
@@ -193,7 +194,7 @@ func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) Story
 	r := &runner{sb: sb, env: env, d: d, contributions: map[string]string{}, passed: map[string]bool{}, tripped: map[string]string{}, declared: map[string]string{}}
 	r.kit = TestKitFor(sb, env)
 	r.convention = conventionNames(sb)
-	r.vars = &Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
+	r.vars = &expr.Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
 		Prior: map[string]any{}, NewUUID: env.NewUUID}
 	for k, v := range env.Generated[sb.ID] {
 		r.vars.Generated[k] = v
@@ -313,13 +314,13 @@ func (r *runner) phase(ctx context.Context, i int) {
 		}
 	}
 	if ph.RequiresCapability != nil {
-		if ok, detail := EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
+		if ok, detail := expr.EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
 			skipAll(&spec.Skip{Reason: spec.NotApplicable, Detail: detail})
 			return
 		}
 	}
 	if ph.SkipIf != "" {
-		skip, err := EvalSkipIf(ph.SkipIf, r.vars)
+		skip, err := expr.EvalSkipIf(ph.SkipIf, r.vars)
 		if err != nil {
 			skipAll(&spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
 			return

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -135,11 +136,11 @@ func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
 			strings.Join(sb.RequiredTools, ", "), strings.Join(env.Tools, ", "))}
 	}
 	if g, ok := proseGates[sb.ID]; ok {
-		if ok, detail := EvalCapability(&g, env.Capabilities); !ok {
+		if ok, detail := expr.EvalCapability(&g, env.Capabilities); !ok {
 			return &spec.Skip{Reason: spec.NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
 		}
 	}
-	if ok, detail := EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
+	if ok, detail := expr.EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
 		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
@@ -154,16 +155,16 @@ func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
 	// A webhook token the run can never resolve leaves the storyboard out
 	// before any step ("Unresolved substitution behavior", preflight point
 	// 1); malformed tokens are the steps' to grade.
-	refs, _ := StoryboardRefs(sb)
-	plain := make([]Ref, len(refs))
+	refs, _ := expr.StoryboardRefs(sb)
+	plain := make([]expr.Ref, len(refs))
 	for i, r := range refs {
 		plain[i] = r.Ref
 	}
-	pv := &Vars{AgentURL: env.AgentURL}
+	pv := &expr.Vars{AgentURL: env.AgentURL}
 	if env.Webhooks != nil {
 		pv.WebhookBase, pv.WebhookURL = env.Webhooks.Base(), func(string) (string, bool) { return "", true }
 	}
-	if ue := Preflight(plain, pv); ue != nil {
+	if ue := expr.Preflight(plain, pv); ue != nil {
 		if strings.HasPrefix(ue.Token, "{{runner.") {
 			return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
 		}
@@ -185,7 +186,7 @@ func RunMode(sb *spec.Storyboard, env *Env) *spec.Skip {
 			// A task the test kit names ($test_kit.operations.…: webhook
 			// emission's primary_webhook_emitter is create_media_buy) is the
 			// one the step sends.
-			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
+			if t, err := expr.ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
 				task = t
 			}
 			if task == controllerTool {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -65,7 +66,7 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 			}
 		}
 	}()
-	task, err := ResolveTask(st.Task, st.TaskDefault, r.kit)
+	task, err := expr.ResolveTask(st.Task, st.TaskDefault, r.kit)
 	if err == nil && task == "" {
 		err = errors.New("the step names no task")
 	}
@@ -223,8 +224,8 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 // (storyboard-schema.yaml, "Cross-step comparison").
 func (r *runner) resolveValidation(v spec.Validation) (spec.Validation, string) {
 	if v.Value != nil {
-		x, err := Substitute(spec.Normalize(v.Value), r.vars)
-		var ue *UnresolvedError
+		x, err := expr.Substitute(spec.Normalize(v.Value), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return v, ue.Token
 		}
@@ -233,8 +234,8 @@ func (r *runner) resolveValidation(v spec.Validation) (spec.Validation, string) 
 		}
 	}
 	if len(v.AllowedValues) > 0 {
-		x, err := Substitute(spec.Normalize(v.AllowedValues), r.vars)
-		var ue *UnresolvedError
+		x, err := expr.Substitute(spec.Normalize(v.AllowedValues), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return v, ue.Token
 		}
@@ -302,7 +303,7 @@ func (r *runner) parallel(ctx context.Context, st *spec.Step, req Request) (*spe
 		one.Args = cloneMap(req.Args)
 		if !st.ParallelDispatch.SameIdempotencyKey {
 			if _, ok := one.Args["idempotency_key"]; ok {
-				one.Args["idempotency_key"] = r.vars.newUUID()
+				one.Args["idempotency_key"] = r.vars.UUID()
 			}
 		}
 		wg.Go(func() {
@@ -336,7 +337,7 @@ func (r *runner) tripRateLimit(ctx context.Context, st *spec.Step, req Request) 
 	if rt.ReplayMaxWaitSeconds > 0 {
 		maxWait = time.Duration(rt.ReplayMaxWaitSeconds) * time.Second
 	}
-	sample, err := Substitute(spec.Normalize(rt.TripTargetSampleRequest), r.vars)
+	sample, err := expr.Substitute(spec.Normalize(rt.TripTargetSampleRequest), r.vars)
 	body, ok := sample.(map[string]any)
 	if err != nil || !ok {
 		body = map[string]any{}
@@ -348,7 +349,7 @@ func (r *runner) tripRateLimit(ctx context.Context, st *spec.Step, req Request) 
 		}
 		one := req
 		one.Task, one.ProbeID, one.Args = rt.TripTargetTask, fmt.Sprintf("%s#burst%d", req.ProbeID, i+1), cloneMap(body)
-		one.Args["idempotency_key"] = r.vars.newUUID()
+		one.Args["idempotency_key"] = r.vars.UUID()
 		o := r.d.Call(ctx, one)
 		out = append(out, o)
 		if o.ErrorCode != "RATE_LIMITED" {
@@ -597,11 +598,11 @@ func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts Fac
 		if facts.Obs != nil {
 			payload = facts.Obs.Payload
 		}
-		cr := Capture(st.ContextOutputs, payload, r.vars)
+		cr := expr.Capture(st.ContextOutputs, payload, r.vars)
 		for _, d := range cr.Deferred {
 			// task_completion.<inner>: resolved against the completion
 			// result, polled when the reply is a non-terminal task.
-			inner, _ := TaskCompletionInner(d.Path)
+			inner, _ := expr.TaskCompletionInner(d.Path)
 			done, note := r.completion(facts.Obs)
 			if note != "" {
 				res.Error = note
@@ -609,7 +610,7 @@ func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts Fac
 			}
 			v, _, ok := spec.Lookup(done, inner)
 			if !ok || v == nil || v == "" {
-				cr.Failures = append(cr.Failures, CaptureFailure{Name: d.Variable(), Path: d.Path, Present: ok, Actual: v, Pointer: spec.Pointer(inner)})
+				cr.Failures = append(cr.Failures, expr.CaptureFailure{Name: d.Variable(), Path: d.Path, Present: ok, Actual: v, Pointer: spec.Pointer(inner)})
 				continue
 			}
 			if cr.Values == nil && len(cr.Failures) == 0 {
@@ -653,7 +654,7 @@ func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts Fac
 			ok := true
 			if st.ContributesIf != "" {
 				var err error
-				ok, err = EvalContributesIf(st.ContributesIf, func(id string) (bool, bool) { p, seen := r.passed[id]; return p, seen })
+				ok, err = expr.EvalContributesIf(st.ContributesIf, func(id string) (bool, bool) { p, seen := r.passed[id]; return p, seen })
 				if err != nil {
 					ok = false
 					res.Notes = append(res.Notes, fmt.Sprintf("contributes_if %q cannot be evaluated: %v", st.ContributesIf, err))
@@ -723,7 +724,7 @@ func (r *runner) stepGate(st *spec.Step, task, agent string) *spec.Skip {
 		return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
 	}
 	if st.RequiresCapability != nil {
-		if ok, detail := EvalCapability(st.RequiresCapability, r.env.Capabilities); !ok {
+		if ok, detail := expr.EvalCapability(st.RequiresCapability, r.env.Capabilities); !ok {
 			return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 		}
 	}
@@ -757,8 +758,8 @@ func (r *runner) liveKit(st *spec.Step) bool {
 func (r *runner) request(st *spec.Step) (map[string]any, string) {
 	var req map[string]any
 	if st.SampleRequest != nil {
-		v, err := Substitute(spec.Normalize(st.SampleRequest), r.vars)
-		var ue *UnresolvedError
+		v, err := expr.Substitute(spec.Normalize(st.SampleRequest), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return nil, ue.Token
 		}
@@ -774,7 +775,7 @@ func (r *runner) request(st *spec.Step) (map[string]any, string) {
 		req = map[string]any{}
 	}
 	// A missing key is a no-op (storyboard-schema.yaml, context_inputs).
-	_, _ = InjectInputs(req, st.ContextInputs, r.vars.Context)
+	_, _ = expr.InjectInputs(req, st.ContextInputs, r.vars.Context)
 	if st.Task == controllerTool {
 		// "The runner MUST set sandbox: true on every comply_test_controller
 		// request" (comply-test-controller-request.json, account).
@@ -789,7 +790,7 @@ func (r *runner) request(st *spec.Step) (map[string]any, string) {
 		// Every mutating request carries an idempotency_key (3.x): a
 		// caller mints one when the sample leaves it out.
 		if _, ok := req["idempotency_key"]; !ok {
-			req["idempotency_key"] = r.vars.newUUID()
+			req["idempotency_key"] = r.vars.UUID()
 		}
 	}
 	return req, ""

@@ -19,6 +19,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -134,7 +135,7 @@ func (r *runner) initWebhooks() {
 	r.hooks = h
 	r.vars.WebhookBase = w.Base()
 	r.vars.WebhookURL = func(id string) (string, bool) {
-		if !validStepID(id) {
+		if !expr.ValidStepID(id) {
 			return "", false
 		}
 		key, ok := h.keys[id]

@@ -1,10 +1,10 @@
-package storyboard_test
+package expr_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -59,25 +59,25 @@ func TestEvalCapability(t *testing.T) {
 		{name: "not_contains fails", p: &spec.CapabilityPredicate{Path: "supported_protocols", NotContains: "creative"}, caps: caps, ok: false},
 		{name: "not_contains on an absent path does not hold", p: &spec.CapabilityPredicate{Path: "media_buy.nope", NotContains: "x"}, caps: caps, ok: false},
 		{name: "not_contains on a non-array does not hold", p: &spec.CapabilityPredicate{Path: "media_buy.count", NotContains: "x"}, caps: caps, ok: false},
-		{name: "present true", p: &spec.CapabilityPredicate{Path: "media_buy.supports_proposals", Present: ptrBool(true)}, caps: caps, ok: true},
-		{name: "present true on null", p: &spec.CapabilityPredicate{Path: "media_buy.nulled", Present: ptrBool(true)}, caps: caps, ok: true},
-		{name: "present true on absent", p: &spec.CapabilityPredicate{Path: "media_buy.nope", Present: ptrBool(true)}, caps: caps, ok: false},
-		{name: "present false on absent", p: &spec.CapabilityPredicate{Path: "account.timezone.mode", Present: ptrBool(false)}, caps: caps, ok: true,
+		{name: "present true", p: &spec.CapabilityPredicate{Path: "media_buy.supports_proposals", Present: present(true)}, caps: caps, ok: true},
+		{name: "present true on null", p: &spec.CapabilityPredicate{Path: "media_buy.nulled", Present: present(true)}, caps: caps, ok: true},
+		{name: "present true on absent", p: &spec.CapabilityPredicate{Path: "media_buy.nope", Present: present(true)}, caps: caps, ok: false},
+		{name: "present false on absent", p: &spec.CapabilityPredicate{Path: "account.timezone.mode", Present: present(false)}, caps: caps, ok: true,
 			detail: []string{"present false", "is satisfied"}},
-		{name: "present false on present", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: caps, ok: false},
+		{name: "present false on present", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: present(false)}, caps: caps, ok: false},
 		{name: "two matchers, both hold", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", NotContains: "signals"}, caps: caps, ok: true,
 			detail: []string{`contains "media_buy" and not_contains "signals"`}},
-		{name: "two matchers, one fails", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", Present: ptrBool(false)}, caps: caps, ok: false},
+		{name: "two matchers, one fails", p: &spec.CapabilityPredicate{Path: "supported_protocols", Contains: "media_buy", Present: present(false)}, caps: caps, ok: false},
 		{name: "no matcher", p: &spec.CapabilityPredicate{Path: "supported_protocols"}, caps: caps, ok: false, detail: []string{"no matcher"}},
-		{name: "capabilities unavailable", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: ptrBool(false)}, caps: nil, ok: false, detail: []string{"unavailable"}},
-		{name: "bad path", p: &spec.CapabilityPredicate{Path: "a..b", Present: ptrBool(false)}, caps: caps, ok: false, detail: []string{"cannot be read"}},
-		{name: "capabilities not an object", p: &spec.CapabilityPredicate{Path: "a", Present: ptrBool(false)}, caps: "hostile", ok: true},
+		{name: "capabilities unavailable", p: &spec.CapabilityPredicate{Path: "supported_protocols", Present: present(false)}, caps: nil, ok: false, detail: []string{"unavailable"}},
+		{name: "bad path", p: &spec.CapabilityPredicate{Path: "a..b", Present: present(false)}, caps: caps, ok: false, detail: []string{"cannot be read"}},
+		{name: "capabilities not an object", p: &spec.CapabilityPredicate{Path: "a", Present: present(false)}, caps: "hostile", ok: true},
 		{name: "a huge agent value is clipped", p: &spec.CapabilityPredicate{Path: "x", Equals: "y"}, caps: map[string]any{"x": strings.Repeat("z", 10_000)}, ok: false,
 			detail: []string{"…"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ok, detail := storyboard.EvalCapability(c.p, c.caps)
+			ok, detail := expr.EvalCapability(c.p, c.caps)
 			if ok != c.ok {
 				t.Fatalf("EvalCapability = %v (%s), want %v", ok, detail, c.ok)
 			}
@@ -102,20 +102,20 @@ func TestEvalCapabilities(t *testing.T) {
 		{Path: "media_buy.supports_proposals", Equals: true},
 		{Path: "media_buy.creative_approval_mode", Equals: "buyer_selected"},
 	}
-	if ok, d := storyboard.EvalCapabilities(one, all[:1], caps); !ok {
+	if ok, d := expr.EvalCapabilities(one, all[:1], caps); !ok {
 		t.Fatalf("all hold, got false: %s", d)
 	}
-	ok, d := storyboard.EvalCapabilities(one, all, caps)
+	ok, d := expr.EvalCapabilities(one, all, caps)
 	if ok || !strings.Contains(d, "creative_approval_mode") {
 		t.Fatalf("EvalCapabilities = %v, %q; want the failing predicate named", ok, d)
 	}
-	if ok, _ := storyboard.EvalCapabilities(nil, nil, nil); !ok {
+	if ok, _ := expr.EvalCapabilities(nil, nil, nil); !ok {
 		t.Fatal("no predicates must hold")
 	}
 }
 
 func TestEvalSkipIf(t *testing.T) {
-	vars := &storyboard.Vars{
+	vars := &expr.Vars{
 		Context: map[string]any{
 			"proposal_id_1": "p1", "proposal_id_2": "p2", "same_1": "p1",
 			"bills_through_adcp": false, "supports_evaluator": true,
@@ -174,7 +174,7 @@ func TestEvalSkipIf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.expr, func(t *testing.T) {
-			got, err := storyboard.EvalSkipIf(c.expr, vars)
+			got, err := expr.EvalSkipIf(c.expr, vars)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,12 +189,12 @@ func TestEvalSkipIf(t *testing.T) {
 		"context.a..b", "context.a-1", "'\\q'", strings.Repeat("(", 100) + "true" + strings.Repeat(")", 100), strings.Repeat("!", 2000) + "true", "context.a #",
 	} {
 		t.Run("error "+bad[:min(len(bad), 30)], func(t *testing.T) {
-			if got, err := storyboard.EvalSkipIf(bad, vars); err == nil {
+			if got, err := expr.EvalSkipIf(bad, vars); err == nil {
 				t.Fatalf("EvalSkipIf(%q) = %v, want an error", bad, got)
 			}
 		})
 	}
-	if got, err := storyboard.EvalSkipIf("!context.x", nil); err != nil || !got {
+	if got, err := expr.EvalSkipIf("!context.x", nil); err != nil || !got {
 		t.Fatalf("nil vars: %v, %v", got, err)
 	}
 }
@@ -218,7 +218,7 @@ func TestEvalContributesIf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.expr, func(t *testing.T) {
-			got, err := storyboard.EvalContributesIf(c.expr, passed)
+			got, err := expr.EvalContributesIf(c.expr, passed)
 			if c.err {
 				if err == nil {
 					t.Fatalf("EvalContributesIf = %v, want an error", got)
@@ -230,7 +230,7 @@ func TestEvalContributesIf(t *testing.T) {
 			}
 		})
 	}
-	if _, err := storyboard.EvalContributesIf("prior_step.a.passed", nil); err == nil {
+	if _, err := expr.EvalContributesIf("prior_step.a.passed", nil); err == nil {
 		t.Fatal("nil callback must be an error")
 	}
 }
@@ -239,9 +239,9 @@ func FuzzEvalSkipIf(f *testing.F) {
 	for _, s := range []string{"!test_kit.auth.api_key", "context.a != false", "!context.a || context.a == context.b", "test_kit.c != 'x'", "(true && !false)", "context.a[0].b === null"} {
 		f.Add(s)
 	}
-	vars := &storyboard.Vars{Context: map[string]any{"a": []any{map[string]any{"b": nil}}}, TestKit: "x"}
+	vars := &expr.Vars{Context: map[string]any{"a": []any{map[string]any{"b": nil}}}, TestKit: "x"}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := storyboard.EvalSkipIf(s, vars)
+		got, err := expr.EvalSkipIf(s, vars)
 		if err != nil && got {
 			t.Fatalf("EvalSkipIf(%q) = true with error %v", s, err)
 		}
@@ -250,3 +250,6 @@ func FuzzEvalSkipIf(f *testing.F) {
 		}
 	})
 }
+
+// present is a present: matcher's value.
+func present(b bool) *bool { return &b }

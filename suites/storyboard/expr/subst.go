@@ -1,4 +1,4 @@
-package storyboard
+package expr
 
 import (
 	"crypto/rand"
@@ -402,8 +402,8 @@ func dottedRun(s string) string {
 	return s[:i]
 }
 
-// validStepID is the step-id shape the webhook and prior_step tokens carry.
-func validStepID(id string) bool {
+// ValidStepID reports the step-id shape the webhook and prior_step tokens carry.
+func ValidStepID(id string) bool {
 	if id == "" || len(id) > 200 {
 		return false
 	}
@@ -438,11 +438,11 @@ func (t *Ref) check() string {
 			return "unknown runner variable (runner.webhook_base and runner.webhook_url:<step_id> are defined)"
 		}
 	case RefWebhookURL:
-		if !validStepID(t.Name) {
+		if !ValidStepID(t.Name) {
 			return "runner.webhook_url needs a step id"
 		}
 	case RefPriorStep:
-		if !validStepID(t.Name) || t.Field == "" {
+		if !ValidStepID(t.Name) || t.Field == "" {
 			return "prior_step needs <step_id>.<field>"
 		}
 		if _, err := spec.ParsePath(t.Field); err != nil {
@@ -469,7 +469,7 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 		return copyValue(x, 0)
 	case RefGenerate:
 		if t.Alias == "" {
-			return v.newUUID(), nil
+			return v.UUID(), nil
 		}
 		return v.generated(t.Alias), nil
 	case RefTestKit:
@@ -511,7 +511,8 @@ func (s *substituter) resolve(t *Ref) (any, error) {
 	return fail("unknown token")
 }
 
-func (v *Vars) newUUID() string {
+// UUID mints a fresh UUID: NewUUID's, else a random version 4 one.
+func (v *Vars) UUID() string {
 	if v.NewUUID != nil {
 		return v.NewUUID()
 	}
@@ -526,7 +527,7 @@ func (v *Vars) generated(alias string) string {
 	if v.Generated == nil {
 		v.Generated = map[string]string{}
 	}
-	u := v.newUUID()
+	u := v.UUID()
 	v.Generated[alias] = u
 	return u
 }

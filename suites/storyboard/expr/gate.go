@@ -1,4 +1,4 @@
-package storyboard
+package expr
 
 import (
 	"encoding/json"
@@ -613,7 +613,7 @@ func ParseContributesIf(expr string) (string, error) {
 	rest, ok := strings.CutPrefix(e, "prior_step.")
 	if ok {
 		id, ok2 := strings.CutSuffix(rest, ".passed")
-		if ok2 && validStepID(id) {
+		if ok2 && ValidStepID(id) {
 			return id, nil
 		}
 	}

@@ -1,4 +1,4 @@
-package storyboard_test
+package expr_test
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -142,9 +142,9 @@ func TestSpecTokensResolve(t *testing.T) {
 			if len(strs) < 100 {
 				t.Fatalf("only %d token strings found; the scan is broken", len(strs))
 			}
-			kinds := map[storyboard.RefKind]int{}
+			kinds := map[expr.RefKind]int{}
 			for _, s := range strs {
-				refs, err := storyboard.Refs(s.value)
+				refs, err := expr.Refs(s.value)
 				if err != nil {
 					t.Errorf("%s %s: %q: %v", s.file, s.key, s.value, err)
 					continue
@@ -154,11 +154,11 @@ func TestSpecTokensResolve(t *testing.T) {
 				}
 				vars := populated(refs)
 				if s.key == "task" || s.key == "schema_ref" || s.key == "response_schema_ref" {
-					if _, err := storyboard.ResolveTask(s.value, "", vars.TestKit); err != nil {
+					if _, err := expr.ResolveTask(s.value, "", vars.TestKit); err != nil {
 						t.Errorf("%s %s: ResolveTask(%q): %v", s.file, s.key, s.value, err)
 					}
 				}
-				got, err := storyboard.Substitute(s.value, vars)
+				got, err := expr.Substitute(s.value, vars)
 				if err != nil {
 					t.Errorf("%s %s: Substitute(%q): %v", s.file, s.key, s.value, err)
 					continue
@@ -173,9 +173,9 @@ func TestSpecTokensResolve(t *testing.T) {
 			// Every form the release uses is exercised here. {{runner.webhook_base}}
 			// and {{prior_step.…}} appear only in prose and in the webhook
 			// receiver kit; $agent_url left the 3.2 storyboards (schema prose only).
-			want := []storyboard.RefKind{storyboard.RefContext, storyboard.RefGenerate, storyboard.RefTestKit, storyboard.RefWebhookURL}
+			want := []expr.RefKind{expr.RefContext, expr.RefGenerate, expr.RefTestKit, expr.RefWebhookURL}
 			if release == "3.1.19" {
-				want = append(want, storyboard.RefAgentURL)
+				want = append(want, expr.RefAgentURL)
 			}
 			for _, k := range want {
 				if kinds[k] == 0 {
@@ -188,8 +188,8 @@ func TestSpecTokensResolve(t *testing.T) {
 }
 
 // populated is a run that can resolve every ref given.
-func populated(refs []storyboard.Ref) *storyboard.Vars {
-	vars := &storyboard.Vars{
+func populated(refs []expr.Ref) *expr.Vars {
+	vars := &expr.Vars{
 		Context:     map[string]any{},
 		AgentURL:    "https://agent.example/mcp",
 		WebhookURL:  func(id string) (string, bool) { return "https://hooks.example/step/" + id + "/c", true },
@@ -199,11 +199,11 @@ func populated(refs []storyboard.Ref) *storyboard.Vars {
 	kit := map[string]any{}
 	for _, r := range refs {
 		switch r.Kind {
-		case storyboard.RefContext:
+		case expr.RefContext:
 			vars.Context[r.Name] = "v-" + r.Name
-		case storyboard.RefTestKit:
+		case expr.RefTestKit:
 			_ = spec.Set(kit, r.Name, "kit-value")
-		case storyboard.RefPriorStep:
+		case expr.RefPriorStep:
 			m := map[string]any{}
 			_ = spec.Set(m, r.Field, "prior-value")
 			vars.Prior[r.Name] = m
@@ -230,16 +230,16 @@ func TestSpecExpressionsParse(t *testing.T) {
 				t.Fatalf("found %d skip_if and %d contributes_if; the scan is broken", len(skips), len(contribs))
 			}
 			for _, e := range skips {
-				if _, err := storyboard.ParseExpr(e); err != nil {
+				if _, err := expr.ParseExpr(e); err != nil {
 					t.Errorf("skip_if %q: %v", e, err)
 					continue
 				}
-				if _, err := storyboard.EvalSkipIf(e, &storyboard.Vars{}); err != nil {
+				if _, err := expr.EvalSkipIf(e, &expr.Vars{}); err != nil {
 					t.Errorf("EvalSkipIf(%q): %v", e, err)
 				}
 			}
 			for _, e := range contribs {
-				if _, err := storyboard.ParseContributesIf(e); err != nil {
+				if _, err := expr.ParseContributesIf(e); err != nil {
 					t.Errorf("contributes_if %q: %v", e, err)
 				}
 			}
@@ -262,7 +262,7 @@ func TestSpecExpressionsParse(t *testing.T) {
 				t.Fatal("no capability predicates found")
 			}
 			for _, p := range preds {
-				_, detail := storyboard.EvalCapability(p, map[string]any{})
+				_, detail := expr.EvalCapability(p, map[string]any{})
 				if strings.Contains(detail, "no matcher") || strings.Contains(detail, "cannot be read") {
 					t.Errorf("predicate %+v: %s", *p, detail)
 				}
@@ -289,13 +289,13 @@ func TestSpecStoryboardRefsCoverEveryToken(t *testing.T) {
 				for _, s := range strs {
 					want += len(tokenStart.FindAllStringIndex(s.value, -1))
 				}
-				refs, err := storyboard.StoryboardRefs(sb)
+				refs, err := expr.StoryboardRefs(sb)
 				if err != nil {
 					t.Errorf("%s: %v", sb.Path, err)
 				}
 				got := 0
 				for _, r := range refs {
-					if r.Kind != storyboard.RefBuildAssets {
+					if r.Kind != expr.RefBuildAssets {
 						got++
 					}
 				}
