@@ -18,7 +18,7 @@ func a2aTask(f Facts) (task map[string]any, what string, ok bool) {
 	}
 	obj, isObj := doc.(map[string]any)
 	if !isObj {
-		return nil, "a JSON-RPC result that is not an object: " + shown(doc), false
+		return nil, "a JSON-RPC result that is not an object: " + spec.Shown(doc), false
 	}
 	if t, has := obj["task"].(map[string]any); has {
 		return t, "", true
@@ -96,7 +96,7 @@ func checkA2ASubmittedArtifact(v spec.Validation, f Facts) spec.Result {
 	state, _ := status["state"].(string)
 	if a2aState(state) != "completed" {
 		return r.Fail(ptr("/result/status/state"), "completed", status["state"],
-			"Task state is %s; the submitted arm rides a completed Task", shown(status["state"]))
+			"Task state is %s; the submitted arm rides a completed Task", spec.Shown(status["state"]))
 	}
 	data, pointer := lastDataPart(task)
 	if data == nil {
@@ -105,7 +105,7 @@ func checkA2ASubmittedArtifact(v spec.Validation, f Facts) spec.Result {
 	}
 	if s, _ := data["status"].(string); s != "submitted" {
 		return r.Fail(ptr("/result"+pointer+"/status"), "submitted", data["status"],
-			"the last DataPart's status is %s, not \"submitted\"", shown(data["status"]))
+			"the last DataPart's status is %s, not \"submitted\"", spec.Shown(data["status"]))
 	}
 	return r.Pass()
 }
@@ -149,7 +149,7 @@ func checkA2AContextContinuity(v spec.Validation, f Facts) spec.Result {
 			"contextId is absent or empty on a follow-up send that named %q", f.A2AContextSent)
 	} else if s != f.A2AContextSent {
 		return r.Fail(ptr("/result/contextId"), f.A2AContextSent, s,
-			"contextId %s does not match the forwarded contextId %q", shown(s), f.A2AContextSent)
+			"contextId %s does not match the forwarded contextId %q", spec.Shown(s), f.A2AContextSent)
 	}
 	return r.Pass()
 }

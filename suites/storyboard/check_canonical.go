@@ -110,8 +110,8 @@ func checkCanonicalFormatSatisfaction(v spec.Validation, f Facts) spec.Result {
 		if product == nil {
 			// Spec: "if no such response exists, the check fails as an
 			// authoring or setup error".
-			return r.Fail(ptr(fmt.Sprintf("/packages/%d/product_id", i)), "a prior get_products response containing "+shown(pid), nil,
-				"setup error: no earlier get_products response in this run contains product %s", shown(pid))
+			return r.Fail(ptr(fmt.Sprintf("/packages/%d/product_id", i)), "a prior get_products response containing "+spec.Shown(pid), nil,
+				"setup error: no earlier get_products response in this run contains product %s", spec.Shown(pid))
 		}
 		lv, why := packageSatisfied(pm, product)
 		reasons = append(reasons, fmt.Sprintf("package %d: %s", i, why))
@@ -254,7 +254,7 @@ func optionRefRoute(refs any, opts []any) route {
 		id, _ := m["format_option_id"].(string)
 		scope, _ := m["scope"].(string)
 		if scope != "product" {
-			rt.why = fmt.Sprintf("ref %s is not product-scoped (publisher catalogs are not read here)", shown(ref))
+			rt.why = fmt.Sprintf("ref %s is not product-scoped (publisher catalogs are not read here)", spec.Shown(ref))
 			return rt
 		}
 		found := false
@@ -267,7 +267,7 @@ func optionRefRoute(refs any, opts []any) route {
 		}
 		if !found {
 			rt.verdict = no
-			rt.why = fmt.Sprintf("format_option_id %s does not resolve on the product", shown(id))
+			rt.why = fmt.Sprintf("format_option_id %s does not resolve on the product", spec.Shown(id))
 			return rt
 		}
 	}
@@ -303,7 +303,7 @@ func directRoute(kind, params any, opts []any) route {
 	var swOK, shOK bool
 	for key := range pm {
 		if key != "width" && key != "height" {
-			rt.why = fmt.Sprintf("selector params %s are beyond fixed width/height", shown(params))
+			rt.why = fmt.Sprintf("selector params %s are beyond fixed width/height", spec.Shown(params))
 			return rt
 		}
 	}
@@ -322,7 +322,7 @@ func directRoute(kind, params any, opts []any) route {
 		sameKind++
 		w, h, fixed := fixedDims(om["params"])
 		if !fixed {
-			rt.why = fmt.Sprintf("product option %d params %s are not fixed width/height", i, shown(om["params"]))
+			rt.why = fmt.Sprintf("product option %d params %s are not fixed width/height", i, spec.Shown(om["params"]))
 			return rt
 		}
 		if swOK && shOK && sw == w && sh == h {
@@ -331,9 +331,9 @@ func directRoute(kind, params any, opts []any) route {
 	}
 	switch {
 	case sameKind == 0:
-		rt.verdict, rt.why = no, fmt.Sprintf("the product has no %s option", shown(k))
+		rt.verdict, rt.why = no, fmt.Sprintf("the product has no %s option", spec.Shown(k))
 	case len(rt.sel) == 0:
-		rt.verdict, rt.why = no, fmt.Sprintf("the selector %s %s does not carry the product's fixed dimensions", shown(k), shown(params))
+		rt.verdict, rt.why = no, fmt.Sprintf("the selector %s %s does not carry the product's fixed dimensions", spec.Shown(k), spec.Shown(params))
 	default:
 		rt.verdict, rt.why = yes, "matches the fixed dimensions"
 	}
@@ -350,7 +350,7 @@ func legacyRoute(ids any, opts []any) route {
 	for _, id := range list {
 		want, ok := project(id, []string{"agent_url", "id"})
 		if !ok {
-			rt.why = fmt.Sprintf("format_id %s lacks agent_url or id", shown(id))
+			rt.why = fmt.Sprintf("format_id %s lacks agent_url or id", spec.Shown(id))
 			return rt
 		}
 		found := false
@@ -365,7 +365,7 @@ func legacyRoute(ids any, opts []any) route {
 			}
 		}
 		if !found {
-			rt.why = fmt.Sprintf("format_id %s is named by no product option's v1_format_ref (the v1-to-canonical registry is not read here)", shown(id))
+			rt.why = fmt.Sprintf("format_id %s is named by no product option's v1_format_ref (the v1-to-canonical registry is not read here)", spec.Shown(id))
 			return rt
 		}
 	}

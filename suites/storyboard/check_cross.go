@@ -41,19 +41,6 @@ func newResult(v spec.Validation) spec.Result {
 	return spec.Result{ID: v.ID, Check: v.Check, Description: v.Description}
 }
 
-// shown renders an untrusted value for a message: JSON, cut short.
-func shown(v any) string {
-	b, err := json.Marshal(v)
-	s := string(b)
-	if err != nil {
-		s = fmt.Sprintf("%v", v)
-	}
-	if len(s) > maxShown {
-		s = s[:maxShown] + "…"
-	}
-	return s
-}
-
 // key is a canonical identity for a decoded JSON value (maps marshal with
 // sorted keys), used to collapse duplicates and count distinct values.
 func key(v any) string {
@@ -120,7 +107,7 @@ func checkAnyOf(v spec.Validation, f Facts) spec.Result {
 	for _, a := range v.AllowedValues {
 		s, ok := spec.Normalize(a).(string)
 		if !ok {
-			return r.NA("any_of allowed_values holds %s, not a branch-set flag name (an authoring error)", shown(a))
+			return r.NA("any_of allowed_values holds %s, not a branch-set flag name (an authoring error)", spec.Shown(a))
 		}
 		want = append(want, s)
 	}
@@ -214,7 +201,7 @@ func checkFieldLessThan(v spec.Validation, f Facts) spec.Result {
 	case v.Has("value"):
 		limit = spec.Normalize(v.Value)
 		if _, ok := finite(limit); !ok {
-			return r.NA("field_less_than value %s is not a finite number (an authoring error)", shown(limit))
+			return r.NA("field_less_than value %s is not a finite number (an authoring error)", spec.Shown(limit))
 		}
 	default:
 		return r.NA("field_less_than declares neither context_key nor value (an authoring error)")
@@ -229,14 +216,14 @@ func checkFieldLessThan(v spec.Validation, f Facts) spec.Result {
 	}
 	lim, limOK := finite(limit)
 	if !limOK {
-		return r.Fail(ptr(pointer), limit, got, "type error: the comparand %s is not a finite number", shown(limit))
+		return r.Fail(ptr(pointer), limit, got, "type error: the comparand %s is not a finite number", spec.Shown(limit))
 	}
 	if !ok {
 		return r.Fail(ptr(pointer), lim, nil, "%s is missing; expected a number less than %v", *v.Path, lim)
 	}
 	x, xOK := finite(got)
 	if !xOK {
-		return r.Fail(ptr(pointer), lim, got, "type error: %s is %s, not a finite number", *v.Path, shown(got))
+		return r.Fail(ptr(pointer), lim, got, "type error: %s is %s, not a finite number", *v.Path, spec.Shown(got))
 	}
 	if x < lim {
 		return r.Pass()
@@ -274,12 +261,12 @@ func checkFieldEqualsContext(v spec.Validation, f Facts) spec.Result {
 		return r.NA("%v (an authoring error)", err)
 	}
 	if !ok {
-		return r.Fail(ptr(pointer), want, nil, "%s is missing; expected %s", pathName(*v.Path), shown(want))
+		return r.Fail(ptr(pointer), want, nil, "%s is missing; expected %s", pathName(*v.Path), spec.Shown(want))
 	}
 	if sameJSON(got, want) {
 		return r.Pass()
 	}
-	return r.Fail(ptr(pointer), want, got, "%s is %s, expected %s (captured as %q)", pathName(*v.Path), shown(got), shown(want), v.ContextKey)
+	return r.Fail(ptr(pointer), want, got, "%s is %s, expected %s (captured as %q)", pathName(*v.Path), spec.Shown(got), spec.Shown(want), v.ContextKey)
 }
 
 func pathName(p string) string {
@@ -302,7 +289,7 @@ func checkFieldInContextArray(v spec.Validation, f Facts) spec.Result {
 	}
 	arr, isArr := want.([]any)
 	if !isArr {
-		return r.Fail(ptr(pointer), want, got, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
+		return r.Fail(ptr(pointer), want, got, "type error: the captured %q is %s, not an array", v.ContextKey, spec.Shown(want))
 	}
 	if !ok {
 		return r.Fail(ptr(pointer), capList(arr), nil, "%s is missing; expected one of the captured %q", *v.Path, v.ContextKey)
@@ -312,7 +299,7 @@ func checkFieldInContextArray(v spec.Validation, f Facts) spec.Result {
 			return r.Pass()
 		}
 	}
-	return r.Fail(ptr(pointer), capList(arr), got, "%s is %s, not a member of the captured %q", *v.Path, shown(got), v.ContextKey)
+	return r.Fail(ptr(pointer), capList(arr), got, "%s is %s, not a member of the captured %q", *v.Path, spec.Shown(got), v.ContextKey)
 }
 
 func checkAllFieldsInContextArray(v spec.Validation, f Facts) spec.Result {
@@ -326,7 +313,7 @@ func checkAllFieldsInContextArray(v spec.Validation, f Facts) spec.Result {
 	}
 	arr, isArr := want.([]any)
 	if !isArr {
-		return r.Fail(ptr(spec.Pointer(*v.Path)), want, nil, "type error: the captured %q is %s, not an array", v.ContextKey, shown(want))
+		return r.Fail(ptr(spec.Pointer(*v.Path)), want, nil, "type error: the captured %q is %s, not an array", v.ContextKey, spec.Shown(want))
 	}
 	payload, _ := payloadOf(f)
 	var ms []spec.Match
@@ -352,7 +339,7 @@ func checkAllFieldsInContextArray(v spec.Validation, f Facts) spec.Result {
 	if bad == nil {
 		return r.Pass()
 	}
-	return r.Fail(ptr(bad.Pointer), capList(arr), capList(values), "%s is %s, not a member of the captured %q", bad.Pointer, shown(bad.Value), v.ContextKey)
+	return r.Fail(ptr(bad.Pointer), capList(arr), capList(values), "%s is %s, not a member of the captured %q", bad.Pointer, spec.Shown(bad.Value), v.ContextKey)
 }
 
 // ---------------------------------------------------------------------
@@ -515,7 +502,7 @@ func checkRefsResolve(v spec.Validation, f Facts) spec.Result {
 			case "warn":
 				if k := key(tuple); !seenOut[k] && len(outOfScope) < maxListed {
 					seenOut[k] = true
-					outOfScope = append(outOfScope, shown(tuple))
+					outOfScope = append(outOfScope, spec.Shown(tuple))
 				}
 			}
 			continue
@@ -541,7 +528,7 @@ func checkRefsResolve(v spec.Validation, f Facts) spec.Result {
 	actual := map[string]any{"missing": capList(missing), "missing_count": float64(len(missing))}
 	return r.Fail(ptr(firstPointer), expected, actual,
 		"%d ref(s) at %s do not resolve in %s on %s, e.g. %s",
-		len(missing), v.Source.Path, v.Target.Path, strings.Join(v.MatchKeys, "+"), shown(missing[0]))
+		len(missing), v.Source.Path, v.Target.Path, strings.Join(v.MatchKeys, "+"), spec.Shown(missing[0]))
 }
 
 func inScope(ref any, k, want string) bool {

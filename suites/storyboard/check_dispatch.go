@@ -96,7 +96,7 @@ func checkCrossResponseFieldEqual(v spec.Validation, f Facts) spec.Result {
 		}
 		if !sameJSON(first, val) {
 			return r.Fail(ptr(spec.Pointer(path)), expected, map[string]any{"observed_values": capList(observed)},
-				"dispatch %d has %s = %s, dispatch 0's value was %s", i, path, shown(val), shown(first))
+				"dispatch %d has %s = %s, dispatch 0's value was %s", i, path, spec.Shown(val), spec.Shown(first))
 		}
 	}
 	return r.Pass()
@@ -125,7 +125,7 @@ func checkCrossResponseCountDistinct(v spec.Validation, f Facts) spec.Result {
 	for _, a := range v.AllowedValues {
 		n, isNum := spec.Normalize(a).(float64)
 		if !isNum || n < 0 || n != math.Trunc(n) {
-			return r.NA("allowed_values holds %s, not a cardinality (an authoring error)", shown(a))
+			return r.NA("allowed_values holds %s, not a cardinality (an authoring error)", spec.Shown(a))
 		}
 		allowed[n] = true
 	}
@@ -149,7 +149,7 @@ func checkCrossResponseCountDistinct(v spec.Validation, f Facts) spec.Result {
 	return r.Fail(ptr(spec.Pointer(path)),
 		map[string]any{"path": path, "allowed_values": capList(spec.Normalize(v.AllowedValues).([]any))},
 		map[string]any{"observed_cardinality": n, "observed_values": capList(observed)},
-		"%d distinct value(s) at %s across %d dispatches; allowed %s", len(seen), path, len(f.Dispatches), shown(v.AllowedValues))
+		"%d distinct value(s) at %s across %d dispatches; allowed %s", len(seen), path, len(f.Dispatches), spec.Shown(v.AllowedValues))
 }
 
 // defaultReplayWait is rate_limit_trip.replay_max_wait_seconds' default

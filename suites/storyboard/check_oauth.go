@@ -2,8 +2,6 @@ package storyboard
 
 import (
 	"mime"
-	"net/url"
-	"strings"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
@@ -31,9 +29,6 @@ var oauthGraphProfile = map[string]any{
 	"follow_all_authorization_servers": true,
 	"probe_advertised_endpoints":       true,
 }
-
-// maxAuthorizationServers is graph_limits.max_authorization_servers.
-const maxAuthorizationServers = 16
 
 func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 	r := newResult(v)
@@ -63,26 +58,26 @@ func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 	}
 	if ct := f.Obs.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return failCode("oauth_protected_resource_metadata_invalid", map[string]any{"detail": "content-type " + shown(ct)},
-				"the RFC 9728 document is served as %s, not application/json", shown(ct))
+			return failCode("oauth_protected_resource_metadata_invalid", map[string]any{"detail": "content-type " + spec.Shown(ct)},
+				"the RFC 9728 document is served as %s, not application/json", spec.Shown(ct))
 		}
 	}
 	servers, isArr := doc["authorization_servers"].([]any)
-	if len(servers) > maxAuthorizationServers {
+	if len(servers) > MaxAuthorizationServers {
 		return failCode("oauth_graph_limit_exceeded", map[string]any{"field": "authorization_servers"},
-			"%d authorization servers exceed the limit of %d", len(servers), maxAuthorizationServers)
+			"%d authorization servers exceed the limit of %d", len(servers), MaxAuthorizationServers)
 	}
 	res, _ := doc["resource"].(string)
-	if !httpsURI(res, true) {
+	if !HTTPSURI(res, true) {
 		return failCode("oauth_protected_resource_metadata_invalid", map[string]any{"field": "resource"},
-			"resource %s is not an absolute HTTPS URI", shown(doc["resource"]))
+			"resource %s is not an absolute HTTPS URI", spec.Shown(doc["resource"]))
 	}
 	if f.AgentURL == "" {
 		return r.NA("the run has no agent URL to compare the protected resource with")
 	}
-	if canonResource(res) != canonResource(f.AgentURL) {
+	if !SameResource(res, f.AgentURL) {
 		return failCode("oauth_resource_mismatch", map[string]any{"field": "resource", "url": res},
-			"resource %s is not the agent URL %s", shown(res), shown(f.AgentURL))
+			"resource %s is not the agent URL %s", spec.Shown(res), spec.Shown(f.AgentURL))
 	}
 	if !isArr || len(servers) == 0 {
 		return failCode("oauth_authorization_servers_empty", map[string]any{"field": "authorization_servers"},
@@ -90,54 +85,12 @@ func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 	}
 	for _, s := range servers {
 		u, _ := s.(string)
-		if !httpsURI(u, false) {
+		if !HTTPSURI(u, false) {
 			return failCode("oauth_authorization_server_url_invalid", map[string]any{"issuer": s},
-				"authorization server %s is not an absolute HTTPS issuer URI without userinfo, query or fragment", shown(s))
+				"authorization server %s is not an absolute HTTPS issuer URI without userinfo, query or fragment", spec.Shown(s))
 		}
 	}
 	return r.NA("the protected-resource document is consistent; the authorization-server graph (RFC 8414 documents, endpoint reachability, JWKS) needs fetches this run does not make")
-}
-
-// httpsURI reports whether s is an absolute https URI with a host and no
-// userinfo or fragment; issuers (query false) also carry no query.
-func httpsURI(s string, query bool) bool { return webURI(s, query, false) }
-
-// webURI is httpsURI, or an http URI too when allowHTTP.
-func webURI(s string, query, allowHTTP bool) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(s, "#") {
-		return false
-	}
-	if !strings.EqualFold(u.Scheme, "https") && !(allowHTTP && strings.EqualFold(u.Scheme, "http")) {
-		return false
-	}
-	return query || (u.RawQuery == "" && !strings.Contains(s, "?"))
-}
-
-// canonResource is resource_equals_agent_url's form: scheme and host
-// lowercased, default ports elided, the rest exact (path case and a
-// trailing slash are significant).
-func canonResource(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	if p := u.Port(); p != "" && !(scheme == "https" && p == "443") && !(scheme == "http" && p == "80") {
-		host += ":" + p
-	}
-	if strings.Contains(u.Hostname(), ":") {
-		host = "[" + strings.ToLower(u.Hostname()) + "]"
-		if p := u.Port(); p != "" && !(scheme == "https" && p == "443") && !(scheme == "http" && p == "80") {
-			host += ":" + p
-		}
-	}
-	rest := u.EscapedPath()
-	if u.RawQuery != "" || u.ForceQuery {
-		rest += "?" + u.RawQuery
-	}
-	return scheme + "://" + host + rest
 }
 
 // gradeOAuthGraph grades the whole graph the engine fetched.
@@ -145,30 +98,31 @@ func gradeOAuthGraph(r spec.Result, f Facts) spec.Result {
 	if f.AgentURL == "" {
 		return r.NA("the run has no agent URL to derive the protected-resource document from")
 	}
-	first, needs := evalOAuthGraph(f.AgentURL, *f.OAuthGraph)
-	if len(needs) > 0 {
-		return r.NA("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), shown(needs[0]))
+	if needs := OAuthGraphFetches(f.AgentURL, *f.OAuthGraph); len(needs) > 0 {
+		return r.NA("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), spec.Shown(needs[0]))
 	}
-	if first == nil {
+	fails := OAuthGraphFailures(f.AgentURL, *f.OAuthGraph)
+	if len(fails) == 0 {
 		return r.Pass()
 	}
-	actual := map[string]any{"code": first.code}
-	if first.url != "" {
-		actual["url"] = first.url
+	first := fails[0]
+	actual := map[string]any{"code": first.Code}
+	if first.URL != "" {
+		actual["url"] = first.URL
 	}
-	if first.field != "" {
-		actual["field"] = first.field
+	if first.Field != "" {
+		actual["field"] = first.Field
 	}
-	if first.status != 0 {
-		actual["http_status"] = float64(first.status)
+	if first.Status != 0 {
+		actual["http_status"] = float64(first.Status)
 	}
-	if first.detail != "" {
-		actual["detail"] = first.detail
+	if first.Detail != "" {
+		actual["detail"] = first.Detail
 	}
-	msg := first.code
-	for _, x := range []string{first.field, first.url, first.detail} {
+	msg := first.Code
+	for _, x := range []string{first.Field, first.URL, first.Detail} {
 		if x != "" {
-			msg += " " + shown(x)
+			msg += " " + spec.Shown(x)
 		}
 	}
 	return r.Fail(nil, oauthGraphProfile, actual, "%s", msg)

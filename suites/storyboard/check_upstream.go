@@ -327,7 +327,7 @@ func checkUpstreamTraffic(v spec.Validation, f Facts) spec.Result {
 			return r.Pass()
 		}
 		return r.Fail(ptr("/recorded_calls/"+strconv.Itoa(matched[0].index)), expected, actual,
-			"%d recorded call(s) match %q where none may: e.g. %s", len(matched), v.EndpointPattern, shown(matched[0].endpoint))
+			"%d recorded call(s) match %q where none may: e.g. %s", len(matched), v.EndpointPattern, spec.Shown(matched[0].endpoint))
 	}
 	if len(matched) < minCount {
 		return r.Fail(nil, expected, actual, "%d recorded upstream call(s) match (of %d in the window); at least %d required",
@@ -403,7 +403,7 @@ func checkUpstreamTraffic(v spec.Validation, f Facts) spec.Result {
 		switch {
 		case hit:
 		case evaluable == 0:
-			r = r.Observe("identifier %s: not applicable — no matching call carries a payload or a digest proof for it", shown(id))
+			r = r.Observe("identifier %s: not applicable — no matching call carries a payload or a digest proof for it", spec.Shown(id))
 		default:
 			missingIDs = append(missingIDs, id)
 		}

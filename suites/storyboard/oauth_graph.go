@@ -134,7 +134,7 @@ func isJSONContentType(ct string) bool {
 // doc decodes a 200 application/json object.
 func doc(r *spec.Response) (map[string]any, string) {
 	if !isJSONContentType(r.ContentType) {
-		return nil, "content-type " + shown(r.ContentType)
+		return nil, "content-type " + spec.Shown(r.ContentType)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(r.Body, &m); err != nil || m == nil {
@@ -216,7 +216,7 @@ func (e *oauthEval) walk(agentURL, prmURL string) {
 		return
 	}
 	servers, isArr := prm["authorization_servers"].([]any)
-	if len(servers) > maxAuthorizationServers {
+	if len(servers) > MaxAuthorizationServers {
 		e.fail(oauthFailure{code: "oauth_graph_limit_exceeded", field: "authorization_servers", detail: fmt.Sprintf("%d authorization servers", len(servers))})
 		return
 	}
@@ -240,7 +240,7 @@ func (e *oauthEval) walk(agentURL, prmURL string) {
 			continue
 		}
 		if !e.uri(issuer, false) {
-			e.fail(oauthFailure{code: "oauth_authorization_server_url_invalid", url: shown(s)})
+			e.fail(oauthFailure{code: "oauth_authorization_server_url_invalid", url: spec.Shown(s)})
 			continue
 		}
 		e.server(issuer)
@@ -293,7 +293,7 @@ func (e *oauthEval) server(issuer string) {
 		return
 	}
 	if got != issuer {
-		e.fail(oauthFailure{code: "oauth_issuer_mismatch", url: at, field: "issuer", detail: shown(got) + " != " + shown(issuer)})
+		e.fail(oauthFailure{code: "oauth_issuer_mismatch", url: at, field: "issuer", detail: spec.Shown(got) + " != " + spec.Shown(issuer)})
 		return
 	}
 	// The effective grant set: grant_types_supported, else RFC 8414's
@@ -363,7 +363,7 @@ func (e *oauthEval) server(issuer string) {
 	for _, ep := range eps {
 		s, _ := ep.v.(string)
 		if !e.uri(s, true) {
-			e.fail(oauthFailure{code: "oauth_endpoint_url_invalid", url: shown(ep.v), field: ep.field})
+			e.fail(oauthFailure{code: "oauth_endpoint_url_invalid", url: spec.Shown(ep.v), field: ep.field})
 			return
 		}
 	}
@@ -425,7 +425,52 @@ func OAuthGraphFetches(agentURL string, g OAuthGraph) []string {
 	return needs
 }
 
-// uri is httpsURI, http allowed too in a local-development walk.
+// uri is HTTPSURI, http allowed too in a local-development walk.
 func (e *oauthEval) uri(s string, query bool) bool {
 	return webURI(s, query, e.local)
+}
+
+// MaxAuthorizationServers is graph_limits.max_authorization_servers.
+const MaxAuthorizationServers = 16
+
+// HTTPSURI reports whether s is an absolute https URI with a host and no
+// userinfo or fragment; issuers (query false) also carry no query.
+func HTTPSURI(s string, query bool) bool { return webURI(s, query, false) }
+
+// webURI is HTTPSURI, or an http URI too when allowHTTP.
+func webURI(s string, query, allowHTTP bool) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(s, "#") {
+		return false
+	}
+	if !strings.EqualFold(u.Scheme, "https") && !(allowHTTP && strings.EqualFold(u.Scheme, "http")) {
+		return false
+	}
+	return query || (u.RawQuery == "" && !strings.Contains(s, "?"))
+}
+
+// canonResource is resource_equals_agent_url's form: scheme and host
+// lowercased, default ports elided, the rest exact (path case and a
+// trailing slash are significant).
+func canonResource(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if p := u.Port(); p != "" && !(scheme == "https" && p == "443") && !(scheme == "http" && p == "80") {
+		host += ":" + p
+	}
+	if strings.Contains(u.Hostname(), ":") {
+		host = "[" + strings.ToLower(u.Hostname()) + "]"
+		if p := u.Port(); p != "" && !(scheme == "https" && p == "443") && !(scheme == "http" && p == "80") {
+			host += ":" + p
+		}
+	}
+	rest := u.EscapedPath()
+	if u.RawQuery != "" || u.ForceQuery {
+		rest += "?" + u.RawQuery
+	}
+	return scheme + "://" + host + rest
 }

@@ -105,3 +105,19 @@ func Bounded(v any) any {
 	}
 	return fmt.Sprintf("%s… (%d bytes of JSON, cut)", b[:boundedHead], len(b))
 }
+
+// shownMax bounds what Shown keeps of a value's JSON text.
+const shownMax = 200
+
+// Shown renders an untrusted value for a message: JSON, cut short.
+func Shown(v any) string {
+	b, err := json.Marshal(v)
+	s := string(b)
+	if err != nil {
+		s = fmt.Sprintf("%v", v)
+	}
+	if len(s) > shownMax {
+		s = s[:shownMax] + "…"
+	}
+	return s
+}
