@@ -15,6 +15,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -568,7 +569,7 @@ func graph(over map[string]*spec.Response) func(*testing.T) Facts {
 			g[k] = r
 		}
 		o := &spec.Observation{Transport: "http", Task: "protected_resource_metadata", HTTPStatus: 200}
-		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: &OAuthGraph{Responses: g}}
+		return Facts{Obs: o, AgentURL: "https://agent.example.com/mcp", OAuthGraph: &oauth.Graph{Responses: g}}
 	}
 }
 
@@ -765,11 +766,11 @@ func FuzzCrossChecks(f *testing.F) {
 			Context: map[string]any{"k": doc}, AgentURL: "https://a.example/mcp", A2AContextSent: "c"}
 		graphFacts := facts
 		graphFacts.Obs = &spec.Observation{Task: "protected_resource_metadata", HTTPStatus: 200, Payload: doc}
-		graphFacts.OAuthGraph = &OAuthGraph{Responses: map[string]*spec.Response{
+		graphFacts.OAuthGraph = &oauth.Graph{Responses: map[string]*spec.Response{
 			"https://a.example/.well-known/oauth-protected-resource/mcp": {Status: 200, ContentType: "application/json", Body: data},
 			"https://a.example/.well-known/oauth-authorization-server":   {Status: 200, ContentType: "application/json", Body: data},
 		}}
-		for _, u := range OAuthGraphFetches("https://a.example/mcp", *graphFacts.OAuthGraph) {
+		for _, u := range oauth.Fetches("https://a.example/mcp", *graphFacts.OAuthGraph) {
 			graphFacts.OAuthGraph.Responses[u] = &spec.Response{Status: 302, Location: string(data)}
 		}
 		if r := checkOAuthMetadataGraph(vals[len(vals)-1], graphFacts); !r.Passed && r.Message == "" {

@@ -3,15 +3,17 @@ package storyboard
 import (
 	"mime"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // oauth_metadata_graph (universal/storyboard-schema.yaml "OAuth discovery
 // graph"; test-kits/oauth-setup-runner.yaml, 3.2.0-beta.5).
 //
-// With Facts.OAuthGraph (the engine walked the graph, oauth_walk.go,
-// through a dispatcher that fetches under the kit's policy) the whole graph is graded by oauth_graph.go, which
-// passes the kit's deterministic vector corpus. Without it, this grades
+// With Facts.OAuthGraph (the engine walked the graph with oauth.Walk,
+// through a dispatcher that fetches under the kit's policy) the whole
+// graph is graded by package oauth, which passes the kit's deterministic
+// vector corpus. Without it, this grades
 // what the RFC 9728 document fetched by the protected_resource_metadata
 // step decides alone, in the kit's diagnostic_precedence order:
 // oauth_graph_limit_exceeded (more than max_authorization_servers),
@@ -63,19 +65,19 @@ func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 		}
 	}
 	servers, isArr := doc["authorization_servers"].([]any)
-	if len(servers) > MaxAuthorizationServers {
+	if len(servers) > oauth.MaxAuthorizationServers {
 		return failCode("oauth_graph_limit_exceeded", map[string]any{"field": "authorization_servers"},
-			"%d authorization servers exceed the limit of %d", len(servers), MaxAuthorizationServers)
+			"%d authorization servers exceed the limit of %d", len(servers), oauth.MaxAuthorizationServers)
 	}
 	res, _ := doc["resource"].(string)
-	if !HTTPSURI(res, true) {
+	if !oauth.HTTPSURI(res, true) {
 		return failCode("oauth_protected_resource_metadata_invalid", map[string]any{"field": "resource"},
 			"resource %s is not an absolute HTTPS URI", spec.Shown(doc["resource"]))
 	}
 	if f.AgentURL == "" {
 		return r.NA("the run has no agent URL to compare the protected resource with")
 	}
-	if !SameResource(res, f.AgentURL) {
+	if !oauth.SameResource(res, f.AgentURL) {
 		return failCode("oauth_resource_mismatch", map[string]any{"field": "resource", "url": res},
 			"resource %s is not the agent URL %s", spec.Shown(res), spec.Shown(f.AgentURL))
 	}
@@ -85,7 +87,7 @@ func checkOAuthMetadataGraph(v spec.Validation, f Facts) spec.Result {
 	}
 	for _, s := range servers {
 		u, _ := s.(string)
-		if !HTTPSURI(u, false) {
+		if !oauth.HTTPSURI(u, false) {
 			return failCode("oauth_authorization_server_url_invalid", map[string]any{"issuer": s},
 				"authorization server %s is not an absolute HTTPS issuer URI without userinfo, query or fragment", spec.Shown(s))
 		}
@@ -98,10 +100,10 @@ func gradeOAuthGraph(r spec.Result, f Facts) spec.Result {
 	if f.AgentURL == "" {
 		return r.NA("the run has no agent URL to derive the protected-resource document from")
 	}
-	if needs := OAuthGraphFetches(f.AgentURL, *f.OAuthGraph); len(needs) > 0 {
+	if needs := oauth.Fetches(f.AgentURL, *f.OAuthGraph); len(needs) > 0 {
 		return r.NA("the engine did not fetch %d URL(s) of the OAuth discovery graph, e.g. %s", len(needs), spec.Shown(needs[0]))
 	}
-	fails := OAuthGraphFailures(f.AgentURL, *f.OAuthGraph)
+	fails := oauth.Failures(f.AgentURL, *f.OAuthGraph)
 	if len(fails) == 0 {
 		return r.Pass()
 	}

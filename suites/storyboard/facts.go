@@ -2,6 +2,7 @@ package storyboard
 
 import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -56,10 +57,9 @@ type Facts struct {
 	// none: the first A2A step, or not A2A), for a2a_context_continuity.
 	A2AContextSent string
 	// OAuthGraph are the GET responses of the OAuth discovery graph, by
-	// URL, for oauth_metadata_graph: the engine fills it by calling
-	// OAuthGraphFetches and fetching what it returns until it returns
-	// none (the protected-resource document included); nil when it did
+	// URL, for oauth_metadata_graph: the engine fills it with oauth.Walk
+	// (the protected-resource document included); nil when it did
 	// not walk the graph (the check then grades the step's own RFC 9728
 	// document only).
-	OAuthGraph *OAuthGraph
+	OAuthGraph *oauth.Graph
 }

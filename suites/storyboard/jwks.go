@@ -3,6 +3,7 @@ package storyboard
 import (
 	"context"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -27,19 +28,19 @@ var keyTasks = []string{taskFetchBrandJWKS, taskAssertJWKSPurpose}
 // that did not get as far); one that proves nothing carries its Failure,
 // and the step is an error, not the agent's failure.
 func (r *runner) fetchBrandJWKS(ctx context.Context, probeID string) (*spec.Observation, []spec.Result) {
-	brandURL, origin, refused := BrandURL(r.env.Capabilities, r.env.BrandJSON)
+	brandURL, origin, refused := oauth.BrandURL(r.env.Capabilities, r.env.BrandJSON)
 	if refused != nil {
 		return &spec.Observation{Task: taskFetchBrandJWKS, Transport: "http"}, refused
 	}
 	bo := r.d.Get(ctx, probeID+"#brand_json", brandURL)
 	bo.Task = taskFetchBrandJWKS
-	jwksURI, failed, ok := Brand(bo, brandURL, r.env.AgentURL, origin)
+	jwksURI, failed, ok := oauth.Brand(bo, brandURL, r.env.AgentURL, origin)
 	if !ok {
 		return bo, failed
 	}
 	jo := r.d.Get(ctx, probeID+"#jwks", jwksURI)
 	jo.Task = taskFetchBrandJWKS
-	return jo, JWKS(jo, jwksURI)
+	return jo, oauth.JWKS(jo, jwksURI)
 }
 
 // assertJWKSPurpose runs assert_jwks_purpose (Purpose) over the JWKS the
@@ -62,5 +63,5 @@ func (r *runner) assertJWKSPurpose() (*spec.Observation, []spec.Result, *spec.Sk
 	case !fetch.Passed || fetch.Obs == nil:
 		return nil, nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fetch.StepID + " (fetch_brand_jwks) did not pass"}
 	}
-	return fetch.Obs, []spec.Result{Purpose(fetch.Obs)}, nil
+	return fetch.Obs, []spec.Result{oauth.Purpose(fetch.Obs)}, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -60,7 +61,7 @@ func TestOAuthGraphVectors(t *testing.T) {
 		t.Run(v.ID, func(t *testing.T) {
 			net := newVectorNet(t, v)
 			live := vectorFetcher{policy: net.policy()}
-			g := WalkOAuthGraph(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
+			g := oauth.Walk(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, oauth.Graph{})
 			first, needs := firstFailure(v.AgentURL, *g)
 			if len(needs) > 0 {
 				t.Fatalf("the walk left needs: %v", needs)
@@ -77,7 +78,7 @@ func TestOAuthGraphVectors(t *testing.T) {
 			for _, c := range live.calls {
 				store.Add(c)
 			}
-			rg := WalkOAuthGraph(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
+			rg := oauth.Walk(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, oauth.Graph{})
 			again, _ := firstFailure(v.AgentURL, *rg)
 			if (first == nil) != (again == nil) || first != nil && again.Code != first.Code {
 				t.Fatalf("the replay grades %+v, the walk %+v", again, first)
@@ -88,12 +89,12 @@ func TestOAuthGraphVectors(t *testing.T) {
 
 // firstFailure is the failure oauth_metadata_graph reports (nil when
 // none), and the URLs the walk left unfetched.
-func firstFailure(agentURL string, g OAuthGraph) (*OAuthFailure, []string) {
-	fails := OAuthGraphFailures(agentURL, g)
+func firstFailure(agentURL string, g oauth.Graph) (*oauth.Failure, []string) {
+	fails := oauth.Failures(agentURL, g)
 	if len(fails) == 0 {
-		return nil, OAuthGraphFetches(agentURL, g)
+		return nil, oauth.Fetches(agentURL, g)
 	}
-	return &fails[0], OAuthGraphFetches(agentURL, g)
+	return &fails[0], oauth.Fetches(agentURL, g)
 }
 
 // vectorFetcher is the live dispatcher's FetchPublic over a test network.

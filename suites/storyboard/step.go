@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -139,7 +140,7 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 		if pf, ok := r.d.(spec.PublicFetcher); ok && task == "protected_resource_metadata" && slices.ContainsFunc(st.Validations, func(v spec.Validation) bool {
 			return v.Check == "oauth_metadata_graph"
 		}) {
-			facts.OAuthGraph = WalkOAuthGraph(ctx, pf, probeID, r.env.AgentURL, OAuthGraph{Local: r.env.LocalFetch})
+			facts.OAuthGraph = oauth.Walk(ctx, pf, probeID, r.env.AgentURL, oauth.Graph{Local: r.env.LocalFetch})
 		}
 	default:
 		req, unresolved := r.request(st)

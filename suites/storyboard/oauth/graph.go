@@ -1,4 +1,4 @@
-package storyboard
+package oauth
 
 import (
 	"encoding/json"
@@ -13,18 +13,18 @@ import (
 )
 
 // The OAuth discovery graph of test-kits/oauth-setup-runner.yaml
-// (3.2.0-beta.5), evaluated over responses the engine fetched: the check
-// does no I/O. The engine calls OAuthGraphFetches with what it has,
-// fetches the URLs returned under the kit's fetch policy (no credentials,
-// its SSRF rules; redirects are NOT followed by the fetcher — a 3xx is
-// recorded with its Location and the evaluation follows it), and repeats
-// until nothing is missing; Facts.OAuthGraph then holds the responses.
+// (3.2.0-beta.5), evaluated over responses already fetched: the
+// evaluation does no I/O. Walk calls Fetches with what it has, fetches the
+// URLs returned under the kit's fetch policy (no credentials, its SSRF
+// rules; redirects are NOT followed by the fetcher — a 3xx is recorded
+// with its Location and the evaluation follows it), and repeats until
+// nothing is missing; the check's facts then hold the graph.
 
-// OAuthGraph is the graph the engine walked: the responses by URL, and
+// Graph is the graph a walk fetched: the responses by URL, and
 // whether the run was flagged for local development (http URLs and
 // loopback and private addresses allowed, as the kit's
 // allow_http_only_with_explicit_local_dev_flag permits).
-type OAuthGraph struct {
+type Graph struct {
 	Responses map[string]*spec.Response
 	Local     bool
 	// Metadata is where the RFC 9728 document is read when the resource
@@ -144,7 +144,7 @@ func doc(r *spec.Response) (map[string]any, string) {
 }
 
 // evalOAuth walks the graph of agentURL once over g's responses.
-func evalOAuth(agentURL string, g OAuthGraph) *oauthEval {
+func evalOAuth(agentURL string, g Graph) *oauthEval {
 	e := &oauthEval{local: g.Local, have: g.Responses, needSeen: map[string]bool{}, urls: map[string]bool{}}
 	e.walk(agentURL, g.Metadata)
 	return e
@@ -152,7 +152,7 @@ func evalOAuth(agentURL string, g OAuthGraph) *oauthEval {
 
 // evalOAuthGraph evaluates the graph from agentURL over have. needs are
 // the URLs it would read that have no response (graded fail-closed).
-func evalOAuthGraph(agentURL string, g OAuthGraph) (first *oauthFailure, needs []string) {
+func evalOAuthGraph(agentURL string, g Graph) (first *oauthFailure, needs []string) {
 	e := evalOAuth(agentURL, g)
 	best := -1
 	for i, f := range e.fails {
@@ -167,24 +167,24 @@ func evalOAuthGraph(agentURL string, g OAuthGraph) (first *oauthFailure, needs [
 	return first, e.needs
 }
 
-// OAuthFailure is one failure of the discovery graph: the kit's code
+// Failure is one failure of the discovery graph: the kit's code
 // (oauth_issuer_mismatch, …), the URL and field it concerns, what was
 // read, and the HTTP status of an unavailable document.
-type OAuthFailure struct {
+type Failure struct {
 	Code, URL, Field, Detail string
 	Status                   int
 }
 
-// OAuthGraphFailures evaluates the walked graph of agentURL and returns
+// Failures evaluates the walked graph of agentURL and returns
 // every failure, in the kit's diagnostic precedence (the first is the one
 // the oauth_metadata_graph check reports); none for a sound graph.
-func OAuthGraphFailures(agentURL string, g OAuthGraph) []OAuthFailure {
+func Failures(agentURL string, g Graph) []Failure {
 	e := evalOAuth(agentURL, g)
-	out := make([]OAuthFailure, 0, len(e.fails))
+	out := make([]Failure, 0, len(e.fails))
 	for _, f := range e.fails {
-		out = append(out, OAuthFailure{Code: f.code, URL: f.url, Field: f.field, Detail: f.detail, Status: f.status})
+		out = append(out, Failure{Code: f.code, URL: f.url, Field: f.field, Detail: f.detail, Status: f.status})
 	}
-	slices.SortStableFunc(out, func(a, b OAuthFailure) int { return rank(a.Code) - rank(b.Code) })
+	slices.SortStableFunc(out, func(a, b Failure) int { return rank(a.Code) - rank(b.Code) })
 	return out
 }
 
@@ -416,11 +416,11 @@ func reachable(probe string, status int) bool {
 	return true
 }
 
-// OAuthGraphFetches returns the URLs the oauth_metadata_graph evaluation
+// Fetches returns the URLs the oauth_metadata_graph evaluation
 // of agentURL still needs, given the responses in have (nil for none):
 // the engine fetches them and calls again until it returns none. At most
 // 64 URLs (graph_limits.max_unique_urls).
-func OAuthGraphFetches(agentURL string, g OAuthGraph) []string {
+func Fetches(agentURL string, g Graph) []string {
 	_, needs := evalOAuthGraph(agentURL, g)
 	return needs
 }

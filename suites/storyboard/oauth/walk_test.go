@@ -1,4 +1,4 @@
-package storyboard
+package oauth
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestOAuthWalkEnforcesTheGraphLimits(t *testing.T) {
 	}
 	docs["https://agent.example.com/.well-known/oauth-protected-resource/mcp"] = jsonResponse(`{"resource":"https://agent.example.com/mcp","authorization_servers":[` + strings.Join(servers, ",") + `]}`)
 	g := &docFetcher{docs: docs}
-	graph := WalkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", OAuthGraph{})
+	graph := Walk(context.Background(), g, "p", "https://agent.example.com/mcp", Graph{})
 	first, needs := evalOAuthGraph("https://agent.example.com/mcp", *graph)
 	if len(needs) != 0 || first == nil || first.code != "oauth_graph_limit_exceeded" || !strings.Contains(first.detail, "bytes in all") {
 		t.Fatalf("16 documents of 200 KiB: %+v (needs %v), want the 2 MiB limit", first, needs)
@@ -54,11 +54,11 @@ func TestOAuthWalkEnforcesTheGraphLimits(t *testing.T) {
 	}
 }
 
-// TestWalkOAuthGraphFromNamedMetadata: a walk given the metadata URL a
+// TestWalkFromNamedMetadata: a walk given the metadata URL a
 // challenge named (RFC 9728 §5.1) reads it there, not at the well-known
-// location, and OAuthGraphFailures lists the graph's failures in the kit's
+// location, and Failures lists the graph's failures in the kit's
 // precedence.
-func TestWalkOAuthGraphFromNamedMetadata(t *testing.T) {
+func TestWalkFromNamedMetadata(t *testing.T) {
 	const agent = "https://agent.example.com/mcp"
 	const named = "https://meta.example.com/prm"
 	g := &docFetcher{docs: map[string]*spec.Response{
@@ -66,11 +66,11 @@ func TestWalkOAuthGraphFromNamedMetadata(t *testing.T) {
 		"https://as.example.com/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
 			Body: []byte(`{"issuer":"https://as.example.com/","token_endpoint":"https://as.example.com/token","grant_types_supported":["client_credentials"]}`)},
 	}}
-	graph := WalkOAuthGraph(context.Background(), g, "p", agent, OAuthGraph{Metadata: named})
+	graph := Walk(context.Background(), g, "p", agent, Graph{Metadata: named})
 	if _, ok := graph.Responses["https://agent.example.com/.well-known/oauth-protected-resource/mcp"]; ok {
 		t.Error("the walk read the well-known location although the challenge named the metadata")
 	}
-	fails := OAuthGraphFailures(agent, *graph)
+	fails := Failures(agent, *graph)
 	if len(fails) != 1 || fails[0].Code != "oauth_issuer_mismatch" || fails[0].Field != "issuer" {
 		t.Errorf("failures %+v, want one oauth_issuer_mismatch on issuer", fails)
 	}

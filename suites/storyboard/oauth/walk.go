@@ -1,4 +1,4 @@
-package storyboard
+package oauth
 
 import (
 	"context"
@@ -18,20 +18,20 @@ const (
 	oauthWalkTimeout   = 60 * time.Second
 )
 
-// WalkOAuthGraph fetches the discovery graph of agentURL until the
+// Walk fetches the discovery graph of agentURL until the
 // evaluation needs nothing more, from: its Local and Metadata say how and
 // where the walk starts (its Responses are ignored). Each round fetches
 // what the last evaluation asked for, four at a time, under probe IDs
 // numbered in that order (so a replay asks for the same calls). Requests
 // beyond 64, bytes beyond 2 MiB and a walk beyond 60 s are answered with
 // the limit, which the evaluation reports as oauth_graph_limit_exceeded.
-func WalkOAuthGraph(ctx context.Context, pf spec.PublicFetcher, probeID, agentURL string, from OAuthGraph) *OAuthGraph {
+func Walk(ctx context.Context, pf spec.PublicFetcher, probeID, agentURL string, from Graph) *Graph {
 	ctx, cancel := context.WithTimeout(ctx, oauthWalkTimeout)
 	defer cancel()
-	g := &OAuthGraph{Responses: map[string]*spec.Response{}, Local: from.Local, Metadata: from.Metadata}
+	g := &Graph{Responses: map[string]*spec.Response{}, Local: from.Local, Metadata: from.Metadata}
 	sent, total := 0, 0
 	for {
-		needs := OAuthGraphFetches(agentURL, *g)
+		needs := Fetches(agentURL, *g)
 		if len(needs) == 0 {
 			return g
 		}

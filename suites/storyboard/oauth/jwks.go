@@ -1,4 +1,4 @@
-package storyboard
+package oauth
 
 import (
 	"errors"
