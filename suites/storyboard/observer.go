@@ -1,7 +1,6 @@
 package storyboard
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -80,8 +79,9 @@ import (
 //     sha256 digests in messages; there is no --include-raw-payloads.
 
 const (
-	taskSubstitutionSafe = "expect_substitution_safe"
-	substitutionContract = "substitution_observer_runner"
+	// checkSubstitutionSafe is the check of the step's one validation,
+	// named after the runner task it grades.
+	checkSubstitutionSafe = "expect_substitution_safe"
 	// MacroVectorFile is the fixture, relative to the release folder.
 	MacroVectorFile = "test-vectors/catalog-macro-substitution.json"
 )
@@ -178,46 +178,54 @@ type binding struct {
 	custom   bool
 }
 
-// substitutionStep runs expect_substitution_safe: the validation, or why
-// the step is skipped.
-func (r *runner) substitutionStep(ctx context.Context, st *spec.Step, probeID string) ([]spec.Result, *spec.Skip) {
-	fetchURL := false
+// Plan is a step's expect_substitution_safe, read and checked before
+// anything is observed: its source, its bindings and its macro template.
+type Plan struct {
+	st *spec.Step
+	// fetch says the source_path holds a preview_url to fetch (url_fetch)
+	// rather than the HTML itself (html_inline).
+	fetch bool
+	bs    []binding
+	tpl   *macroTemplate
+}
+
+// Prepare reads st's expect_substitution_safe against the release's
+// vectors (LoadMacroVectors), or says why the step cannot be graded as
+// authored (requirement_unmet).
+func Prepare(st *spec.Step, vectors map[string]MacroVector) (*Plan, *spec.Skip) {
+	p := &Plan{st: st}
 	switch st.Source {
 	case "", "html_inline":
 	case "url_fetch", "preview_url":
-		fetchURL = true
+		p.fetch = true
 	default:
 		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("expect_substitution_safe: unknown source %q (html_inline or url_fetch)", spec.Clip(st.Source, 80))}
 	}
-	bs, err := r.bindings(st)
-	if err != nil {
+	var err error
+	if p.bs, err = bindings(st, vectors); err != nil {
 		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "expect_substitution_safe: " + err.Error()}
 	}
-	tpl, err := parseMacroTemplate(st.MacroTemplate, bs)
-	if err != nil {
+	if p.tpl, err = parseMacroTemplate(st.MacroTemplate, p.bs); err != nil {
 		return nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "expect_substitution_safe: macro_template: " + err.Error()}
 	}
-	if len(r.steps) == 0 {
-		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "expect_substitution_safe reads the previous step's response, and no step ran before it"}
-	}
-	prev := r.steps[len(r.steps)-1]
-	at := prev.PhaseID + "." + prev.StepID
-	switch {
-	case prev.Skip != nil:
-		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s was skipped (%s): there is no preview to observe", at, prev.Skip.Reason)}
-	case prev.Error != "" || prev.Obs == nil:
-		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s has no reply to observe", at)}
-	case !prev.Passed:
-		return nil, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("the previous step %s did not pass: its preview is not observed", at)}
-	}
-	v, found := spec.AtPointer(prev.Obs.Payload, st.SourcePath)
+	return p, nil
+}
+
+// Grade grades the step over payload, the reply of the step before it
+// (at names that step, "phase.step"): one validation, check
+// expect_substitution_safe, or the skip. fetch gets a url_fetch source's
+// preview: its HTML, or the preview_url_unusable failure (Preview judges
+// the fetch); nil when the run cannot fetch, which skips such a step.
+func (p *Plan) Grade(payload any, at string, fetch func(url string) (string, *spec.Result)) ([]spec.Result, *spec.Skip) {
+	st := p.st
+	v, found := spec.AtPointer(payload, st.SourcePath)
 	src, isString := v.(string)
-	if _, can := r.d.(spec.PublicFetcher); fetchURL && !can {
+	if p.fetch && fetch == nil {
 		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}
 	}
-	if fetchURL && found && isString && src != "" {
+	if p.fetch && found && isString && src != "" {
 		var unusable *spec.Result
-		if src, unusable = r.fetchPreview(ctx, probeID, src); unusable != nil {
+		if src, unusable = fetch(src); unusable != nil {
 			return []spec.Result{*unusable}, nil
 		}
 	}
@@ -240,12 +248,12 @@ func (r *runner) substitutionStep(ctx context.Context, st *spec.Step, probeID st
 	case st.RequireAllBindings != nil:
 		every = *st.RequireAllBindings
 	}
-	return []spec.Result{gradeSubstitution(tpl, bs, urls, every, st.SourcePath)}, nil
+	return []spec.Result{gradeSubstitution(p.tpl, p.bs, urls, every, st.SourcePath)}, nil
 }
 
 // bindings resolves the step's catalog_bindings: an inlined raw_value and
 // expected_encoded (a custom vector) or the fixture's vector.
-func (r *runner) bindings(st *spec.Step) ([]binding, error) {
+func bindings(st *spec.Step, vectors map[string]MacroVector) ([]binding, error) {
 	if len(st.CatalogBindings) == 0 {
 		return nil, errors.New("no catalog_bindings")
 	}
@@ -261,9 +269,9 @@ func (r *runner) bindings(st *spec.Step) ([]binding, error) {
 			}
 			b.raw, b.enc, b.custom = cb.RawValue, cb.ExpectedEncoded, true
 		default:
-			vec, ok := r.env.MacroVectors[cb.VectorName]
+			vec, ok := vectors[cb.VectorName]
 			if !ok {
-				if r.env.MacroVectors == nil {
+				if vectors == nil {
 					return nil, fmt.Errorf("the release's %s was not loaded", MacroVectorFile)
 				}
 				return nil, fmt.Errorf("catalog_bindings[%d]: vector %q is not in %s", i, spec.Clip(cb.VectorName, 80), MacroVectorFile)
@@ -919,7 +927,7 @@ func attribute(o observed, bs []*binding) (*binding, string, string) {
 // gradeSubstitution grades the extracted URLs against the template and
 // the bindings: the step's one validation.
 func gradeSubstitution(mt *macroTemplate, bs []binding, urls []trackerURL, every bool, sourcePath string) spec.Result {
-	res := spec.Result{Check: taskSubstitutionSafe, Severity: "required", JSONPointer: ptr(sourcePath),
+	res := spec.Result{Check: checkSubstitutionSafe, Severity: "required", JSONPointer: &sourcePath,
 		Description: "catalog-item macro values at the preview's tracker URL positions are percent-encoded per RFC 3986 (only unreserved bytes unescaped) and equal the fixture's expected encoding"}
 	byMacro := map[string][]*binding{}
 	for i := range bs {
@@ -1098,16 +1106,21 @@ func (v violation) message() string {
 // addresses fall to probes/fetch's ranges).
 var previewDenyHosts = []string{"metadata.google.internal", "metadata", "metadata.packet.net"}
 
-// fetchPreview GETs a preview_url (url_fetch) and returns its HTML, or the
-// preview_url_unusable failure with the kit's sub-reason.
-func (r *runner) fetchPreview(ctx context.Context, probeID, u string) (string, *spec.Result) {
-	pf := r.d.(spec.PublicFetcher)
+// PreviewFetch is the fetch policy of a preview_url: the kit's
+// ssrf_policy over probes/fetch's (no bare IP literal, the metadata host
+// names refused).
+func PreviewFetch() spec.FetchOptions {
+	return spec.FetchOptions{NoIPLiterals: true, DenyHosts: previewDenyHosts}
+}
+
+// Preview judges the fetch of a preview_url u (url_fetch): its HTML, or
+// the preview_url_unusable failure with the kit's sub-reason.
+func Preview(resp *spec.Response, u string) (string, *spec.Result) {
 	unusable := func(sub, format string, args ...any) (string, *spec.Result) {
-		return "", &spec.Result{Check: taskSubstitutionSafe, Severity: "required", Description: "the preview at preview_url can be observed",
+		return "", &spec.Result{Check: checkSubstitutionSafe, Severity: "required", Description: "the preview at preview_url can be observed",
 			Expected: "200 text/html", Actual: map[string]any{"sub_reason": sub},
 			Message: "preview_url_unusable (" + sub + "): " + fmt.Sprintf(format, args...)}
 	}
-	resp := pf.FetchPublic(ctx, probeID+"#preview", u, spec.FetchOptions{NoIPLiterals: true, DenyHosts: previewDenyHosts})
 	shownURL := wire.Sanitize(fetch.RedactURL(u), 200)
 	ct, _, _ := mime.ParseMediaType(resp.ContentType)
 	switch {

@@ -28,6 +28,15 @@ var testVectors = map[string]MacroVector{
 	"url-scheme-injection-neutralized":      {Name: "url-scheme-injection-neutralized", Value: "javascript:alert(0)", Encoded: "javascript%3Aalert%280%29"},
 }
 
+// The kit's error codes (step_task.error_modes) a failure message opens
+// with.
+const (
+	kitEncoding       = "substitution_encoding_violation"
+	kitNested         = "nested_macro_re_expansion"
+	kitBindingMissing = "substitution_binding_missing"
+	kitScheme         = "substitution_scheme_injection"
+)
+
 // observerSB is a build step answering preview_html, then the observer
 // step over three bindings of {SKU} (the sales-catalog-driven shape).
 func observerSB(extra string) string {
@@ -118,50 +127,50 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 				`<body>` + goodAll + `<a href="https://track.example/click?sku=00013&cmd=drop">other path</a>` +
 				`<img src="https://other.example/imp?sku=00013&amp;cmd=drop"></body></html>`)},
 		{name: "raw & leak", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&amp;cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "reserved-character-breakout"},
+			want: "fail:" + kitEncoding, has: "reserved-character-breakout"},
 		{name: "raw & leak, unescaped in the HTML", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "the raw value leaks"},
+			want: "fail:" + kitEncoding, has: "the raw value leaks"},
 		{name: "& encoded, = leaked", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "differing at byte 11"},
+			want: "fail:" + kitEncoding, has: "differing at byte 11"},
 		{name: "= encoded, & leaked", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&cmd%3Ddrop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "reserved-character-breakout"},
+			want: "fail:" + kitEncoding, has: "reserved-character-breakout"},
 		{name: "CRLF leak", extra: crlf, manifest: withPreview(goodAll + "<img src=\"https://track.example/imp?sku=abc\r\nHost: evil.example\">"),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF leak through character references", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc&#13;&#10;Host: evil.example">`),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF encoded, space as +", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc%0D%0AHost%3A+evil.example">`),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF encoded", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc%0D%0AHost%3A%20evil.example">`), want: "pass"},
 		{name: "nested {SKU} expanded", manifest: withPreview(goodBreakout + goodASCII + `<a href="https://track.example/imp?sku=vacancy-6f1c2a-42">x</a>`),
-			want: "fail:" + codeNested, has: "{DEVICE_ID} was expanded to \"6f1c2a\""},
+			want: "fail:" + kitNested, has: "{DEVICE_ID} was expanded to \"6f1c2a\""},
 		{name: "nested braces left raw", manifest: withPreview(goodBreakout + goodASCII + `<a href="https://track.example/imp?sku=vacancy-{DEVICE_ID}-42">x</a>`),
-			want: "fail:" + codeEncoding, has: "nested-expansion-preserved-as-literal"},
+			want: "fail:" + kitEncoding, has: "nested-expansion-preserved-as-literal"},
 		{name: "non-ASCII raw", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=café-amsterdam">`),
-			want: "fail:" + codeEncoding, has: "non-ascii-utf8-percent-encoding"},
+			want: "fail:" + kitEncoding, has: "non-ascii-utf8-percent-encoding"},
 		{name: "NFD not normalized", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=cafe%CC%81-amsterdam">`),
-			want: "fail:" + codeBindingMissing, has: "non-ascii-utf8-percent-encoding"},
+			want: "fail:" + kitBindingMissing, has: "non-ascii-utf8-percent-encoding"},
 		{name: "over-encoded unreserved byte", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=caf%C3%A9%2Damsterdam">`),
-			want: "fail:" + codeEncoding, has: "differing at byte 9"},
+			want: "fail:" + kitEncoding, has: "differing at byte 9"},
 		{name: "a binding missing", manifest: withPreview(goodBreakout + goodNested),
-			want: "fail:" + codeBindingMissing, has: "{SKU}→non-ascii-utf8-percent-encoding (item non_ascii) not observed"},
+			want: "fail:" + kitBindingMissing, has: "{SKU}→non-ascii-utf8-percent-encoding (item non_ascii) not observed"},
 		{name: "a binding missing, not required", extra: "        require_every_binding_observed: false\n", manifest: withPreview(goodBreakout + goodNested),
 			want: "pass", has: "not observed (require_every_binding_observed: false)"},
 		{name: "a binding missing, not required under the deprecated name", extra: "        require_all_bindings_observed: false\n", manifest: withPreview(goodBreakout + goodNested),
 			want: "pass", has: "not observed (require_every_binding_observed: false)"},
 		{name: "the new name wins over the deprecated one", extra: "        require_all_bindings_observed: false\n        require_every_binding_observed: true\n", manifest: withPreview(goodBreakout + goodNested),
-			want: "fail:" + codeBindingMissing, has: "non_ascii"},
+			want: "fail:" + kitBindingMissing, has: "non_ascii"},
 		{name: "macro left unsubstituted", manifest: withPreview(`<img src="https://track.example/imp?sku={SKU}">`),
-			want: "fail:" + codeBindingMissing, has: "no extracted tracker URL carries"},
+			want: "fail:" + kitBindingMissing, has: "no extracted tracker URL carries"},
 		{name: "no tracker URL matches the template", manifest: withPreview(`<img src="https://track.example/other?sku=00013%26cmd%3Ddrop">`),
-			want: "fail:" + codeBindingMissing, has: "none of the 1 tracker URL(s)"},
+			want: "fail:" + kitBindingMissing, has: "none of the 1 tracker URL(s)"},
 		{name: "lowercase hex", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=caf%c3%a9-amsterdam">`),
 			want: "pass", has: "lowercase hex"},
 		{name: "mixed-case hex", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd%3ddrop">` + goodNested + `<img src="https://track.example/imp?sku=caf%C3%a9-amsterdam">`),
 			want: "pass", has: "lowercase hex"},
 		{name: "invalid triplet", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=caf%G3%A9-amsterdam">`),
-			want: "fail:" + codeEncoding, has: "unencoded byte at offset 3"},
+			want: "fail:" + kitEncoding, has: "unencoded byte at offset 3"},
 		{name: "an unbound value with an unencoded byte", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=spring sale">`),
-			want: "fail:" + codeEncoding, has: "a byte outside the RFC 3986 unreserved set"},
+			want: "fail:" + kitEncoding, has: "a byte outside the RFC 3986 unreserved set"},
 		{name: "an unbound encoded value is another item", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=spring%20sale">`), want: "pass"},
 		{name: "attributes outside the set ignored", want: "pass", manifest: withPreview(goodAll +
 			`<div data-title="https://track.example/imp?sku=00013&cmd=drop" title="https://track.example/imp?sku=café"></div>` +
@@ -170,18 +179,18 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 			`<!-- <img src="https://track.example/imp?sku=café"> -->` +
 			`<script>document.write('<img src="https://track.example/imp?sku=café">')</script>`)},
 		{name: "data-impression-url on any tag", manifest: withPreview(goodAll + `<div data-impression-url="https://track.example/imp?sku=café-amsterdam"></div>`),
-			want: "fail:" + codeEncoding, has: "div@data-impression-url"},
+			want: "fail:" + kitEncoding, has: "div@data-impression-url"},
 		{name: "srcset, every candidate", manifest: withPreview(goodBreakout + goodNested +
 			`<img srcset="https://cdn.example/a.jpg 1x, https://track.example/imp?sku=caf%C3%A9-amsterdam 2x">`), want: "pass"},
 		{name: "srcset leak in a later candidate", manifest: withPreview(goodAll +
 			`<picture><source srcset="https://cdn.example/a.jpg 1x,https://track.example/imp?sku=café-amsterdam 2x"></picture>`),
-			want: "fail:" + codeEncoding, has: "source@srcset"},
+			want: "fail:" + kitEncoding, has: "source@srcset"},
 		{name: "meta refresh url", manifest: withPreview(goodAll + `<meta http-equiv="refresh" content="0; url='https://track.example/imp?sku=café-amsterdam'">`),
-			want: "fail:" + codeEncoding, has: "meta@content"},
+			want: "fail:" + kitEncoding, has: "meta@content"},
 		{name: "scheme-relative and case of scheme and host", want: "pass", manifest: withPreview(
 			`<img src="//track.example/imp?sku=00013%26cmd%3Ddrop"><img src="HTTPS://Track.Example:443/imp?sku=vacancy-%7BDEVICE_ID%7D-42"><img src=" https://track.example/imp?x=1&sku=caf%C3%A9-amsterdam#f">`)},
 		{name: "malformed HTML", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd%3Ddrop" <a href=<<<>` + `<img src='https://track.example/imp?sku=caf%C3%A9-amsterdam'` + "\x00<\xff\xfe"),
-			want: "fail:" + codeBindingMissing, has: "nested-expansion-preserved-as-literal"},
+			want: "fail:" + kitBindingMissing, has: "nested-expansion-preserved-as-literal"},
 		{name: "no artifact", manifest: map[string]any{"format_id": map[string]any{"id": "f"}},
 			want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
 		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
@@ -257,15 +266,15 @@ func TestExpectSubstitutionSafeWholeValue(t *testing.T) {
 		{name: "neutralized among other URLs", html: other + good, want: "pass"},
 		{name: "neutralized, whitespace around the value", html: "<a href=\" \tjavascript%3Aalert%280%29\n\">x</a>", want: "pass"},
 		{name: "lowercase hex", html: `<a href="javascript%3aalert%280%29">x</a>`, want: "pass", has: "lowercase hex"},
-		{name: "raw value leaks", html: other + `<a href="javascript:alert(0)">x</a>`, want: codeScheme, has: `parses as a "javascript": URL`},
-		{name: "colon left, parentheses encoded", html: `<a href="javascript:alert%280%29">x</a>`, want: codeScheme, has: "whole-value position (a@href)"},
-		{name: "scheme split by a newline", html: `<a href="java&#10;script:alert(0)">x</a>`, want: codeScheme},
-		{name: "scheme behind leading controls", html: "<a href=\"\x01 javascript:alert(0)\">x</a>", want: codeScheme},
-		{name: "colon encoded, parentheses left", html: `<a href="javascript%3Aalert(0)">x</a>`, want: codeEncoding, has: "differing at byte 18"},
-		{name: "in a data-click-url", html: `<div data-click-url="javascript:alert(0)"></div>`, want: codeScheme, has: "div@data-click-url"},
-		{name: "not observed", html: other, want: codeBindingMissing, has: "none of the 3 attribute value(s) extracted"},
+		{name: "raw value leaks", html: other + `<a href="javascript:alert(0)">x</a>`, want: kitScheme, has: `parses as a "javascript": URL`},
+		{name: "colon left, parentheses encoded", html: `<a href="javascript:alert%280%29">x</a>`, want: kitScheme, has: "whole-value position (a@href)"},
+		{name: "scheme split by a newline", html: `<a href="java&#10;script:alert(0)">x</a>`, want: kitScheme},
+		{name: "scheme behind leading controls", html: "<a href=\"\x01 javascript:alert(0)\">x</a>", want: kitScheme},
+		{name: "colon encoded, parentheses left", html: `<a href="javascript%3Aalert(0)">x</a>`, want: kitEncoding, has: "differing at byte 18"},
+		{name: "in a data-click-url", html: `<div data-click-url="javascript:alert(0)"></div>`, want: kitScheme, has: "div@data-click-url"},
+		{name: "not observed", html: other, want: kitBindingMissing, has: "none of the 3 attribute value(s) extracted"},
 		{name: "not observed, not required", extra: "        require_every_binding_observed: false\n", html: other, want: "pass", has: "not observed"},
-		{name: "left unsubstituted", html: `<a href="{CLICK}">x</a>`, want: codeBindingMissing},
+		{name: "left unsubstituted", html: `<a href="{CLICK}">x</a>`, want: kitBindingMissing},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -340,47 +349,8 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 	}
 }
 
-func TestHexEqual(t *testing.T) {
-	for _, c := range []struct {
-		v, enc string
-		want   int
-	}{
-		{"caf%C3%A9", "caf%C3%A9", -1},
-		{"caf%c3%a9", "caf%C3%A9", -1},
-		{"caf%C3%A9x", "caf%C3%A9", 9},
-		{"caf%C3", "caf%C3%A9", 6},
-		{"caf%G3%A9", "caf%C3%A9", 4},
-		{"caf%C3%A", "caf%C3%A9", 8},
-		{"CAF%C3%A9", "caf%C3%A9", 0},
-		{"", "", -1},
-	} {
-		if got := hexEqual(c.v, c.enc); got != c.want {
-			t.Errorf("hexEqual(%q, %q) = %d, want %d", c.v, c.enc, got, c.want)
-		}
-	}
-}
-
-func TestSrcsetURLs(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want string
-	}{
-		{"a.jpg 1x, b.jpg 2x", "a.jpg|b.jpg"},
-		{"a.jpg,b.jpg", "a.jpg,b.jpg"},
-		{"a.jpg, b.jpg", "a.jpg|b.jpg"},
-		{" a.jpg 100w (x, y), b.jpg", "a.jpg|b.jpg"},
-		{"https://t.example/i?a=1,2 1x", "https://t.example/i?a=1,2"},
-		{"", ""},
-		{",,,", ""},
-	} {
-		if got := strings.Join(srcsetURLs(c.in), "|"); got != c.want {
-			t.Errorf("srcsetURLs(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-// The fixture's vectors derive an encoding each, and it is the
-// unreserved-whitelist encoding with uppercase hex of the NFC value.
+// The fixture's vectors derive an encoding each, and the table's are
+// the fixture's.
 func TestMacroVectorsFixture(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
 		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+MacroVectorFile)))
@@ -396,21 +366,6 @@ func TestMacroVectorsFixture(t *testing.T) {
 				t.Errorf("%s %s: %q → %q, the table has %q → %q", rel, name, got.Value, got.Encoded, want.Value, want.Encoded)
 			}
 		}
-		for name, v := range vs {
-			if unsafeByte(v.Encoded) >= 0 || lowerHex(v.Encoded) {
-				t.Errorf("%s %s: %q is not uppercase unreserved-or-triplet", rel, name, v.Encoded)
-			}
-		}
-	}
-}
-
-func TestParseMacroVectorsRejects(t *testing.T) {
-	_, err := ParseMacroVectors([]byte(`{"vectors":[{"name":"x","macro":"{A}","value":"v","template":"https://t/?a={A}","expected":"https://t/?b=v"}]}`))
-	if err == nil || !strings.Contains(err.Error(), `vector "x"`) {
-		t.Errorf("err = %v", err)
-	}
-	if _, err := ParseMacroVectors([]byte(`[`)); err == nil {
-		t.Error("a broken fixture parsed")
 	}
 }
 
@@ -529,7 +484,7 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 			switch {
 			case !raw && !s.Passed:
 				t.Errorf("%s: an encoded preview fails: %s", name, msg)
-			case raw && (s.Passed || !strings.HasPrefix(msg, codeEncoding+": ")):
+			case raw && (s.Passed || !strings.HasPrefix(msg, kitEncoding+": ")):
 				t.Errorf("%s: a raw preview: passed %v, %q", name, s.Passed, msg)
 			}
 			// Replay: the calls through the evidence file's JSON.
@@ -557,39 +512,6 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 	}
 }
 
-// The observer grades any preview and any template without panicking,
-// and a verdict's message opens with one of the kit's codes.
-func FuzzSubstitutionObserver(f *testing.F) {
-	f.Add(goodAll, "https://track.example/imp?sku={SKU}")
-	f.Add(`<img srcset=", ,x 1x,(,">`+"<a href='\\\\track.example\\imp?sku=%'>", "https://track.example/{SKU}/x?sku={SKU}")
-	f.Add("<meta content=\"0;url=\"><img src=\"https://track.example:/imp?=&&sku\">\x00\xff", "http://u@track.example:80/a/pre{SKU}post?k=1")
-	f.Add("<a href=\" java\nscript:00013&cmd=drop\">x</a><img src=\"00013%26cmd%3Ddrop\">", " {SKU} ")
-	f.Fuzz(func(t *testing.T, doc, template string) {
-		bs := []binding{
-			{CatalogBinding: spec.CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
-			{CatalogBinding: spec.CatalogBinding{Macro: "{SKU}", VectorName: "nested-expansion-preserved-as-literal"}, raw: "vacancy-{DEVICE_ID}-42", enc: "vacancy-%7BDEVICE_ID%7D-42"},
-		}
-		mt, err := parseMacroTemplate(template, bs)
-		if err != nil {
-			return
-		}
-		urls, _ := extractTrackerURLs(doc)
-		for _, every := range []bool{true, false} {
-			r := gradeSubstitution(mt, bs, urls, every, "/preview_html")
-			if r.Passed {
-				continue
-			}
-			code, _, _ := strings.Cut(r.Message, ":")
-			if code != codeEncoding && code != codeNested && code != codeBindingMissing && code != codeScheme {
-				t.Fatalf("message %q opens with no kit code", r.Message)
-			}
-			if strings.ContainsAny(r.Message, "\r\n\u202e") {
-				t.Fatalf("unsanitized message %q", r.Message)
-			}
-		}
-	})
-}
-
 // A previous step that proves nothing (a harness failure) or was refused
 // leaves nothing to observe: prerequisite_failed, naming it.
 func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
@@ -604,32 +526,6 @@ func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
 		s := res.Steps[1]
 		if s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
 			t.Errorf("%s: %+v", name, s.Skip)
-		}
-	}
-}
-
-func TestAtPointer(t *testing.T) {
-	doc := spec.Normalize(map[string]any{"a": []any{"x", map[string]any{"b/c": "y", "d~e": "z"}}, "": "empty"})
-	for _, c := range []struct {
-		ptr  string
-		want any
-		ok   bool
-	}{
-		{"/a/0", "x", true},
-		{"/a/1/b~1c", "y", true},
-		{"/a/1/d~0e", "z", true},
-		{"/", "empty", true},
-		{"/a/2", nil, false},
-		{"/a/01", nil, false},
-		{"/a/-0", nil, false},
-		{"/a/+1", nil, false},
-		{"/a/", nil, false},
-		{"a", nil, false},
-		{"/a/0/x", nil, false},
-	} {
-		got, ok := spec.AtPointer(doc, c.ptr)
-		if ok != c.ok || (ok && got != c.want) {
-			t.Errorf("AtPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
 	}
 }
@@ -666,7 +562,7 @@ func TestExpectSubstitutionSafeFetchesPreviewURL(t *testing.T) {
 	}{
 		{"a conformant preview", page("text/html; charset=utf-8", goodAll), "pass"},
 		{"xhtml", page("application/xhtml+xml", goodAll), "pass"},
-		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), codeEncoding},
+		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), kitEncoding},
 		{"a redirect", &spec.Response{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
 		{"not found", &spec.Response{Status: 404}, "preview_url_unusable (http_status)"},
 		{"JSON", page("application/json", `{}`), "preview_url_unusable (content_type)"},
