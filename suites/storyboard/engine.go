@@ -9,6 +9,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -67,7 +68,7 @@ type Env struct {
 	// MacroVectors are the release's catalog-macro substitution vectors
 	// by name (LoadMacroVectors), for expect_substitution_safe; nil when
 	// the release has none (the steps naming a vector are then skipped).
-	MacroVectors map[string]MacroVector
+	MacroVectors map[string]observer.MacroVector
 	// NewUUID mints the run's generated values; nil uses a random v4.
 	NewUUID func() string
 	// Generated seeds the generated values by storyboard id (a re-judging

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -19,7 +20,7 @@ import (
 // encoding at the macro position), written here so the table runs
 // without the spec folder; TestMacroVectorsFixture checks the fixture's
 // own derive the same.
-var testVectors = map[string]MacroVector{
+var testVectors = map[string]observer.MacroVector{
 	"reserved-character-breakout":           {Name: "reserved-character-breakout", Value: "00013&cmd=drop", Encoded: "00013%26cmd%3Ddrop"},
 	"nested-expansion-preserved-as-literal": {Name: "nested-expansion-preserved-as-literal", Value: "vacancy-{DEVICE_ID}-42", Encoded: "vacancy-%7BDEVICE_ID%7D-42"},
 	"non-ascii-utf8-percent-encoding":       {Name: "non-ascii-utf8-percent-encoding", Value: "café-amsterdam", Encoded: "caf%C3%A9-amsterdam"},
@@ -353,8 +354,8 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 // the fixture's.
 func TestMacroVectorsFixture(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
-		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+MacroVectorFile)))
-		vs, err := LoadMacroVectors(dir)
+		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+observer.MacroVectorFile)))
+		vs, err := observer.LoadMacroVectors(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +372,7 @@ func TestMacroVectorsFixture(t *testing.T) {
 
 // htmlFor is a preview carrying the template with each binding's value:
 // encoded as the fixture says, or raw (HTML-escaped into the attribute).
-func htmlFor(template string, bs []spec.CatalogBinding, vs map[string]MacroVector, raw bool) string {
+func htmlFor(template string, bs []spec.CatalogBinding, vs map[string]observer.MacroVector, raw bool) string {
 	var b strings.Builder
 	b.WriteString("<!doctype html><html><body>")
 	for _, cb := range bs {
@@ -430,7 +431,7 @@ func TestSubstitutionSpecialisms(t *testing.T) {
 }
 
 func substitutionSpecialisms(t *testing.T, dir string) {
-	vs, err := LoadMacroVectors(dir)
+	vs, err := observer.LoadMacroVectors(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -19,7 +20,7 @@ const (
 // fetched through the dispatcher's PublicFetcher for a url_fetch source
 // (judged by Preview); or why the step is skipped.
 func (r *runner) substitutionStep(ctx context.Context, st *spec.Step, probeID string) ([]spec.Result, *spec.Skip) {
-	plan, skip := Prepare(st, r.env.MacroVectors)
+	plan, skip := observer.Prepare(st, r.env.MacroVectors)
 	if skip != nil {
 		return nil, skip
 	}
@@ -39,7 +40,7 @@ func (r *runner) substitutionStep(ctx context.Context, st *spec.Step, probeID st
 	var fetch func(string) (string, *spec.Result)
 	if pf, ok := r.d.(spec.PublicFetcher); ok {
 		fetch = func(u string) (string, *spec.Result) {
-			return Preview(pf.FetchPublic(ctx, probeID+"#preview", u, PreviewFetch()), u)
+			return observer.Preview(pf.FetchPublic(ctx, probeID+"#preview", u, observer.PreviewFetch()), u)
 		}
 	}
 	return plan.Grade(prev.Obs.Payload, at, fetch)

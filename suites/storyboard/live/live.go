@@ -27,6 +27,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -153,7 +154,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	if env.MacroVectors == nil {
 		// A fixture that cannot be read leaves the observer's steps
 		// skipped with the reason; vectors that load are kept.
-		env.MacroVectors, _ = storyboard.LoadMacroVectors(cfg.Release.Dir)
+		env.MacroVectors, _ = observer.LoadMacroVectors(cfg.Release.Dir)
 	}
 	switch {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:

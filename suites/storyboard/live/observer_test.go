@@ -9,6 +9,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -36,7 +37,7 @@ func TestRunLoadsTheSubstitutionVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(storyboard.MacroVectorFile, `{"vectors":[{"name":"amp","macro":"{ID}","value":"a&b","template":"https://t.example/?i={ID}","expected":"https://t.example/?i=a%26b"}]}`)
+	write(observer.MacroVectorFile, `{"vectors":[{"name":"amp","macro":"{ID}","value":"a&b","template":"https://t.example/?i={ID}","expected":"https://t.example/?i=a%26b"}]}`)
 	write("universal/observer.yaml", `
 id: observer
 version: "1.0.0"

@@ -1,4 +1,4 @@
-package storyboard
+package observer
 
 import (
 	"path/filepath"
