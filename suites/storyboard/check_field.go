@@ -675,7 +675,7 @@ func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 		if f.Obs.Error != nil {
 			// A JSON-RPC error.data (or other non-payload layer) adcp_error.
 			b, _ := json.Marshal(f.Obs.Error)
-			return validateAgainst(set, "core/error.json", b, onlyTransportError)
+			return Schema(set, "core/error.json", b, onlyTransportError)
 		}
 		if f.Obs.IsError {
 			return notApplicable("the reply is an error with neither a task payload nor an AdCP error object: nothing for the schema to judge (error_code grades the missing code)")
@@ -686,7 +686,7 @@ func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 		res.Message = "the reply carried no JSON payload to validate"
 		return res
 	}
-	out := validateAgainst(set, rel, doc, "")
+	out := Schema(set, rel, doc, "")
 	if out.Passed {
 		return out
 	}
@@ -696,7 +696,7 @@ func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 		_, hasErrors := m["errors"]
 		if ae, has := m["adcp_error"]; has && !hasErrors {
 			b, _ := json.Marshal(ae)
-			return validateAgainst(set, "core/error.json", b, onlyTransportError)
+			return Schema(set, "core/error.json", b, onlyTransportError)
 		}
 	}
 	return out
@@ -704,8 +704,9 @@ func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 
 const onlyTransportError = "the reply carries its error only on the transport layer (adcp_error), which transport-errors.mdx allows (populating both layers is a SHOULD): validated against core/error.json"
 
-// validateAgainst validates doc against the release schema rel.
-func validateAgainst(set *schemas.Set, rel string, doc []byte, note string) spec.Result {
+// Schema validates doc against the release schema rel: a
+// response_schema result (note, when given, says why this schema).
+func Schema(set *schemas.Set, rel string, doc []byte, note string) spec.Result {
 	id := "/schemas/" + set.Release() + "/" + rel
 	res := spec.Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel, Note: note}
 	vs, err := set.Validate(rel, doc)

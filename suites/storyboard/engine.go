@@ -472,3 +472,51 @@ func (r *runner) phaseByID(id string) *spec.Phase {
 	}
 	return nil
 }
+
+// gradeInvariants grades the storyboard's declared invariants over its
+// steps once they have all run (Invariants), adding one validation to
+// each step an invariant applies to; a failed one fails its step (never
+// the cascade: the steps after it have already run on what the agent
+// said). A step that did not run, or whose call proves nothing, is not
+// read.
+func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
+	if len(sb.Invariants) == 0 {
+		return
+	}
+	var ran []Ran
+	var at []int
+	for i, s := range steps {
+		if s.Skip != nil || s.Error != "" || s.Obs == nil {
+			continue
+		}
+		r := Ran{ID: s.PhaseID + "." + s.StepID, Task: s.Task, Obs: s.Obs}
+		if st := stepOf(sb, s.PhaseID, s.StepID); st != nil {
+			r.ExpectError = st.ExpectError
+		}
+		ran, at = append(ran, r), append(at, i)
+	}
+	for k, results := range Invariants(sb.Invariants, ran) {
+		s := &steps[at[k]]
+		for _, r := range results {
+			s.Validations = append(s.Validations, r)
+			if !r.Passed {
+				s.Passed = false
+			}
+		}
+	}
+}
+
+// stepOf finds a step of the storyboard by phase and step id.
+func stepOf(sb *spec.Storyboard, phase, step string) *spec.Step {
+	for i := range sb.Phases {
+		if sb.Phases[i].ID != phase {
+			continue
+		}
+		for j := range sb.Phases[i].Steps {
+			if sb.Phases[i].Steps[j].ID == step {
+				return &sb.Phases[i].Steps[j]
+			}
+		}
+	}
+	return nil
+}

@@ -481,3 +481,26 @@ func TestRunTreatsATaskItCannotFollowAsAnError(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestUnknownInvariantIsNotApplicable(t *testing.T) {
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{"x.unknown"}, Phases: []spec.Phase{{ID: "p", Steps: []spec.Step{{ID: "a"}}}}}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Passed: true, Obs: &spec.Observation{}}}
+	gradeInvariants(sb, steps)
+	if len(steps[0].Validations) != 1 || !steps[0].Validations[0].NotApplicable || !steps[0].Passed {
+		t.Fatalf("got %+v", steps[0])
+	}
+}
+
+// A failed invariant fails the step it grades, and only that step.
+func TestAFailedInvariantFailsItsStep(t *testing.T) {
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{spec.InvariantStatusMonotonic}, Phases: []spec.Phase{{ID: "p", Steps: []spec.Step{{ID: "a"}, {ID: "b"}}}}}
+	reply := func(status string) *spec.Observation {
+		return &spec.Observation{Task: "get_media_buys", Transport: "mcp", Payload: map[string]any{"media_buys": []any{map[string]any{"media_buy_id": "mb1", "status": status}}}}
+	}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Task: "get_media_buys", Passed: true, Obs: reply("completed")},
+		{PhaseID: "p", StepID: "b", Task: "get_media_buys", Passed: true, Obs: reply("active")}}
+	gradeInvariants(sb, steps)
+	if !steps[0].Passed || steps[1].Passed || len(steps[1].Validations) != 1 || steps[1].Validations[0].Passed {
+		t.Fatalf("got %+v", steps)
+	}
+}

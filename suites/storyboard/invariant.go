@@ -40,45 +40,45 @@ type stepView struct {
 	body map[string]any
 }
 
-// gradeInvariants grades the storyboard's declared invariants over its
-// steps once they have all run, adding one validation to each step an
-// invariant applies to; a failed one fails its step (never the cascade:
-// the steps after it have already run on what the agent said). A step
-// that did not run, or whose call proves nothing, is not read.
-func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
-	if len(sb.Invariants) == 0 {
-		return
-	}
-	type declared struct {
+// Ran is a step that ran, as the invariants read it: a step the engine
+// skipped, or whose call proves nothing, is not one.
+type Ran struct {
+	// ID is the step's "phase.step".
+	ID   string
+	Task string
+	// ExpectError is the step's expect_error.
+	ExpectError bool
+	Obs         *spec.Observation
+}
+
+// Invariants grades the invariants a storyboard declares over the steps
+// that ran, in their order, once they have all run: out[i] are the
+// validation results steps[i] gets, one for each invariant that applies to
+// it (check "invariant", the invariant's id). An invariant this engine
+// does not define is graded not_applicable on the first step.
+func Invariants(declared []string, steps []Ran) [][]spec.Result {
+	type judged struct {
 		id    string
 		judge invariantJudge
 	}
-	var judges []declared
+	var judges []judged
 	var unknown []string
-	for _, id := range sb.Invariants {
+	for _, id := range declared {
 		if mk, ok := invariantJudges[id]; ok {
-			judges = append(judges, declared{id, mk()})
+			judges = append(judges, judged{id, mk()})
 		} else {
 			unknown = append(unknown, id)
 		}
 	}
-	first := true
-	for i := range steps {
-		s := &steps[i]
-		if s.Skip != nil || s.Error != "" || s.Obs == nil {
-			continue
-		}
-		if first {
-			first = false
+	out := make([][]spec.Result, len(steps))
+	for i, s := range steps {
+		if i == 0 {
 			for _, id := range unknown {
-				s.Validations = append(s.Validations, spec.Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
+				out[i] = append(out[i], spec.Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
 					Description: "invariant " + id, Note: "the storyboard declares an invariant this engine does not define"})
 			}
 		}
-		v := &stepView{id: s.PhaseID + "." + s.StepID, task: s.Task, obs: s.Obs}
-		if st := stepOf(sb, s.PhaseID, s.StepID); st != nil {
-			v.expectError = st.ExpectError
-		}
+		v := &stepView{id: s.ID, task: s.Task, expectError: s.ExpectError, obs: s.Obs}
 		v.body, _ = s.Obs.Payload.(map[string]any)
 		for _, j := range judges {
 			r := j.judge.grade(v)
@@ -89,27 +89,10 @@ func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
 			if !r.Passed && r.Message == "" {
 				r.Message = r.Description
 			}
-			s.Validations = append(s.Validations, *r)
-			if !r.Passed {
-				s.Passed = false
-			}
+			out[i] = append(out[i], *r)
 		}
 	}
-}
-
-// step finds a step of the storyboard by phase and step id.
-func stepOf(sb *spec.Storyboard, phase, step string) *spec.Step {
-	for i := range sb.Phases {
-		if sb.Phases[i].ID != phase {
-			continue
-		}
-		for j := range sb.Phases[i].Steps {
-			if sb.Phases[i].Steps[j].ID == step {
-				return &sb.Phases[i].Steps[j]
-			}
-		}
-	}
-	return nil
+	return out
 }
 
 func failed(desc, format string, args ...any) *spec.Result {

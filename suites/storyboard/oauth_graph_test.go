@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
@@ -46,7 +47,7 @@ type oauthVector struct {
 // vector passes, every negative one fails with its exact code, and a
 // Replay of the recorded fetches (what `judge` does) grades the same.
 func TestOAuthGraphVectors(t *testing.T) {
-	path := specDir(t, filepath.Join("3.2.0-beta.5", "test-vectors", "oauth-setup", "vectors.json"))
+	path := shared.File(t, filepath.Join("spec/compliance", "3.2.0-beta.5", "test-vectors", "oauth-setup", "vectors.json"))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

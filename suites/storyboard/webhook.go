@@ -310,11 +310,13 @@ func (r *runner) owed(trig, key string) (bool, string) {
 		if res.StepID != trig {
 			continue
 		}
-		u, _ := lookupString(res.Request, "push_notification_config.url")
+		pushURL, _, _ := spec.Lookup(res.Request, "push_notification_config.url")
+		u, _ := pushURL.(string)
 		if u == "" || !strings.Contains(u, key) || res.Obs == nil {
 			return true, ""
 		}
-		status, _ := lookupString(res.Obs.Payload, "status")
+		reported, _, _ := spec.Lookup(res.Obs.Payload, "status")
+		status, _ := reported.(string)
 		if slices.Contains([]string{"submitted", "working", "input-required"}, status) {
 			return true, ""
 		}
@@ -637,11 +639,11 @@ func judgeWebhook(st *spec.Step, task string, ds []Delivery, note WebhookNote, s
 	if note.WaitMS > 0 {
 		window = fmt.Sprintf("within %s", (time.Duration(note.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
 	}
-	fail := func(check, code, desc, msg string) spec.Result {
-		return spec.Result{Check: check, Passed: false, Severity: "required", Description: desc, Expected: code, Message: code + ": " + msg}
+	fail := func(kind, code, desc, msg string) spec.Result {
+		return spec.Result{Check: kind, Passed: false, Severity: "required", Description: desc, Expected: code, Message: code + ": " + msg}
 	}
-	pass := func(check, desc string) spec.Result {
-		return spec.Result{Check: check, Passed: true, Severity: "required", Description: desc}
+	pass := func(kind, desc string) spec.Result {
+		return spec.Result{Check: kind, Passed: true, Severity: "required", Description: desc}
 	}
 	received := "a webhook matching the step's filter arrives at the triggered receiver"
 	if task == taskExpectNoWebhook {
@@ -655,7 +657,7 @@ func judgeWebhook(st *spec.Step, task string, ds []Delivery, note WebhookNote, s
 		if !note.Owed {
 			// Graded not_applicable rather than skipped: the trigger
 			// passed and no state is missing, so later phases still run.
-			na := notApplicable(note.NotOwed)
+			na := spec.Result{}.NA("%s", note.NotOwed)
 			na.Check, na.Description = "webhook_received", received
 			return nil, []spec.Result{na}, nil
 		}
@@ -693,7 +695,8 @@ func judgeWebhook(st *spec.Step, task string, ds []Delivery, note WebhookNote, s
 func checkKey(d Delivery) spec.Result {
 	desc := "the webhook carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$"
 	raw, key, ok := idempotencyKey(d)
-	r := spec.Result{Check: "idempotency_key", Severity: "required", Description: desc, JSONPointer: ptr("/idempotency_key")}
+	at := "/idempotency_key"
+	r := spec.Result{Check: "idempotency_key", Severity: "required", Description: desc, JSONPointer: &at}
 	switch {
 	case raw == "":
 		r.Expected, r.Message = "missing_idempotency_key", "missing_idempotency_key: the payload has no idempotency_key"
@@ -710,12 +713,12 @@ func checkKey(d Delivery) spec.Result {
 func payloadSchema(set *schemas.Set, ref string, d Delivery) spec.Result {
 	desc := "the webhook payload validates against " + spec.Clip(ref, 200)
 	if set == nil {
-		r := notApplicable("no schemas (--schemas): webhook_payload_schema_ref not validated")
+		r := spec.Result{}.NA("no schemas (--schemas): webhook_payload_schema_ref not validated")
 		r.Check, r.Description = "webhook_payload_schema", desc
 		return r
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(ref, "/schemas/"+set.Release()+"/"), "/")
-	r := validateAgainst(set, rel, d.Body, "")
+	r := Schema(set, rel, d.Body, "")
 	r.Check, r.Description, r.Severity = "webhook_payload_schema", desc, "required"
 	if !r.Passed && !r.NotApplicable {
 		r.Message = "schema_violation: " + r.Message
@@ -813,16 +816,16 @@ func signature(st *spec.Step, d Delivery) spec.Result {
 	r := spec.Result{Check: "webhook_signature", Severity: "required", Description: desc}
 	switch {
 	case d.Scheme == "":
-		r = notApplicable("the receiver did not verify this delivery (no signing expectation was registered for its receiver)")
+		r = spec.Result{}.NA("the receiver did not verify this delivery (no signing expectation was registered for its receiver)")
 	case d.Scheme != webhook.SchemeRFC9421:
-		r = notApplicable("the delivery was registered for " + d.Scheme + ", not the RFC 9421 profile")
+		r = spec.Result{}.NA("the delivery was registered for %s, not the RFC 9421 profile", d.Scheme)
 	case strings.HasPrefix(d.SignatureError, webhook.CodeKeysUnavailable):
-		r = notApplicable("the seller's signing keys were not available to verify with: " + spec.Clip(d.SignatureError, 300))
+		r = spec.Result{}.NA("the seller's signing keys were not available to verify with: %s", spec.Clip(d.SignatureError, 300))
 	case d.SignatureError != "":
 		code, _, _ := strings.Cut(d.SignatureError, ":")
 		r.Expected, r.Message = signatureMode(code), spec.Clip(d.SignatureError, 300)
 	case st.RequireTag != "" && st.RequireTag != webhook.WebhookTag:
-		r = notApplicable("require_tag " + spec.Clip(st.RequireTag, 80) + " is not the tag the verifier checks (" + webhook.WebhookTag + ")")
+		r = spec.Result{}.NA("require_tag %s is not the tag the verifier checks (%s)", spec.Clip(st.RequireTag, 80), webhook.WebhookTag)
 	default:
 		r.Passed = true
 	}

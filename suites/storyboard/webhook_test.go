@@ -68,7 +68,7 @@ func (h *fakeHooks) post(key string, body any, sigErr string) int {
 
 // keyOf is the receiver key of a request's push_notification_config.url.
 func keyOf(req Request) string {
-	u, _ := lookupString(req.Args, "push_notification_config.url")
+	u := stringAt(req.Args, "push_notification_config.url")
 	_, key, _ := strings.Cut(u, "/hooks/")
 	return key
 }
@@ -545,7 +545,7 @@ phases:
 	var key string
 	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"sync_accounts": func(req Request) *spec.Observation {
-			u, _ := lookupString(req.Args, "accounts[0].notification_configs[0].url")
+			u := stringAt(req.Args, "accounts[0].notification_configs[0].url")
 			_, key, _ = strings.Cut(u, "/hooks/")
 			return ok(map[string]any{"accounts": []any{}})(req)
 		},
@@ -583,4 +583,11 @@ func lifecycleExpect(trigger, to string) string {
             value: ` + to + `
             description: the transition
 `
+}
+
+// stringAt is the string at a path of a request ("" when none).
+func stringAt(doc any, path string) string {
+	v, _, _ := spec.Lookup(doc, path)
+	s, _ := v.(string)
+	return s
 }

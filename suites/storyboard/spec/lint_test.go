@@ -142,3 +142,19 @@ func TestLintDuplicateIDSparesTheDomainsMirror(t *testing.T) {
 		t.Errorf("findings = %v, want one duplicate_id naming domains/y/index.yaml", f)
 	}
 }
+
+func TestLintWarnsOfAnUnknownInvariant(t *testing.T) {
+	sb, _, err := spec.Parse("t.yaml", []byte("id: t\nversion: \"1.0.0\"\ntitle: t\ncategory: t\nsummary: t\nnarrative: t\ninvariants: [status.monotonic, x.unknown]\nphases: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range spec.Lint(&spec.Release{Storyboards: []*spec.Storyboard{sb}}) {
+		if f.Rule == spec.RuleUnknownInvariant {
+			got = append(got, f.String())
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "x.unknown") {
+		t.Fatalf("got %q", got)
+	}
+}
