@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
@@ -483,19 +484,19 @@ func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
 	if len(sb.Invariants) == 0 {
 		return
 	}
-	var ran []Ran
+	var ran []check.Ran
 	var at []int
 	for i, s := range steps {
 		if s.Skip != nil || s.Error != "" || s.Obs == nil {
 			continue
 		}
-		r := Ran{ID: s.PhaseID + "." + s.StepID, Task: s.Task, Obs: s.Obs}
+		r := check.Ran{ID: s.PhaseID + "." + s.StepID, Task: s.Task, Obs: s.Obs}
 		if st := stepOf(sb, s.PhaseID, s.StepID); st != nil {
 			r.ExpectError = st.ExpectError
 		}
 		ran, at = append(ran, r), append(at, i)
 	}
-	for k, results := range Invariants(sb.Invariants, ran) {
+	for k, results := range check.Invariants(sb.Invariants, ran) {
 		s := &steps[at[k]]
 		for _, r := range results {
 			s.Validations = append(s.Validations, r)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
@@ -88,7 +89,7 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 		res.Skip = skip
 		return res
 	}
-	facts := Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
+	facts := check.Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
 		SchemaRef: st.ResponseSchemaRef, AgentURL: r.env.AgentURL, ExpectError: st.ExpectError, Step: st}
 	probeID := "storyboard/" + r.sb.ID + "/" + ph.ID + "/" + st.ID
 	switch task {
@@ -214,7 +215,7 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 				Message:     "unresolved substitution " + unresolved + " in a " + v.Check + " validation"})
 			continue
 		}
-		res.Validations = append(res.Validations, Grade(v, facts, r.env.RunnerVersion))
+		res.Validations = append(res.Validations, check.Grade(v, facts, r.env.RunnerVersion))
 	}
 	return r.settle(st, ph, res, facts)
 }
@@ -587,7 +588,7 @@ func lookupObject(v any, path string) (map[string]any, bool) {
 
 // settle decides Passed from the required validations, then (on a pass)
 // captures context outputs and records contributions.
-func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts Facts) StepResult {
+func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts check.Facts) StepResult {
 	res.Passed = true
 	for _, v := range res.Validations {
 		if !v.Passed && v.Severity != "advisory" {

@@ -19,6 +19,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
@@ -718,7 +719,7 @@ func payloadSchema(set *schemas.Set, ref string, d Delivery) spec.Result {
 		return r
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(ref, "/schemas/"+set.Release()+"/"), "/")
-	r := Schema(set, rel, d.Body, "")
+	r := check.Schema(set, rel, d.Body, "")
 	r.Check, r.Description, r.Severity = "webhook_payload_schema", desc, "required"
 	if !r.Passed && !r.NotApplicable {
 		r.Message = "schema_violation: " + r.Message

@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"

@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"encoding/json"
@@ -57,7 +57,7 @@ func gradeSteps(t *testing.T, inv string, steps []sv) []string {
 	for _, results := range Invariants([]string{inv}, ran) {
 		got := "-"
 		for _, v := range results {
-			if v.Check != CheckInvariant || v.ID != inv {
+			if v.Check != checkInvariant || v.ID != inv {
 				t.Fatalf("unexpected validation %+v", v)
 			}
 			if v.Passed {
@@ -264,8 +264,8 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 				}
 			}
 		}
-		for _, l := range Lifecycles {
-			b, err := os.ReadFile(shared.File(t, filepath.Join("spec/schemas", rel, l.Enum())))
+		for _, l := range lifecycles {
+			b, err := os.ReadFile(shared.File(t, filepath.Join("spec/schemas", rel, l.enumFile())))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,20 +276,20 @@ func TestInvariantsCoverTheReleases(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, st := range enum.Enum {
-				if !slices.Contains(l.States(), st) {
-					t.Errorf("%s: the %s lifecycle lacks %s of %s", rel, l.Kind(), st, l.Enum())
+				if !slices.Contains(l.states(), st) {
+					t.Errorf("%s: the %s lifecycle lacks %s of %s", rel, l.kindName(), st, l.enumFile())
 				}
-				if union[l.Kind()] == nil {
-					union[l.Kind()] = map[string]bool{}
+				if union[l.kindName()] == nil {
+					union[l.kindName()] = map[string]bool{}
 				}
-				union[l.Kind()][st] = true
+				union[l.kindName()][st] = true
 			}
 		}
 	}
-	for _, l := range Lifecycles {
-		for _, st := range l.States() {
-			if !union[l.Kind()][st] {
-				t.Errorf("the %s lifecycle has %s, which no release's %s holds", l.Kind(), st, l.Enum())
+	for _, l := range lifecycles {
+		for _, st := range l.states() {
+			if !union[l.kindName()][st] {
+				t.Errorf("the %s lifecycle has %s, which no release's %s holds", l.kindName(), st, l.enumFile())
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 type checkFunc func(v spec.Validation, f Facts) spec.Result
 
 // checks are the check kinds the engine grades: the single-response
-// kinds (check_field.go) and the cross-step and cross-response kinds
-// (check_cross.go).
+// kinds (field.go) and the cross-step and cross-response kinds
+// (cross.go).
 var checks = func() map[string]checkFunc {
 	m := map[string]checkFunc{}
 	for _, part := range []map[string]checkFunc{fieldChecks, crossChecks} {

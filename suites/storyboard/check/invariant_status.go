@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"fmt"
@@ -95,13 +95,13 @@ var (
 	}, resync: []string{"processing"}}
 )
 
-// Lifecycles are the graphs status.monotonic judges by (for the test that
+// lifecycles are the graphs status.monotonic judges by (for the test that
 // holds them to the release's enums).
-var Lifecycles = []*lifecycle{mediaBuyLifecycle, creativeLifecycle, approvalLifecycle, accountLifecycle,
+var lifecycles = []*lifecycle{mediaBuyLifecycle, creativeLifecycle, approvalLifecycle, accountLifecycle,
 	sessionLifecycle, catalogItemLifecycle, audienceLifecycle}
 
-// States are the lifecycle's states, sorted.
-func (l *lifecycle) States() []string {
+// states are the lifecycle's states, sorted.
+func (l *lifecycle) states() []string {
 	var out []string
 	for s := range l.edges {
 		out = append(out, s)
@@ -110,9 +110,9 @@ func (l *lifecycle) States() []string {
 	return out
 }
 
-// Kind and Enum name the lifecycle and the enum file it follows.
-func (l *lifecycle) Kind() string { return l.kind }
-func (l *lifecycle) Enum() string { return l.enum }
+// kindName and enumFile name the lifecycle and the enum file it follows.
+func (l *lifecycle) kindName() string { return l.kind }
+func (l *lifecycle) enumFile() string { return l.enum }
 
 // reaches says whether to can follow from along the graph, for a
 // resource that has shown the states ever.

@@ -1,4 +1,4 @@
-package storyboard_test
+package check_test
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -44,8 +44,8 @@ func obs(t testing.TB, payload string) *spec.Observation {
 	return o
 }
 
-func facts(t testing.TB, payload string) storyboard.Facts {
-	return storyboard.Facts{Obs: obs(t, payload), AgentURL: "https://seller.example/mcp"}
+func facts(t testing.TB, payload string) check.Facts {
+	return check.Facts{Obs: obs(t, payload), AgentURL: "https://seller.example/mcp"}
 }
 
 // verdict is how a result reads: pass, fail or na.
@@ -64,7 +64,7 @@ func verdict(r spec.Result) string {
 type gradeCase struct {
 	name       string
 	validation string
-	facts      storyboard.Facts
+	facts      check.Facts
 	want       string // pass, fail, na
 	// On a failure, when set: the pointer, expected and actual the contract
 	// asks for (compared as JSON).
@@ -89,7 +89,7 @@ func runGrade(t *testing.T, cases []gradeCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			v := val(t, c.validation)
-			r := storyboard.Grade(v, c.facts, "3.2.0")
+			r := check.Grade(v, c.facts, "3.2.0")
 			if got := verdict(r); got != c.want {
 				t.Fatalf("verdict %s, want %s: %+v", got, c.want, r)
 			}
@@ -176,7 +176,7 @@ func TestFieldPattern(t *testing.T) {
 func TestFieldValueTellsNullFromAbsent(t *testing.T) {
 	f := facts(t, `{"status":null}`)
 	for path, want := range map[string]string{"status": "status is present but null", "media_buy_id": "media_buy_id is missing"} {
-		r := storyboard.Grade(val(t, `{check: field_value, path: `+path+`, value: active}`), f, "3.2.0")
+		r := check.Grade(val(t, `{check: field_value, path: `+path+`, value: active}`), f, "3.2.0")
 		if r.Passed || r.Actual != nil || r.Message != want {
 			t.Errorf("%s: passed %v, actual %v, message %q, want %q", path, r.Passed, r.Actual, r.Message, want)
 		}
@@ -261,13 +261,13 @@ func TestArrayLengthAndGreaterThan(t *testing.T) {
 	})
 }
 
-func withHTTP(t testing.TB, status int, header http.Header, payload string) storyboard.Facts {
+func withHTTP(t testing.TB, status int, header http.Header, payload string) check.Facts {
 	f := facts(t, payload)
 	f.Obs.Transport, f.Obs.HTTPStatus, f.Obs.Header = "http", status, header
 	return f
 }
 
-func withError(t testing.TB, code string, payload string) storyboard.Facts {
+func withError(t testing.TB, code string, payload string) check.Facts {
 	f := facts(t, payload)
 	f.Obs.IsError = true
 	if code != "" {
@@ -309,7 +309,7 @@ func TestStatusAndErrorChecks(t *testing.T) {
 
 func TestResourceEqualsAgentURL(t *testing.T) {
 	const v = `{check: resource_equals_agent_url, description: "resource is the agent URL"}`
-	res := func(resource string) storyboard.Facts {
+	res := func(resource string) check.Facts {
 		b, _ := json.Marshal(map[string]any{"resource": resource, "authorization_servers": []any{"https://auth.example"}})
 		return withHTTP(t, 200, nil, string(b))
 	}
@@ -352,7 +352,7 @@ func schemaSet(t *testing.T, release string) *schemas.Set {
 
 func TestResponseSchema(t *testing.T) {
 	set := schemaSet(t, "3.1.19")
-	with := func(f storyboard.Facts, task, ref string) storyboard.Facts {
+	with := func(f check.Facts, task, ref string) check.Facts {
 		f.Schemas, f.SchemaRef, f.Obs.Task = set, ref, task
 		return f
 	}
@@ -381,7 +381,7 @@ func TestResponseSchema(t *testing.T) {
 
 	// A failure names the schema and lists the contract's error objects.
 	f := with(facts(t, `{"status":"completed","products":[{"product_id":1}]}`), "get_products", "media-buy/get-products-response.json")
-	r := storyboard.Grade(val(t, `{check: response_schema, description: d}`), f, "")
+	r := check.Grade(val(t, `{check: response_schema, description: d}`), f, "")
 	if r.Passed || r.SchemaID != "/schemas/3.1.19/media-buy/get-products-response.json" || r.Expected != r.SchemaID || !strings.HasPrefix(r.SchemaURL, "https://") {
 		t.Fatalf("failure identity: %+v", r)
 	}
@@ -419,22 +419,22 @@ func TestGradeSeverityPromotionAndForwardCompat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := storyboard.Grade(val(t, c.validation), f, c.runner)
+			r := check.Grade(val(t, c.validation), f, c.runner)
 			if verdict(r) != c.wantVerdict || r.Severity != c.wantSeverity || !reflect.DeepEqual(r.SeverityPromoted, c.wantPromoted) {
 				t.Fatalf("got %s severity %q promoted %v, want %s %q %v: %+v", verdict(r), r.Severity, r.SeverityPromoted, c.wantVerdict, c.wantSeverity, c.wantPromoted, r)
 			}
 		})
 	}
-	r := storyboard.Grade(val(t, `{check: upstream_traffic_v2, description: "future"}`), storyboard.Facts{}, "")
+	r := check.Grade(val(t, `{check: upstream_traffic_v2, description: "future"}`), check.Facts{}, "")
 	want := "runner does not implement check type 'upstream_traffic_v2' — graded as not_applicable to preserve forward compatibility"
 	if r.Note != want || !r.Passed || !r.NotApplicable || r.Description != "future" {
 		t.Errorf("forward compat: %+v", r)
 	}
-	b, _ := json.Marshal(storyboard.Grade(val(t, `{check: field_present, path: status}`), f, ""))
+	b, _ := json.Marshal(check.Grade(val(t, `{check: field_present, path: status}`), f, ""))
 	if strings.Contains(string(b), "severity_promoted_from_advisory") {
 		t.Errorf("promotion field emitted without expires_after_version: %s", b)
 	}
-	b, _ = json.Marshal(storyboard.Grade(val(t, `{check: field_present, path: status, severity: advisory, expires_after_version: "2.0.0"}`), f, "1.0.0"))
+	b, _ = json.Marshal(check.Grade(val(t, `{check: field_present, path: status, severity: advisory, expires_after_version: "2.0.0"}`), f, "1.0.0"))
 	if !strings.Contains(string(b), `"severity_promoted_from_advisory":false`) {
 		t.Errorf("promotion not evaluated reads as absent, not false: %s", b)
 	}
@@ -447,8 +447,8 @@ func TestGradeWithoutEvidence(t *testing.T) {
 	failed.Obs.Failure = "connection refused"
 	for _, k := range []string{"response_schema", "field_present", "field_absent", "field_value", "field_value_or_absent", "field_contains", "field_pattern", "envelope_field_present", "array_length", "field_greater_than", "error_code", "http_status", "http_status_in", "status_code", "on_401_require_header", "resource_equals_agent_url"} {
 		src := fmt.Sprintf(`{check: %s, path: "a", value: 1, allowed_values: [1], pattern: "x"}`, k)
-		for name, f := range map[string]storyboard.Facts{"nil Obs": {}, "failed call": failed} {
-			r := storyboard.Grade(val(t, src), f, "")
+		for name, f := range map[string]check.Facts{"nil Obs": {}, "failed call": failed} {
+			r := check.Grade(val(t, src), f, "")
 			if verdict(r) != "na" || r.Note == "" {
 				t.Errorf("%s with %s: %s %+v, want not_applicable with a note", k, name, verdict(r), r)
 			}
@@ -486,7 +486,7 @@ func TestGradeHostileRepliesDoNotPanicAndStayBounded(t *testing.T) {
 		f := facts(t, payload)
 		f.Obs.Task = "get_products"
 		for _, src := range validations {
-			r := storyboard.Grade(val(t, src), f, "")
+			r := check.Grade(val(t, src), f, "")
 			b, err := json.Marshal(r)
 			if err != nil {
 				t.Fatalf("%s / %s: result does not marshal: %v", name, src, err)
@@ -501,7 +501,7 @@ func TestGradeHostileRepliesDoNotPanicAndStayBounded(t *testing.T) {
 func TestFieldPatternIsBoundedInTime(t *testing.T) {
 	f := facts(t, `{"s":"`+strings.Repeat("a", 64)+`!"}`)
 	start := time.Now()
-	r := storyboard.Grade(val(t, `{check: field_pattern, path: s, pattern: "^(a+)+$"}`), f, "")
+	r := check.Grade(val(t, `{check: field_pattern, path: s, pattern: "^(a+)+$"}`), f, "")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("a catastrophic pattern ran %v", d)
 	}
@@ -528,14 +528,14 @@ func TestEverySpecValidationGradesWithoutPanic(t *testing.T) {
 				for _, ph := range sb.Phases {
 					for _, st := range ph.Steps {
 						for _, v := range st.Validations {
-							for _, f := range []storyboard.Facts{{}, plain} {
+							for _, f := range []check.Facts{{}, plain} {
 								f.SchemaRef = st.ResponseSchemaRef
 								if f.Obs != nil {
 									o := *f.Obs
 									o.Task = st.Task
 									f.Obs = &o
 								}
-								r := storyboard.Grade(v, f, "3.2.0")
+								r := check.Grade(v, f, "3.2.0")
 								if r.Check != v.Check || (r.NotApplicable && !r.Passed) || (r.NotApplicable && r.Note == "") {
 									t.Errorf("%s %s/%s %s: malformed result %+v", sb.Path, ph.ID, st.ID, v.Check, r)
 								}
@@ -574,14 +574,14 @@ func FuzzGrade(f *testing.F) {
 				o.ErrorCode, _ = e["code"].(string)
 			}
 		}
-		fs := storyboard.Facts{Obs: o, AgentURL: "https://seller.example/mcp"}
+		fs := check.Facts{Obs: o, AgentURL: "https://seller.example/mcp"}
 		for _, k := range kinds {
 			b, _ := json.Marshal(map[string]any{"check": k, "path": path, "value": doc, "allowed_values": []any{doc, 1}, "pattern": path, "min": 0})
 			var v spec.Validation
 			if err := yaml.Unmarshal(b, &v); err != nil {
 				continue
 			}
-			r := storyboard.Grade(v, fs, "1.0.0")
+			r := check.Grade(v, fs, "1.0.0")
 			if r.NotApplicable && (!r.Passed || r.Note == "") {
 				t.Fatalf("%s: malformed not_applicable %+v", k, r)
 			}

@@ -1,4 +1,4 @@
-package storyboard
+package check
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// CheckInvariant is the check name of an invariant's validation results;
+// checkInvariant is the check name of an invariant's validation results;
 // their ID is the invariant's.
-const CheckInvariant = "invariant"
+const checkInvariant = "invariant"
 
 // invariantJudges makes a fresh judge of each invariant the engine
 // defines: a judge keeps what the earlier steps showed.
@@ -74,7 +74,7 @@ func Invariants(declared []string, steps []Ran) [][]spec.Result {
 	for i, s := range steps {
 		if i == 0 {
 			for _, id := range unknown {
-				out[i] = append(out[i], spec.Result{Check: CheckInvariant, ID: id, Passed: true, NotApplicable: true,
+				out[i] = append(out[i], spec.Result{Check: checkInvariant, ID: id, Passed: true, NotApplicable: true,
 					Description: "invariant " + id, Note: "the storyboard declares an invariant this engine does not define"})
 			}
 		}
@@ -85,7 +85,7 @@ func Invariants(declared []string, steps []Ran) [][]spec.Result {
 			if r == nil {
 				continue
 			}
-			r.Check, r.ID = CheckInvariant, j.id
+			r.Check, r.ID = checkInvariant, j.id
 			if !r.Passed && r.Message == "" {
 				r.Message = r.Description
 			}
