@@ -18,7 +18,7 @@ import (
 // by the run mode (a read-only run, no sandbox) or by the caller's scope
 // (--storyboard, the label filter).
 const (
-	RunModeExcluded = "run_mode_excluded"
+	runModeExcluded = "run_mode_excluded"
 	ScopeExcluded   = "explicit_scope_excluded"
 )
 
@@ -46,7 +46,7 @@ type Env struct {
 	// loopback and private addresses (never link-local).
 	LocalFetch bool
 	// Credential says the run authenticates with a configured credential
-	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).
+	// (the test kit's auth.api_key, for the storyboards: see testKitFor).
 	Credential bool
 	// LiveCredential says the run holds the credential of a live-mode
 	// (non-sandbox) principal on the same seller (--live-bearer-env): a
@@ -189,12 +189,12 @@ func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) Story
 		res.Skip, res.Outcome = skip, Skipped
 		return res
 	}
-	if ns := RunMode(sb, env); ns != nil {
+	if ns := runMode(sb, env); ns != nil {
 		res.NotSelected, res.Outcome = ns, Skipped
 		return res
 	}
 	r := &runner{sb: sb, env: env, d: d, contributions: map[string]string{}, passed: map[string]bool{}, tripped: map[string]string{}, declared: map[string]string{}}
-	r.kit = TestKitFor(sb, env)
+	r.kit = testKitFor(sb, env)
 	r.convention = conventionNames(sb)
 	r.vars = &expr.Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
 		Prior: map[string]any{}, NewUUID: env.NewUUID}
@@ -220,7 +220,7 @@ func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) Story
 			return res
 		}
 		if !ok {
-			r.skipRest(0, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + SeedingPhase + ")"})
+			r.skipRest(0, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + seedingPhase + ")"})
 			from = len(sb.Phases)
 		}
 	}
@@ -242,7 +242,7 @@ func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) Story
 
 // outcomeOf folds step results: failed if a required step failed, else
 // error if one errored, else passed if one of the storyboard's own steps
-// passed, else skipped. Seeding (SeedingPhase) sets the stage and grades
+// passed, else skipped. Seeding (seedingPhase) sets the stage and grades
 // nothing the storyboard asks: a storyboard whose every authored step was
 // skipped is skipped, however many fixtures were seeded.
 func outcomeOf(steps []StepResult) Outcome {
@@ -256,7 +256,7 @@ func outcomeOf(steps []StepResult) Outcome {
 			if !s.Optional {
 				return Failed
 			}
-		case s.PhaseID != SeedingPhase:
+		case s.PhaseID != seedingPhase:
 			passed = true
 		}
 	}

@@ -24,7 +24,7 @@ type Request struct {
 	// auth.from_test_kit), nil when none.
 	TestKit map[string]any
 	// Agent is the logical agent the step routes to (its `agent:` key,
-	// see Route); "" is the agent under test.
+	// see route); "" is the agent under test.
 	Agent string
 	// Live says the step authenticates as the test kit's live-mode
 	// principal (sandbox: false): the dispatcher sends it with the run's

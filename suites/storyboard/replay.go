@@ -24,7 +24,7 @@ func (r Replay) Call(_ context.Context, req Request) *spec.Observation {
 		// The storyboard routes the step elsewhere than the run did.
 		return &spec.Observation{Task: req.Task, Transport: "", Request: req.Args, Failure: fmt.Sprintf("recorded for agent %q, routed to %q", c.Agent, req.Agent)}
 	}
-	if face := ReplayAgentFaces(r.Store)[c.Agent]; c.Agent != "" && face != "" && c.Transport != face {
+	if face := replayAgentFaces(r.Store)[c.Agent]; c.Agent != "" && face != "" && c.Transport != face {
 		// The run reached the agent on one face and recorded the call
 		// as another's: the evidence does not say what the agent did.
 		return &spec.Observation{Task: req.Task, Transport: "", Request: req.Args,

@@ -95,7 +95,7 @@ func TestGateMeetsMultiAgentWhenEveryRouteKeyResolves(t *testing.T) {
 }
 
 func TestRouteKeysListsDefaultThenStepKeysOnce(t *testing.T) {
-	if got := strings.Join(RouteKeys(parse(t, multiSB)), ","); got != "sales,governance" {
+	if got := strings.Join(routeKeys(parse(t, multiSB)), ","); got != "sales,governance" {
 		t.Errorf("RouteKeys = %s, want sales,governance", got)
 	}
 }
@@ -211,18 +211,18 @@ func TestAgentsRoundTripThroughTheStore(t *testing.T) {
 	if got := ReplayAgentURLs(store); len(got) != 2 || got["governance"] != "https://gov.example/mcp" || got["creative"] != "https://c.example" {
 		t.Errorf("ReplayAgentURLs = %v", got)
 	}
-	if got := ReplayAgentFaces(store); len(got) != 2 || got["governance"] != evidence.MCP || got["creative"] != evidence.A2A {
+	if got := replayAgentFaces(store); len(got) != 2 || got["governance"] != evidence.MCP || got["creative"] != evidence.A2A {
 		t.Errorf("ReplayAgentFaces = %v", got)
 	}
-	c, _ := store.Call(AgentsProbeID)
+	c, _ := store.Call(agentsProbeID)
 	if !json.Valid(c.Arguments) || !c.IsStoryboard() {
 		t.Errorf("the record = %+v", c)
 	}
 	// A run recorded before the URLs were: names alone.
 	old := evidence.NewStore(evidence.Target{})
-	old.Add(evidence.Call{ProbeID: AgentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
-	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil || ReplayAgentFaces(old) != nil {
-		t.Errorf("an older record replays %v, %v, %v", got, ReplayAgentURLs(old), ReplayAgentFaces(old))
+	old.Add(evidence.Call{ProbeID: agentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
+	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil || replayAgentFaces(old) != nil {
+		t.Errorf("an older record replays %v, %v, %v", got, ReplayAgentURLs(old), replayAgentFaces(old))
 	}
 }
 

@@ -122,7 +122,7 @@ func TestSeedingNeedsASandbox(t *testing.T) {
 	e.Sandbox = false
 	f := &fake{}
 	res := Run(t.Context(), parse(t, seedSB), e, f)
-	if res.NotSelected == nil || res.NotSelected.Reason != RunModeExcluded || len(f.got) != 0 {
+	if res.NotSelected == nil || res.NotSelected.Reason != runModeExcluded || len(f.got) != 0 {
 		t.Fatalf("%+v %+v", res.NotSelected, f.got)
 	}
 	e = env("get_media_buys")
@@ -133,7 +133,7 @@ func TestSeedingNeedsASandbox(t *testing.T) {
 }
 
 func TestSeedCallsReportAuthoringErrors(t *testing.T) {
-	calls := SeedCalls(map[string]any{"products": []any{map[string]any{"delivery_type": "x"}}, "widgets": []any{map[string]any{"widget_id": "w1"}}, "plans": "no"})
+	calls := seedCalls(map[string]any{"products": []any{map[string]any{"delivery_type": "x"}}, "widgets": []any{map[string]any{"widget_id": "w1"}}, "plans": "no"})
 	var got []string
 	for _, c := range calls {
 		got = append(got, c.scenario+" "+c.step+" "+c.invalid)
@@ -447,11 +447,11 @@ func TestARunModeReadsTheTestKitsTask(t *testing.T) {
 		"      - id: s\n        title: s\n        task: $test_kit.operations.emitter\n        sample_request: {}\n")
 	e := env("create_media_buy")
 	e.TestKits = map[string]map[string]any{"test-kits/k.yaml": {"operations": map[string]any{"emitter": "create_media_buy"}}}
-	if ns := RunMode(sb, e); ns != nil {
+	if ns := runMode(sb, e); ns != nil {
 		t.Errorf("with --allow-mutations: %+v", ns)
 	}
 	e.AllowMutations = false
-	if ns := RunMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
+	if ns := runMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
 		t.Errorf("read-only: %+v, want it left out for create_media_buy", ns)
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// Applies reports whether the storyboard is for this agent at all: every
+// applies reports whether the storyboard is for this agent at all: every
 // universal storyboard is; a protocol's storyboards when the agent's
 // supported_protocols claims the protocol; a specialism's when its
 // specialisms claim it. The domains/ folder of 3.1 mirrors protocols/
 // and is never selected (its storyboards would run twice). When it does
 // not apply, detail cites the declaration (skip_result not_applicable).
-func Applies(sb *spec.Storyboard, caps any) (ok bool, detail string) {
+func applies(sb *spec.Storyboard, caps any) (ok bool, detail string) {
 	parts := strings.Split(sb.Path, "/")
 	switch sb.Kind {
 	case spec.Universal:
@@ -87,7 +87,7 @@ var knownRequires = []string{"controller", "seeded_state", "real_wire", "webhook
 // requires_all_capabilities, prerequisites.controller_seeding, webhook
 // substitutions) and returns the skip, or nil when it may run.
 func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
-	if ok, detail := Applies(sb, env.Capabilities); !ok {
+	if ok, detail := applies(sb, env.Capabilities); !ok {
 		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Agent != nil && sb.Agent.InteractionModel == "webhook_receiver" {
@@ -147,7 +147,7 @@ func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
 		// "Missing seed_* support on the agent grades the storyboard
 		// not_applicable, not failed" (storyboard-schema.yaml,
 		// prerequisites.controller_seeding). With the controller, the run
-		// seeds (Run), on a sandbox only (RunMode).
+		// seeds (Run), on a sandbox only (runMode).
 		if !env.has(controllerTool) {
 			return &spec.Skip{Reason: spec.NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
 		}
@@ -173,13 +173,13 @@ func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
 	return nil
 }
 
-// RunMode returns why the run's mode leaves a storyboard out (a
+// runMode returns why the run's mode leaves a storyboard out (a
 // selection_result, not a skip): mutating steps in a read-only run, a
 // controller-driven storyboard outside a sandbox.
-func RunMode(sb *spec.Storyboard, env *Env) *spec.Skip {
+func runMode(sb *spec.Storyboard, env *Env) *spec.Skip {
 	var mutating []string
 	controller := slices.Contains(sb.Requires, "controller")
-	kit := TestKitFor(sb, env)
+	kit := testKitFor(sb, env)
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			task := st.Task
@@ -199,13 +199,13 @@ func RunMode(sb *spec.Storyboard, env *Env) *spec.Skip {
 		}
 	}
 	if len(mutating) > 0 && !env.AllowMutations {
-		return &spec.Skip{Reason: RunModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
 	}
 	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
-		return &spec.Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	if seeds(sb) && !env.Sandbox {
-		return &spec.Skip{Reason: RunModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func seeds(sb *spec.Storyboard) bool {
 	return sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding && len(sb.Fixtures) > 0
 }
 
-// TestKitFor returns the storyboard's test kit as the run sees it: the
+// testKitFor returns the storyboard's test kit as the run sees it: the
 // release's kit, with its static credential replaced by the run's. The
 // kits ship demo keys for the spec's own test agent; sending those to a
 // seller would test nothing, so auth.api_key is the run's credential when
@@ -223,7 +223,7 @@ func seeds(sb *spec.Storyboard) bool {
 // configured credential) and absent when it has none; auth.basic is
 // dropped (the run has no Basic credential). auth.probe_task is the run's
 // when given.
-func TestKitFor(sb *spec.Storyboard, env *Env) map[string]any {
+func testKitFor(sb *spec.Storyboard, env *Env) map[string]any {
 	kit := map[string]any{}
 	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" {
 		if k, ok := env.TestKits[path.Clean(sb.Prerequisites.TestKit)]; ok {
@@ -265,9 +265,9 @@ func TestKitFor(sb *spec.Storyboard, env *Env) map[string]any {
 // tenant-scoped data … require credentials").
 var protectedReads = []string{"list_creatives", "get_media_buy_delivery", "get_media_buys", "list_accounts", "get_signals"}
 
-// VersionExcluded is the selection_result reason of storyboards of a
+// versionExcluded is the selection_result reason of storyboards of a
 // release the agent does not speak.
-const VersionExcluded = "version_excluded"
+const versionExcluded = "version_excluded"
 
 // VersionGate leaves a release's storyboards out when the agent's
 // adcp.supported_versions does not list the release (major.minor, a
@@ -286,7 +286,7 @@ func VersionGate(rel *spec.Release, caps any) *spec.Skip {
 			return nil
 		}
 	}
-	return &spec.Skip{Reason: VersionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
+	return &spec.Skip{Reason: versionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
 }
 
 // majorMinor is "3.2" of "3.2.0-beta.5", "3.2-beta" or "3.2"; "" when v

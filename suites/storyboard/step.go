@@ -77,7 +77,7 @@ func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res S
 		return res
 	}
 	res.Task = task
-	agent, routed := Route(r.sb, st, r.env)
+	agent, routed := route(r.sb, st, r.env)
 	if !routed {
 		// The run names no agent of the step's key: the call has nowhere
 		// to go (unrouted_step), which proves nothing about the agent.

@@ -394,7 +394,7 @@ func (r *runner) waitWebhooks(ctx context.Context, st *spec.Step, task, probeID 
 	for _, k := range p.keys {
 		urls[k] = r.env.Webhooks.URL(k)
 	}
-	return DeliveriesCall(probeID, urls, note, got)
+	return deliveriesCall(probeID, urls, note, got)
 }
 
 // settledFor says whether what arrived already decides the step, so the
@@ -441,11 +441,11 @@ type WebhookDelivery struct {
 	SignatureError string `json:"signature_error,omitempty"`
 }
 
-// DeliveriesCall is a webhook step's evidence call, in the shape of the
+// deliveriesCall is a webhook step's evidence call, in the shape of the
 // HOOK probes' deliveries calls: one exchange per delivery (the seller's
 // request as received, redacted, and the receiver's status), the notes in
 // Body.
-func DeliveriesCall(probeID string, urls map[string]string, note WebhookNote, ds []Delivery) evidence.Call {
+func deliveriesCall(probeID string, urls map[string]string, note WebhookNote, ds []Delivery) evidence.Call {
 	c := evidence.Call{ProbeID: probeID, Kind: evidence.KindWebhook, Tool: note.Task, Method: "POST", Started: time.Now()}
 	if len(note.Keys) == 1 {
 		c.URL = urls[note.Keys[0]]

@@ -475,7 +475,7 @@ func TestWebhookJudgeAnyBytes(t *testing.T) {
 		for _, task := range webhookTasks {
 			judgeWebhook(st, task, ds, WebhookNote{Owed: true}, nil, evidence.Call{})
 		}
-		c := DeliveriesCall("p", map[string]string{}, WebhookNote{}, ds)
+		c := deliveriesCall("p", map[string]string{}, WebhookNote{}, ds)
 		c.Body = []byte(body)
 		DeliveriesOf(c)
 	}

@@ -3,7 +3,7 @@
 // expressions (EvalSkipIf, EvalContributesIf), the requires_capability
 // predicates over get_adcp_capabilities (EvalCapability), and the
 // substitution tokens of a step's request — $context, $generate, $test_kit,
-// $agent_url, {{runner.…}} and {{prior_step.…}} (Substitute, Refs,
+// $agent_url, {{runner.…}} and {{prior_step.…}} (Substitute, StoryboardRefs,
 // Preflight) — with the context_outputs captures that feed them (Capture).
 // It does no I/O; the engine (package storyboard) keeps the Vars of a run.
 //

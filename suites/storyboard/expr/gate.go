@@ -186,15 +186,15 @@ func EvalSkipIf(expr string, vars *Vars) (bool, error) {
 	if vars == nil {
 		vars = &Vars{}
 	}
-	n, err := ParseExpr(expr)
+	n, err := parseExpr(expr)
 	if err != nil {
 		return false, err
 	}
 	return truthy(n.eval(vars)), nil
 }
 
-// ParseExpr parses a skip_if expression (for lint and preflight).
-func ParseExpr(expr string) (*Expr, error) {
+// parseExpr parses a skip_if expression (for lint and preflight).
+func parseExpr(expr string) (*node, error) {
 	if len(expr) > maxExprLen {
 		return nil, fmt.Errorf("skip_if: expression longer than %d bytes", maxExprLen)
 	}
@@ -213,10 +213,10 @@ func ParseExpr(expr string) (*Expr, error) {
 	return n, nil
 }
 
-// Expr is a parsed skip_if expression.
-type Expr struct {
+// node is a parsed skip_if expression.
+type node struct {
 	op          string // "||", "&&", "!", "==", "!=", "===", "!==", "ref", "lit"
-	left, right *Expr
+	left, right *node
 	root, path  string // ref: "context" or "test_kit", and the path under it
 	lit         any    // lit: the value; undef for undefined
 }
@@ -226,7 +226,7 @@ type undefined struct{}
 
 var undef = undefined{}
 
-func (e *Expr) eval(vars *Vars) any {
+func (e *node) eval(vars *Vars) any {
 	switch e.op {
 	case "||":
 		l := e.left.eval(vars)
@@ -470,7 +470,7 @@ func (p *parser) peek() *token {
 	return nil
 }
 
-func (p *parser) or(depth int) (*Expr, error) {
+func (p *parser) or(depth int) (*node, error) {
 	l, err := p.and(depth)
 	if err != nil {
 		return nil, err
@@ -481,12 +481,12 @@ func (p *parser) or(depth int) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &Expr{op: "||", left: l, right: r}
+		l = &node{op: "||", left: l, right: r}
 	}
 	return l, nil
 }
 
-func (p *parser) and(depth int) (*Expr, error) {
+func (p *parser) and(depth int) (*node, error) {
 	l, err := p.compare(depth)
 	if err != nil {
 		return nil, err
@@ -497,14 +497,14 @@ func (p *parser) and(depth int) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &Expr{op: "&&", left: l, right: r}
+		l = &node{op: "&&", left: l, right: r}
 	}
 	return l, nil
 }
 
 // compare: equality binds looser than "!", as in JavaScript (!a == b is
 // (!a) == b).
-func (p *parser) compare(depth int) (*Expr, error) {
+func (p *parser) compare(depth int) (*node, error) {
 	l, err := p.unary(depth)
 	if err != nil {
 		return nil, err
@@ -515,12 +515,12 @@ func (p *parser) compare(depth int) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Expr{op: t.text, left: l, right: r}, nil
+		return &node{op: t.text, left: l, right: r}, nil
 	}
 	return l, nil
 }
 
-func (p *parser) unary(depth int) (*Expr, error) {
+func (p *parser) unary(depth int) (*node, error) {
 	if depth > maxExprDepth {
 		return nil, fmt.Errorf("nested deeper than %d", maxExprDepth)
 	}
@@ -530,12 +530,12 @@ func (p *parser) unary(depth int) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Expr{op: "!", left: x}, nil
+		return &node{op: "!", left: x}, nil
 	}
 	return p.operand(depth)
 }
 
-func (p *parser) operand(depth int) (*Expr, error) {
+func (p *parser) operand(depth int) (*node, error) {
 	t := p.peek()
 	if t == nil {
 		return nil, fmt.Errorf("unexpected end of expression")
@@ -553,17 +553,17 @@ func (p *parser) operand(depth int) (*Expr, error) {
 		p.i++
 		return x, nil
 	case "str", "num":
-		return &Expr{op: "lit", lit: t.val}, nil
+		return &node{op: "lit", lit: t.val}, nil
 	case "ident":
 		switch t.text {
 		case "true":
-			return &Expr{op: "lit", lit: true}, nil
+			return &node{op: "lit", lit: true}, nil
 		case "false":
-			return &Expr{op: "lit", lit: false}, nil
+			return &node{op: "lit", lit: false}, nil
 		case "null":
-			return &Expr{op: "lit", lit: nil}, nil
+			return &node{op: "lit", lit: nil}, nil
 		case "undefined":
-			return &Expr{op: "lit", lit: undef}, nil
+			return &node{op: "lit", lit: undef}, nil
 		}
 		root, path, _ := strings.Cut(t.text, ".")
 		if root != "context" && root != "test_kit" {
@@ -581,7 +581,7 @@ func (p *parser) operand(depth int) (*Expr, error) {
 				return nil, fmt.Errorf("%s: a wildcard is not a value", spec.Clip(t.text, 80))
 			}
 		}
-		return &Expr{op: "ref", root: root, path: path}, nil
+		return &node{op: "ref", root: root, path: path}, nil
 	}
 	return nil, fmt.Errorf("unexpected %q", spec.Clip(t.text, 40))
 }
@@ -593,7 +593,7 @@ func (p *parser) operand(depth int) (*Expr, error) {
 // ran and did not pass (or was skipped) is false. A step the storyboard
 // does not have, or any other form, is an error.
 func EvalContributesIf(expr string, passed func(stepID string) (ok, known bool)) (bool, error) {
-	id, err := ParseContributesIf(expr)
+	id, err := parseContributesIf(expr)
 	if err != nil {
 		return false, err
 	}
@@ -607,8 +607,8 @@ func EvalContributesIf(expr string, passed func(stepID string) (ok, known bool))
 	return ok, nil
 }
 
-// ParseContributesIf returns the step id of a contributes_if expression.
-func ParseContributesIf(expr string) (string, error) {
+// parseContributesIf returns the step id of a contributes_if expression.
+func parseContributesIf(expr string) (string, error) {
 	e := strings.TrimSpace(expr)
 	rest, ok := strings.CutPrefix(e, "prior_step.")
 	if ok {

@@ -50,11 +50,11 @@ import (
 
 // Limits on what substitution builds. Captured values come from sellers.
 const (
-	// MaxSubstDepth bounds the nesting of a request template and of any
+	// maxSubstDepth bounds the nesting of a request template and of any
 	// value copied into it (encoding/json decodes at most 10,000 levels).
-	MaxSubstDepth = 10_000
-	// MaxSubstString bounds one interpolated string, in bytes.
-	MaxSubstString = 4 << 20
+	maxSubstDepth = 10_000
+	// maxSubstString bounds one interpolated string, in bytes.
+	maxSubstString = 4 << 20
 	// maxMustache bounds the inside of one {{…}} token.
 	maxMustache = 512
 )
@@ -175,8 +175,8 @@ type substituter struct {
 }
 
 func (s *substituter) walk(v any, ptr string, depth int) (any, error) {
-	if depth > MaxSubstDepth {
-		return nil, fmt.Errorf("%w: template nested deeper than %d at %s", errLimit, MaxSubstDepth, ptr)
+	if depth > maxSubstDepth {
+		return nil, fmt.Errorf("%w: template nested deeper than %d at %s", errLimit, maxSubstDepth, ptr)
 	}
 	switch x := v.(type) {
 	case string:
@@ -252,8 +252,8 @@ func (s *substituter) str(in, ptr string) (any, error) {
 		}
 		b.WriteString(in[last:i])
 		b.WriteString(text)
-		if b.Len() > MaxSubstString {
-			return nil, fmt.Errorf("%w: interpolated string at %s longer than %d bytes", errLimit, ptr, MaxSubstString)
+		if b.Len() > maxSubstString {
+			return nil, fmt.Errorf("%w: interpolated string at %s longer than %d bytes", errLimit, ptr, maxSubstString)
 		}
 		i += n
 		last = i
@@ -516,7 +516,7 @@ func (v *Vars) UUID() string {
 	if v.NewUUID != nil {
 		return v.NewUUID()
 	}
-	return NewUUIDv4()
+	return newUUIDv4()
 }
 
 // generated returns the alias's UUID, minting it on first use.
@@ -532,8 +532,8 @@ func (v *Vars) generated(alias string) string {
 	return u
 }
 
-// NewUUIDv4 returns a random RFC 4122 version 4 UUID.
-func NewUUIDv4() string {
+// newUUIDv4 returns a random RFC 4122 version 4 UUID.
+func newUUIDv4() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	b[6] = b[6]&0x0f | 0x40
@@ -544,8 +544,8 @@ func NewUUIDv4() string {
 // copyValue deep-copies a decoded value into the JSON data model, so a
 // request never aliases the context or a prior response.
 func copyValue(v any, depth int) (any, error) {
-	if depth > MaxSubstDepth {
-		return nil, fmt.Errorf("%w: value nested deeper than %d", errLimit, MaxSubstDepth)
+	if depth > maxSubstDepth {
+		return nil, fmt.Errorf("%w: value nested deeper than %d", errLimit, maxSubstDepth)
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -582,12 +582,12 @@ func copyValue(v any, depth int) (any, error) {
 	return spec.Normalize(v), nil
 }
 
-// Refs lists the tokens a template references, in sorted-key order, with
+// tokenRefs lists the tokens a template references, in sorted-key order, with
 // the malformed ones (an unknown generator, "{{runner.nope}}") reported in
 // the error (all of them, joined). The engine's preflight reads it: a
 // webhook_url or webhook_base ref means the storyboard needs the webhook
 // receiver; an agent_url ref needs the agent URL.
-func Refs(v any) ([]Ref, error) {
+func tokenRefs(v any) ([]Ref, error) {
 	var refs []Ref
 	var errs []error
 	collectRefs(v, "", 0, &refs, &errs)
@@ -595,7 +595,7 @@ func Refs(v any) ([]Ref, error) {
 }
 
 func collectRefs(v any, ptr string, depth int, refs *[]Ref, errs *[]error) {
-	if depth > MaxSubstDepth || len(*refs) > spec.MaxFanOut {
+	if depth > maxSubstDepth || len(*refs) > spec.MaxFanOut {
 		if len(*errs) == 0 || !errors.Is((*errs)[len(*errs)-1], errLimit) {
 			*errs = append(*errs, fmt.Errorf("%w at %s", errLimit, ptr))
 		}
@@ -865,7 +865,7 @@ func StoryboardRefs(sb *spec.Storyboard) ([]SiteRef, error) {
 		if v == nil {
 			return
 		}
-		refs, err := Refs(v)
+		refs, err := tokenRefs(v)
 		for _, r := range refs {
 			out = append(out, SiteRef{Ref: r, Site: site})
 		}

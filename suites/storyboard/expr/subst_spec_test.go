@@ -1,4 +1,4 @@
-package expr_test
+package expr
 
 import (
 	"io/fs"
@@ -13,7 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -128,7 +127,7 @@ func releaseDocs(t *testing.T, dir string) map[string]any {
 }
 
 // TestSpecTokensResolve collects every substitution token of both releases
-// (outside prose) and checks each parses, that Refs finds exactly the
+// (outside prose) and checks each parses, that tokenRefs finds exactly the
 // tokens an independent scan finds, and that with every source populated
 // Substitute leaves none behind.
 func TestSpecTokensResolve(t *testing.T) {
@@ -142,9 +141,9 @@ func TestSpecTokensResolve(t *testing.T) {
 			if len(strs) < 100 {
 				t.Fatalf("only %d token strings found; the scan is broken", len(strs))
 			}
-			kinds := map[expr.RefKind]int{}
+			kinds := map[RefKind]int{}
 			for _, s := range strs {
-				refs, err := expr.Refs(s.value)
+				refs, err := tokenRefs(s.value)
 				if err != nil {
 					t.Errorf("%s %s: %q: %v", s.file, s.key, s.value, err)
 					continue
@@ -154,11 +153,11 @@ func TestSpecTokensResolve(t *testing.T) {
 				}
 				vars := populated(refs)
 				if s.key == "task" || s.key == "schema_ref" || s.key == "response_schema_ref" {
-					if _, err := expr.ResolveTask(s.value, "", vars.TestKit); err != nil {
+					if _, err := ResolveTask(s.value, "", vars.TestKit); err != nil {
 						t.Errorf("%s %s: ResolveTask(%q): %v", s.file, s.key, s.value, err)
 					}
 				}
-				got, err := expr.Substitute(s.value, vars)
+				got, err := Substitute(s.value, vars)
 				if err != nil {
 					t.Errorf("%s %s: Substitute(%q): %v", s.file, s.key, s.value, err)
 					continue
@@ -173,9 +172,9 @@ func TestSpecTokensResolve(t *testing.T) {
 			// Every form the release uses is exercised here. {{runner.webhook_base}}
 			// and {{prior_step.…}} appear only in prose and in the webhook
 			// receiver kit; $agent_url left the 3.2 storyboards (schema prose only).
-			want := []expr.RefKind{expr.RefContext, expr.RefGenerate, expr.RefTestKit, expr.RefWebhookURL}
+			want := []RefKind{RefContext, RefGenerate, RefTestKit, RefWebhookURL}
 			if release == "3.1.19" {
-				want = append(want, expr.RefAgentURL)
+				want = append(want, RefAgentURL)
 			}
 			for _, k := range want {
 				if kinds[k] == 0 {
@@ -188,8 +187,8 @@ func TestSpecTokensResolve(t *testing.T) {
 }
 
 // populated is a run that can resolve every ref given.
-func populated(refs []expr.Ref) *expr.Vars {
-	vars := &expr.Vars{
+func populated(refs []Ref) *Vars {
+	vars := &Vars{
 		Context:     map[string]any{},
 		AgentURL:    "https://agent.example/mcp",
 		WebhookURL:  func(id string) (string, bool) { return "https://hooks.example/step/" + id + "/c", true },
@@ -199,11 +198,11 @@ func populated(refs []expr.Ref) *expr.Vars {
 	kit := map[string]any{}
 	for _, r := range refs {
 		switch r.Kind {
-		case expr.RefContext:
+		case RefContext:
 			vars.Context[r.Name] = "v-" + r.Name
-		case expr.RefTestKit:
+		case RefTestKit:
 			_ = spec.Set(kit, r.Name, "kit-value")
-		case expr.RefPriorStep:
+		case RefPriorStep:
 			m := map[string]any{}
 			_ = spec.Set(m, r.Field, "prior-value")
 			vars.Prior[r.Name] = m
@@ -230,16 +229,16 @@ func TestSpecExpressionsParse(t *testing.T) {
 				t.Fatalf("found %d skip_if and %d contributes_if; the scan is broken", len(skips), len(contribs))
 			}
 			for _, e := range skips {
-				if _, err := expr.ParseExpr(e); err != nil {
+				if _, err := parseExpr(e); err != nil {
 					t.Errorf("skip_if %q: %v", e, err)
 					continue
 				}
-				if _, err := expr.EvalSkipIf(e, &expr.Vars{}); err != nil {
+				if _, err := EvalSkipIf(e, &Vars{}); err != nil {
 					t.Errorf("EvalSkipIf(%q): %v", e, err)
 				}
 			}
 			for _, e := range contribs {
-				if _, err := expr.ParseContributesIf(e); err != nil {
+				if _, err := parseContributesIf(e); err != nil {
 					t.Errorf("contributes_if %q: %v", e, err)
 				}
 			}
@@ -262,7 +261,7 @@ func TestSpecExpressionsParse(t *testing.T) {
 				t.Fatal("no capability predicates found")
 			}
 			for _, p := range preds {
-				_, detail := expr.EvalCapability(p, map[string]any{})
+				_, detail := EvalCapability(p, map[string]any{})
 				if strings.Contains(detail, "no matcher") || strings.Contains(detail, "cannot be read") {
 					t.Errorf("predicate %+v: %s", *p, detail)
 				}
@@ -289,13 +288,13 @@ func TestSpecStoryboardRefsCoverEveryToken(t *testing.T) {
 				for _, s := range strs {
 					want += len(tokenStart.FindAllStringIndex(s.value, -1))
 				}
-				refs, err := expr.StoryboardRefs(sb)
+				refs, err := StoryboardRefs(sb)
 				if err != nil {
 					t.Errorf("%s: %v", sb.Path, err)
 				}
 				got := 0
 				for _, r := range refs {
-					if r.Kind != expr.RefBuildAssets {
+					if r.Kind != RefBuildAssets {
 						got++
 					}
 				}

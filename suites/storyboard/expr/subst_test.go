@@ -1,4 +1,4 @@
-package expr_test
+package expr
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -19,8 +18,8 @@ func counter() func() string {
 }
 
 // testVars is a run with every source populated.
-func testVars() *expr.Vars {
-	return &expr.Vars{
+func testVars() *Vars {
+	return &Vars{
 		Context: map[string]any{
 			"media_buy_id": "mb-1",
 			"count":        float64(3),
@@ -126,9 +125,9 @@ func TestSubstitute(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := expr.Substitute(c.template, testVars())
+			got, err := Substitute(c.template, testVars())
 			if c.unresolved != "" {
-				var ue *expr.UnresolvedError
+				var ue *UnresolvedError
 				if !errors.As(err, &ue) {
 					t.Fatalf("Substitute = %#v, %v; want an *UnresolvedError for %q", got, err, c.unresolved)
 				}
@@ -150,8 +149,8 @@ func TestSubstitute(t *testing.T) {
 func TestSubstituteWithoutReceiverOrAgentURL(t *testing.T) {
 	for _, tmpl := range []string{"{{runner.webhook_url:a}}", "{{runner.webhook_base}}", "$agent_url", "$context.x", "$test_kit.auth.api_key", "{{prior_step.a.b}}"} {
 		t.Run(tmpl, func(t *testing.T) {
-			_, err := expr.Substitute(tmpl, nil)
-			var ue *expr.UnresolvedError
+			_, err := Substitute(tmpl, nil)
+			var ue *UnresolvedError
 			if !errors.As(err, &ue) || ue.Token != tmpl {
 				t.Fatalf("Substitute(%q, nil) = %v, want unresolved %q", tmpl, err, tmpl)
 			}
@@ -164,12 +163,12 @@ func TestSubstituteWithoutReceiverOrAgentURL(t *testing.T) {
 }
 
 func TestSubstituteAliasesPersistAcrossSteps(t *testing.T) {
-	vars := &expr.Vars{NewUUID: counter()}
-	first, err := expr.Substitute(map[string]any{"idempotency_key": "$generate:uuid_v4#replay_a"}, vars)
+	vars := &Vars{NewUUID: counter()}
+	first, err := Substitute(map[string]any{"idempotency_key": "$generate:uuid_v4#replay_a"}, vars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := expr.Substitute(map[string]any{"idempotency_key": "$generate:uuid_v4#replay_a", "other": "$generate:uuid_v4#replay_b"}, vars)
+	second, err := Substitute(map[string]any{"idempotency_key": "$generate:uuid_v4#replay_a", "other": "$generate:uuid_v4#replay_b"}, vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 func TestNewUUIDv4(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		u := expr.NewUUIDv4()
+		u := newUUIDv4()
 		if !uuidV4.MatchString(u) {
 			t.Fatalf("%q is not an RFC 4122 v4 UUID", u)
 		}
@@ -196,7 +195,7 @@ func TestNewUUIDv4(t *testing.T) {
 		}
 		seen[u] = true
 	}
-	got, err := expr.Substitute("$generate:uuid_v4#x", &expr.Vars{})
+	got, err := Substitute("$generate:uuid_v4#x", &Vars{})
 	if err != nil || !uuidV4.MatchString(got.(string)) {
 		t.Fatalf("default generator gave %v, %v", got, err)
 	}
@@ -204,7 +203,7 @@ func TestNewUUIDv4(t *testing.T) {
 
 func TestSubstituteCopiesValues(t *testing.T) {
 	vars := testVars()
-	got, err := expr.Substitute(map[string]any{"f": "$context.format_id"}, vars)
+	got, err := Substitute(map[string]any{"f": "$context.format_id"}, vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +212,7 @@ func TestSubstituteCopiesValues(t *testing.T) {
 		t.Fatal("the substituted request aliases the context")
 	}
 	tmpl := map[string]any{"a": []any{"x"}}
-	out, _ := expr.Substitute(tmpl, vars)
+	out, _ := Substitute(tmpl, vars)
 	out.(map[string]any)["a"].([]any)[0] = "y"
 	if tmpl["a"].([]any)[0] != "x" {
 		t.Fatal("the substituted request aliases the template")
@@ -229,43 +228,43 @@ func TestSubstituteHostile(t *testing.T) {
 		return v
 	}
 	t.Run("template nested beyond the bound", func(t *testing.T) {
-		if _, err := expr.Substitute(deep(expr.MaxSubstDepth+5), testVars()); err == nil {
+		if _, err := Substitute(deep(maxSubstDepth+5), testVars()); err == nil {
 			t.Fatal("no error for a template nested beyond MaxSubstDepth")
 		}
 	})
 	t.Run("captured value nested beyond the bound", func(t *testing.T) {
 		vars := testVars()
-		vars.Context["deep"] = deep(expr.MaxSubstDepth + 5)
-		if _, err := expr.Substitute("$context.deep", vars); err == nil {
+		vars.Context["deep"] = deep(maxSubstDepth + 5)
+		if _, err := Substitute("$context.deep", vars); err == nil {
 			t.Fatal("no error for a captured value nested beyond MaxSubstDepth")
 		}
 	})
 	t.Run("interpolation beyond the string bound", func(t *testing.T) {
 		vars := testVars()
 		vars.Context["big"] = strings.Repeat("x", 1<<20)
-		if _, err := expr.Substitute(strings.Repeat("$context.big ", 8), vars); err == nil {
+		if _, err := Substitute(strings.Repeat("$context.big ", 8), vars); err == nil {
 			t.Fatal("no error for an interpolated string beyond MaxSubstString")
 		}
 	})
 	t.Run("a captured value holding a token is not expanded again", func(t *testing.T) {
 		vars := testVars()
 		vars.Context["evil"] = "$context.media_buy_id {{runner.webhook_base}}"
-		got, err := expr.Substitute("$context.evil", vars)
+		got, err := Substitute("$context.evil", vars)
 		if err != nil || got != "$context.media_buy_id {{runner.webhook_base}}" {
 			t.Fatalf("Substitute = %v, %v", got, err)
 		}
 	})
 	t.Run("many unclosed braces", func(t *testing.T) {
 		in := strings.Repeat("{{", 200_000)
-		got, err := expr.Substitute(in, testVars())
+		got, err := Substitute(in, testVars())
 		if err != nil || got != in {
 			t.Fatalf("Substitute changed unclosed braces: %v", err)
 		}
 	})
 	t.Run("weird tokens", func(t *testing.T) {
 		for _, s := range []string{"$context.\x00", "{{prior_step..}}", "{{prior_step.a.[}}", "{{runner.webhook_url:a b}}", "$generate:#", "$test_kit.", "{{}}", "{{{{runner.webhook_base}}}}", "$context.é", "\xff$context.media_buy_id\xfe"} {
-			if _, err := expr.Substitute(s, testVars()); err != nil {
-				var ue *expr.UnresolvedError
+			if _, err := Substitute(s, testVars()); err != nil {
+				var ue *UnresolvedError
 				if !errors.As(err, &ue) {
 					t.Errorf("Substitute(%q): %v is not an *UnresolvedError", s, err)
 				}
@@ -283,7 +282,7 @@ func TestRefs(t *testing.T) {
 		"notes":                    []any{"{{runner.webhook_base}}/x", "{{prior_step.search.id}}", "$agent_url", "{{store.name}}"},
 		"assets":                   map[string]any{"$build_assets_from_format": "$context.format_ref"},
 	}
-	refs, err := expr.Refs(tmpl)
+	refs, err := tokenRefs(tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,30 +305,30 @@ func TestRefs(t *testing.T) {
 		t.Fatalf("Refs =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	_, err = expr.Refs([]any{"$generate:bogus", "{{runner.nope}}", "ok"})
-	var ue *expr.UnresolvedError
+	_, err = tokenRefs([]any{"$generate:bogus", "{{runner.nope}}", "ok"})
+	var ue *UnresolvedError
 	if !errors.As(err, &ue) || ue.Token != "$generate:bogus" || !strings.Contains(err.Error(), "{{runner.nope}}") {
 		t.Fatalf("Refs of malformed tokens: %v", err)
 	}
 }
 
 func TestPreflight(t *testing.T) {
-	refs, err := expr.Refs(map[string]any{"u": "{{runner.webhook_url:s}}", "a": "$agent_url", "c": "$context.x"})
+	refs, err := tokenRefs(map[string]any{"u": "{{runner.webhook_url:s}}", "a": "$agent_url", "c": "$context.x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name string
-		vars *expr.Vars
+		vars *Vars
 		want string // unresolved token, "" for none
 	}{
 		{"nothing available", nil, "$agent_url"},
-		{"agent url but no receiver", &expr.Vars{AgentURL: "https://a.example"}, "{{runner.webhook_url:s}}"},
+		{"agent url but no receiver", &Vars{AgentURL: "https://a.example"}, "{{runner.webhook_url:s}}"},
 		{"everything the run provides", testVars(), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ue := expr.Preflight(refs, c.vars)
+			ue := Preflight(refs, c.vars)
 			switch {
 			case c.want == "" && ue != nil:
 				t.Fatalf("Preflight = %v, want nil", ue)
@@ -358,9 +357,9 @@ func TestResolveTask(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.task+"|"+c.def, func(t *testing.T) {
-			got, err := expr.ResolveTask(c.task, c.def, c.kit)
+			got, err := ResolveTask(c.task, c.def, c.kit)
 			if c.err {
-				var ue *expr.UnresolvedError
+				var ue *UnresolvedError
 				if !errors.As(err, &ue) {
 					t.Fatalf("ResolveTask = %q, %v; want an *UnresolvedError", got, err)
 				}
@@ -404,7 +403,7 @@ func TestInjectInputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			missing, err := expr.InjectInputs(c.req, c.inputs, ctx)
+			missing, err := InjectInputs(c.req, c.inputs, ctx)
 			if c.err {
 				if err == nil {
 					t.Fatalf("InjectInputs = nil error, want one; req %v", c.req)
@@ -421,7 +420,7 @@ func TestInjectInputs(t *testing.T) {
 	}
 	// The injected value is a copy.
 	req := map[string]any{}
-	if _, err := expr.InjectInputs(req, []spec.ContextInput{{Key: "fmt", InjectAt: "f"}}, ctx); err != nil {
+	if _, err := InjectInputs(req, []spec.ContextInput{{Key: "fmt", InjectAt: "f"}}, ctx); err != nil {
 		t.Fatal(err)
 	}
 	req["f"].(map[string]any)["id"] = "changed"
@@ -440,15 +439,15 @@ func TestCapture(t *testing.T) {
 		"signals":      []any{},
 		"obj":          map[string]any{"k": "v"},
 	}
-	failure := func(name, path string, present bool, actual any) expr.CaptureFailure {
-		return expr.CaptureFailure{Name: name, Path: path, Present: present, Actual: actual, Pointer: spec.Pointer(path)}
+	failure := func(name, path string, present bool, actual any) CaptureFailure {
+		return CaptureFailure{Name: name, Path: path, Present: present, Actual: actual, Pointer: spec.Pointer(path)}
 	}
 	cases := []struct {
 		name     string
 		outputs  []spec.ContextOutput
 		values   map[string]any
 		deferred int
-		failures []expr.CaptureFailure
+		failures []CaptureFailure
 		err      bool
 	}{
 		{name: "paths keep their types",
@@ -459,7 +458,7 @@ func TestCapture(t *testing.T) {
 			values:  map[string]any{"first": "p1"}},
 		{name: "absent, null and empty are failures, and nothing is captured",
 			outputs: []spec.ContextOutput{{Name: "id", Path: "media_buy_id"}, {Name: "a", Path: "signals[0].id"}, {Name: "n", Path: "nulled"}, {Name: "b", Path: "blank"}},
-			failures: []expr.CaptureFailure{
+			failures: []CaptureFailure{
 				failure("a", "signals[0].id", false, nil), failure("n", "nulled", true, nil), failure("b", "blank", true, ""),
 			}},
 		{name: "generate mints once per run",
@@ -475,7 +474,7 @@ func TestCapture(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := expr.Capture(c.outputs, payload, &expr.Vars{NewUUID: counter()})
+			res := Capture(c.outputs, payload, &Vars{NewUUID: counter()})
 			if c.err {
 				if res.Err == nil || res.Values != nil {
 					t.Fatalf("Capture = %+v, want an authoring error and no values", res)
@@ -493,16 +492,16 @@ func TestCapture(t *testing.T) {
 }
 
 func TestCaptureGenerateAgreesWithInlineAlias(t *testing.T) {
-	vars := &expr.Vars{NewUUID: counter()}
-	inline, err := expr.Substitute("$generate:uuid_v4#forced_task_id", vars)
+	vars := &Vars{NewUUID: counter()}
+	inline, err := Substitute("$generate:uuid_v4#forced_task_id", vars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := expr.Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
+	res := Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
 	if res.Values["forced_task_id"] != inline {
 		t.Fatalf("capture %v, inline %v", res.Values, inline)
 	}
-	again := expr.Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
+	again := Capture([]spec.ContextOutput{{Name: "forced_task_id", Generate: "uuid_v4"}}, nil, vars)
 	if again.Values["forced_task_id"] != inline {
 		t.Fatal("a second capture minted a new value")
 	}
@@ -510,12 +509,12 @@ func TestCaptureGenerateAgreesWithInlineAlias(t *testing.T) {
 
 func TestCaptureFailureResult(t *testing.T) {
 	cases := []struct {
-		f       expr.CaptureFailure
+		f       CaptureFailure
 		message string
 	}{
-		{expr.CaptureFailure{Name: "a", Path: "signals[0].id", Pointer: "/signals/0/id"}, "signals[0].id is absent in the response"},
-		{expr.CaptureFailure{Name: "n", Path: "x", Present: true, Pointer: "/x"}, "x is null in the response"},
-		{expr.CaptureFailure{Name: "b", Path: "x", Present: true, Actual: "", Pointer: "/x"}, "x is the empty string in the response"},
+		{CaptureFailure{Name: "a", Path: "signals[0].id", Pointer: "/signals/0/id"}, "signals[0].id is absent in the response"},
+		{CaptureFailure{Name: "n", Path: "x", Present: true, Pointer: "/x"}, "x is null in the response"},
+		{CaptureFailure{Name: "b", Path: "x", Present: true, Actual: "", Pointer: "/x"}, "x is the empty string in the response"},
 	}
 	for _, c := range cases {
 		r := c.f.Result()
@@ -527,10 +526,10 @@ func TestCaptureFailureResult(t *testing.T) {
 }
 
 func TestTaskCompletionInner(t *testing.T) {
-	if in, ok := expr.TaskCompletionInner("task_completion.media_buy_id"); !ok || in != "media_buy_id" {
+	if in, ok := TaskCompletionInner("task_completion.media_buy_id"); !ok || in != "media_buy_id" {
 		t.Fatalf("TaskCompletionInner = %q, %v", in, ok)
 	}
-	if _, ok := expr.TaskCompletionInner("media_buy_id"); ok {
+	if _, ok := TaskCompletionInner("media_buy_id"); ok {
 		t.Fatal("a plain path read as task_completion")
 	}
 }
@@ -541,7 +540,7 @@ func FuzzSubstitute(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := expr.Substitute(map[string]any{"a": []any{s}}, testVars())
+		got, err := Substitute(map[string]any{"a": []any{s}}, testVars())
 		if err != nil {
 			return
 		}
@@ -552,7 +551,7 @@ func FuzzSubstitute(f *testing.F) {
 		}
 		// No runner token survives a successful substitution; a token may
 		// only come back inside a value the run supplied (none here holds one).
-		refs, rerr := expr.Refs(str)
+		refs, rerr := tokenRefs(str)
 		if rerr == nil && len(refs) > 0 && str != s {
 			for _, r := range refs {
 				if strings.Contains(s, r.Token) {
@@ -579,7 +578,7 @@ func TestStoryboardRefs(t *testing.T) {
 			{SampleRequest: map[string]any{"url": "{{runner.nope}}"}},
 		}}},
 	}
-	refs, err := expr.StoryboardRefs(sb)
+	refs, err := StoryboardRefs(sb)
 	var got []string
 	for _, r := range refs {
 		got = append(got, r.Site+" "+r.Token)
@@ -599,7 +598,7 @@ func TestStoryboardRefs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "phases[0].steps[2].sample_request") {
 		t.Fatalf("the malformed token's site is not named: %v", err)
 	}
-	if refs, err := expr.StoryboardRefs(nil); refs != nil || err != nil {
+	if refs, err := StoryboardRefs(nil); refs != nil || err != nil {
 		t.Fatalf("StoryboardRefs(nil) = %v, %v", refs, err)
 	}
 }

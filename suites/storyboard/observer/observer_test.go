@@ -66,11 +66,11 @@ func TestMacroVectorsEncodeUnreserved(t *testing.T) {
 }
 
 func TestParseMacroVectorsRejects(t *testing.T) {
-	_, err := ParseMacroVectors([]byte(`{"vectors":[{"name":"x","macro":"{A}","value":"v","template":"https://t/?a={A}","expected":"https://t/?b=v"}]}`))
+	_, err := parseMacroVectors([]byte(`{"vectors":[{"name":"x","macro":"{A}","value":"v","template":"https://t/?a={A}","expected":"https://t/?b=v"}]}`))
 	if err == nil || !strings.Contains(err.Error(), `vector "x"`) {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := ParseMacroVectors([]byte(`[`)); err == nil {
+	if _, err := parseMacroVectors([]byte(`[`)); err == nil {
 		t.Error("a broken fixture parsed")
 	}
 }

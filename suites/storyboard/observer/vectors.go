@@ -39,13 +39,13 @@ func LoadMacroVectors(dir string) (map[string]MacroVector, error) {
 	if len(b) > maxFixtureBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes", MacroVectorFile, maxFixtureBytes)
 	}
-	return ParseMacroVectors(b)
+	return parseMacroVectors(b)
 }
 
-// ParseMacroVectors decodes the fixture's vectors and derives each one's
+// parseMacroVectors decodes the fixture's vectors and derives each one's
 // Encoded value: the expected URL is the template with every occurrence
 // of the macro replaced by it.
-func ParseMacroVectors(b []byte) (map[string]MacroVector, error) {
+func parseMacroVectors(b []byte) (map[string]MacroVector, error) {
 	var doc struct {
 		Vectors []MacroVector `json:"vectors"`
 	}

@@ -19,30 +19,30 @@ const (
 
 // Lint rule names. Each is a rule universal/storyboard-schema.yaml states.
 const (
-	RuleUnknownKey           = "unknown_key"                   // keys the schema and shipped files do not define (exact case)
-	RuleRequiredField        = "required_field"                // id, version, title, category, summary, narrative, phases; phase id/title; step id/title/task; validation check; …
-	RuleDuplicateID          = "duplicate_id"                  // storyboard ids unique in a release, phase ids in a storyboard, step ids in a phase
-	RuleUnknownCheckKind     = "unknown_check_kind"            // check not in runner-output-contract.yaml authored_check_kinds
-	RuleDependsOn            = "depends_on"                    // non-empty strings naming earlier phases, never itself
-	RuleEmptyGate            = "empty_gate"                    // requires: [] / required_any_of_tools: [] fail-load; requires_all_capabilities minItems 2; tool families minItems 2
-	RuleCapabilityMatcher    = "capability_matcher"            // exactly one of equals/contains/not_contains/present (SHOULD)
-	RuleContextOutput        = "context_output"                // exactly one of path/generate, a known generator, a name
-	RuleContextOutputUnique  = "context_output_unique"         // a context_outputs name is captured once per storyboard run
-	RuleContextScalar        = "context_scalar"                // storyboard-root context values are scalars
-	RuleBranchSet            = "branch_set"                    // lint:storyboard-branch-sets authoring rules
-	RuleOrphanContribution   = "orphan_contribution"           // a contributed flag no assert_contribution any_of grades
-	RuleProvidesStateFor     = "provides_state_for"            // same-phase stateful targets, no self-reference, no cycles
-	RuleValidationArgs       = "validation_args"               // each check kind's required fields and ranges
-	RuleAdvisory             = "advisory_expiry"               // severity values; advisory needs exactly one of expires_after_version / permanent_advisory
-	RuleNegativePath         = "negative_path"                 // schema_invalid | payload_well_formed
-	RuleScenarioReference    = "unresolved_scenario_reference" // requires_scenarios ids exist in the release
-	RuleAuthShape            = "auth_shape"                    // no literal credentials; known auth types
-	RuleStepReference        = "step_reference"                // triggered_by / contributes_if / since / {{prior_step.<id>.…}} name an earlier step
-	RuleRunnerBounds         = "runner_bounds"                 // parallel_dispatch.count 2..10, retry_trigger 1..10 and its statuses, max_attempts 50..500
-	RuleTestKitReference     = "test_kit_reference"            // prerequisites.test_kit names a kit in the release
-	RuleTestKitShape         = "test_kit_shape"                // a kit declares auth.api_key, auth.basic or applies_to
-	RuleIdentifierPathSyntax = "identifier_path_syntax"        // upstream_traffic identifier_paths portable grammar
-	RuleUnknownInvariant     = "unknown_invariant"             // invariants the engine does not define (graded not_applicable)
+	ruleUnknownKey           = "unknown_key"                   // keys the schema and shipped files do not define (exact case)
+	ruleRequiredField        = "required_field"                // id, version, title, category, summary, narrative, phases; phase id/title; step id/title/task; validation check; …
+	ruleDuplicateID          = "duplicate_id"                  // storyboard ids unique in a release, phase ids in a storyboard, step ids in a phase
+	ruleUnknownCheckKind     = "unknown_check_kind"            // check not in runner-output-contract.yaml authored_check_kinds
+	ruleDependsOn            = "depends_on"                    // non-empty strings naming earlier phases, never itself
+	ruleEmptyGate            = "empty_gate"                    // requires: [] / required_any_of_tools: [] fail-load; requires_all_capabilities minItems 2; tool families minItems 2
+	ruleCapabilityMatcher    = "capability_matcher"            // exactly one of equals/contains/not_contains/present (SHOULD)
+	ruleContextOutput        = "context_output"                // exactly one of path/generate, a known generator, a name
+	ruleContextOutputUnique  = "context_output_unique"         // a context_outputs name is captured once per storyboard run
+	ruleContextScalar        = "context_scalar"                // storyboard-root context values are scalars
+	ruleBranchSet            = "branch_set"                    // lint:storyboard-branch-sets authoring rules
+	ruleOrphanContribution   = "orphan_contribution"           // a contributed flag no assert_contribution any_of grades
+	ruleProvidesStateFor     = "provides_state_for"            // same-phase stateful targets, no self-reference, no cycles
+	ruleValidationArgs       = "validation_args"               // each check kind's required fields and ranges
+	ruleAdvisory             = "advisory_expiry"               // severity values; advisory needs exactly one of expires_after_version / permanent_advisory
+	ruleNegativePath         = "negative_path"                 // schema_invalid | payload_well_formed
+	ruleScenarioReference    = "unresolved_scenario_reference" // requires_scenarios ids exist in the release
+	ruleAuthShape            = "auth_shape"                    // no literal credentials; known auth types
+	ruleStepReference        = "step_reference"                // triggered_by / contributes_if / since / {{prior_step.<id>.…}} name an earlier step
+	ruleRunnerBounds         = "runner_bounds"                 // parallel_dispatch.count 2..10, retry_trigger 1..10 and its statuses, max_attempts 50..500
+	ruleTestKitReference     = "test_kit_reference"            // prerequisites.test_kit names a kit in the release
+	ruleTestKitShape         = "test_kit_shape"                // a kit declares auth.api_key, auth.basic or applies_to
+	ruleIdentifierPathSyntax = "identifier_path_syntax"        // upstream_traffic identifier_paths portable grammar
+	ruleUnknownInvariant     = "unknown_invariant"             // invariants the engine does not define (graded not_applicable)
 )
 
 // The invariants a storyboard declares (its `invariants:` list): assertions
@@ -100,7 +100,7 @@ func Lint(rel *Release) []Finding {
 		_, key := kit.Auth["api_key"]
 		_, basic := kit.Auth["basic"]
 		if !key && !basic && kit.AppliesTo == nil {
-			l.out = append(l.out, Finding{Rule: RuleTestKitShape, Severity: Error, File: kit.Path, Line: 1, Column: 1,
+			l.out = append(l.out, Finding{Rule: ruleTestKitShape, Severity: Error, File: kit.Path, Line: 1, Column: 1,
 				Message: "a test kit declares auth.api_key, auth.basic or applies_to"})
 		}
 	}
@@ -175,7 +175,7 @@ func (l *linter) releaseIDs() {
 		sort.Strings(paths)
 		for _, p := range paths[1:] {
 			l.sb = l.storyboardAt(p)
-			l.add(RuleDuplicateID, Error, "id", "storyboard id %q is also declared by %s", id, paths[0])
+			l.add(ruleDuplicateID, Error, "id", "storyboard id %q is also declared by %s", id, paths[0])
 		}
 	}
 }
@@ -196,26 +196,26 @@ func (l *linter) storyboard(sb *Storyboard) {
 		{"summary", sb.Summary}, {"narrative", sb.Narrative},
 	} {
 		if strings.TrimSpace(f.val) == "" {
-			l.add(RuleRequiredField, Error, f.key, "a storyboard declares a non-empty %s", f.key)
+			l.add(ruleRequiredField, Error, f.key, "a storyboard declares a non-empty %s", f.key)
 		}
 	}
 	// phases: [] is legal: the runner grades such a storyboard no_phases
 	// (runner-output-contract.yaml > skip_result), so only the key is required.
 	if !l.has("phases") {
-		l.add(RuleRequiredField, Error, "phases", "a storyboard declares phases")
+		l.add(ruleRequiredField, Error, "phases", "a storyboard declares phases")
 	}
 	if l.has("requires") && len(sb.Requires) == 0 {
-		l.add(RuleEmptyGate, Error, "requires", "requires: [] is a load failure: use requires: [real_wire] for the default behavior, or omit the field entirely")
+		l.add(ruleEmptyGate, Error, "requires", "requires: [] is a load failure: use requires: [real_wire] for the default behavior, or omit the field entirely")
 	}
 	if l.has("requires_all_capabilities") && len(sb.RequiresAllCapabilities) < 2 {
-		l.add(RuleEmptyGate, Error, "requires_all_capabilities", "requires_all_capabilities holds at least two predicates (use requires_capability for one)")
+		l.add(ruleEmptyGate, Error, "requires_all_capabilities", "requires_all_capabilities holds at least two predicates (use requires_capability for one)")
 	}
 	if l.has("required_any_of_tools") && len(sb.RequiredAnyOfTools) == 0 {
-		l.add(RuleEmptyGate, Error, "required_any_of_tools", "required_any_of_tools: [] is a load failure: omit the field for no requirement")
+		l.add(ruleEmptyGate, Error, "required_any_of_tools", "required_any_of_tools: [] is a load failure: omit the field for no requirement")
 	}
 	for i, fam := range sb.RequiredAnyOfTools {
 		if len(fam.Tools) < 2 {
-			l.add(RuleEmptyGate, Error, fmt.Sprintf("required_any_of_tools[%d].tools", i), "a tool family names at least two tools (a single tool belongs in required_tools)")
+			l.add(ruleEmptyGate, Error, fmt.Sprintf("required_any_of_tools[%d].tools", i), "a tool family names at least two tools (a single tool belongs in required_tools)")
 		}
 	}
 	l.capability("requires_capability", sb.RequiresCapability)
@@ -225,22 +225,22 @@ func (l *linter) storyboard(sb *Storyboard) {
 	for k, v := range sb.Context {
 		switch v.(type) {
 		case map[string]any, []any:
-			l.add(RuleContextScalar, Error, "context."+k, "storyboard-root context values are scalars; capture structured values with context_outputs")
+			l.add(ruleContextScalar, Error, "context."+k, "storyboard-root context values are scalars; capture structured values with context_outputs")
 		}
 	}
 	for i, id := range sb.RequiresScenarios {
 		if len(l.byID[id]) == 0 {
-			l.add(RuleScenarioReference, Error, fmt.Sprintf("requires_scenarios[%d]", i), "requires_scenarios reference %q did not resolve against the source tree", id)
+			l.add(ruleScenarioReference, Error, fmt.Sprintf("requires_scenarios[%d]", i), "requires_scenarios reference %q did not resolve against the source tree", id)
 		}
 	}
 	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" && len(l.rel.TestKits) > 0 {
 		if !slices.ContainsFunc(l.rel.TestKits, func(k *TestKit) bool { return k.Path == sb.Prerequisites.TestKit }) {
-			l.add(RuleTestKitReference, Error, "prerequisites.test_kit", "test kit %q is not in the release", sb.Prerequisites.TestKit)
+			l.add(ruleTestKitReference, Error, "prerequisites.test_kit", "test kit %q is not in the release", sb.Prerequisites.TestKit)
 		}
 	}
 	for i, id := range sb.Invariants {
 		if !slices.Contains(invariants, id) {
-			l.add(RuleUnknownInvariant, Warning, fmt.Sprintf("invariants[%d]", i), "invariant %q is not one this engine defines: it grades not_applicable", id)
+			l.add(ruleUnknownInvariant, Warning, fmt.Sprintf("invariants[%d]", i), "invariant %q is not one this engine defines: it grades not_applicable", id)
 		}
 	}
 	l.phases(sb)
@@ -252,7 +252,7 @@ func (l *linter) capability(at string, c *CapabilityPredicate) {
 		return
 	}
 	if c.Path == "" {
-		l.add(RuleRequiredField, Error, at+".path", "a capability predicate names a path")
+		l.add(ruleRequiredField, Error, at+".path", "a capability predicate names a path")
 	}
 	n := 0
 	for _, m := range []string{"equals", "contains", "not_contains", "present"} {
@@ -261,7 +261,7 @@ func (l *linter) capability(at string, c *CapabilityPredicate) {
 		}
 	}
 	if n != 1 {
-		l.add(RuleCapabilityMatcher, Warning, at, "a capability predicate should declare exactly one of equals, contains, not_contains, present (found %d)", n)
+		l.add(ruleCapabilityMatcher, Warning, at, "a capability predicate should declare exactly one of equals, contains, not_contains, present (found %d)", n)
 	}
 }
 
@@ -273,14 +273,14 @@ func (l *linter) phases(sb *Storyboard) {
 	for pi, ph := range sb.Phases {
 		at := fmt.Sprintf("phases[%d]", pi)
 		if ph.ID == "" {
-			l.add(RuleRequiredField, Error, at+".id", "a phase declares an id")
+			l.add(ruleRequiredField, Error, at+".id", "a phase declares an id")
 		} else if _, dup := phaseAt[ph.ID]; dup {
-			l.add(RuleDuplicateID, Error, at+".id", "phase id %q is declared twice in the storyboard", ph.ID)
+			l.add(ruleDuplicateID, Error, at+".id", "phase id %q is declared twice in the storyboard", ph.ID)
 		} else {
 			phaseAt[ph.ID] = pi
 		}
 		if ph.Title == "" {
-			l.add(RuleRequiredField, Error, at+".title", "a phase declares a title")
+			l.add(ruleRequiredField, Error, at+".title", "a phase declares a title")
 		}
 		l.capability(at+".requires_capability", ph.RequiresCapability)
 		for di, dep := range ph.DependsOn {
@@ -288,25 +288,25 @@ func (l *linter) phases(sb *Storyboard) {
 			j, known := phaseAt[dep]
 			switch {
 			case dep == "":
-				l.add(RuleDependsOn, Error, dat, "depends_on entries are non-empty strings")
+				l.add(ruleDependsOn, Error, dat, "depends_on entries are non-empty strings")
 			case dep == ph.ID:
-				l.add(RuleDependsOn, Error, dat, "phase %q depends on itself", dep)
+				l.add(ruleDependsOn, Error, dat, "phase %q depends on itself", dep)
 			case !known || j >= pi:
-				l.add(RuleDependsOn, Error, dat, "depends_on %q names no earlier phase of this storyboard", dep)
+				l.add(ruleDependsOn, Error, dat, "depends_on %q names no earlier phase of this storyboard", dep)
 			}
 		}
 		if bs := ph.BranchSet; bs != nil {
 			if bs.ID == "" {
-				l.add(RuleRequiredField, Error, at+".branch_set.id", "a branch_set declares an id")
+				l.add(ruleRequiredField, Error, at+".branch_set.id", "a branch_set declares an id")
 			}
 			if !ph.Optional {
-				l.add(RuleBranchSet, Error, at+".branch_set", "a phase with branch_set sets optional: true")
+				l.add(ruleBranchSet, Error, at+".branch_set", "a phase with branch_set sets optional: true")
 			}
 			if bs.Semantics != "any_of" {
-				l.add(RuleBranchSet, Error, at+".branch_set.semantics", "branch_set semantics is any_of, not %q", bs.Semantics)
+				l.add(ruleBranchSet, Error, at+".branch_set.semantics", "branch_set semantics is any_of, not %q", bs.Semantics)
 			}
 			if s, ok := semantics[bs.ID]; ok && s != bs.Semantics {
-				l.add(RuleBranchSet, Error, at+".branch_set.semantics", "phases sharing branch_set %q share its semantics (%q vs %q)", bs.ID, s, bs.Semantics)
+				l.add(ruleBranchSet, Error, at+".branch_set.semantics", "phases sharing branch_set %q share its semantics (%q vs %q)", bs.ID, s, bs.Semantics)
 			} else if !ok {
 				semantics[bs.ID] = bs.Semantics
 			}
@@ -315,22 +315,22 @@ func (l *linter) phases(sb *Storyboard) {
 		for si, st := range ph.Steps {
 			sat := fmt.Sprintf("%s.steps[%d]", at, si)
 			if st.ID == "" {
-				l.add(RuleRequiredField, Error, sat+".id", "a step declares an id")
+				l.add(ruleRequiredField, Error, sat+".id", "a step declares an id")
 			} else if _, dup := steps[st.ID]; dup {
-				l.add(RuleDuplicateID, Error, sat+".id", "step id %q is declared twice in phase %q", st.ID, ph.ID)
+				l.add(ruleDuplicateID, Error, sat+".id", "step id %q is declared twice in phase %q", st.ID, ph.ID)
 			} else {
 				steps[st.ID] = si
 			}
 			for _, f := range []struct{ key, val string }{{"title", st.Title}, {"task", st.Task}} {
 				if f.val == "" {
-					l.add(RuleRequiredField, Error, sat+"."+f.key, "a step declares a %s", f.key)
+					l.add(ruleRequiredField, Error, sat+"."+f.key, "a step declares a %s", f.key)
 				}
 			}
 			l.step(sat, ph, st, stepAt)
 			for ci, co := range st.ContextOutputs {
 				name, cat := co.Variable(), fmt.Sprintf("%s.context_outputs[%d]", sat, ci)
 				if first, dup := captured[name]; dup && name != "" {
-					l.add(RuleContextOutputUnique, Error, cat, "context output %q is already captured at %s; names are unique within a storyboard run", name, first)
+					l.add(ruleContextOutputUnique, Error, cat, "context output %q is already captured at %s; names are unique within a storyboard run", name, first)
 				} else if name != "" {
 					captured[name] = cat
 				}
@@ -383,30 +383,30 @@ func priorStepRefs(vs ...any) []string {
 func (l *linter) step(at string, ph Phase, st Step, earlier map[string]int) {
 	l.capability(at+".requires_capability", st.RequiresCapability)
 	if st.NegativePath != "" && st.NegativePath != "schema_invalid" && st.NegativePath != "payload_well_formed" {
-		l.add(RuleNegativePath, Error, at+".negative_path", "negative_path is schema_invalid or payload_well_formed, not %q", st.NegativePath)
+		l.add(ruleNegativePath, Error, at+".negative_path", "negative_path is schema_invalid or payload_well_formed, not %q", st.NegativePath)
 	}
 	if a := st.Auth; a != nil && !a.None {
 		if l.has(at + ".auth.value") {
-			l.add(RuleAuthShape, Error, at+".auth.value", "literal credentials are disallowed (literal_value): use from_test_kit or value_strategy")
+			l.add(ruleAuthShape, Error, at+".auth.value", "literal credentials are disallowed (literal_value): use from_test_kit or value_strategy")
 		}
 		switch a.Type {
 		case "api_key", "basic", "oauth_bearer":
 		default:
-			l.add(RuleAuthShape, Error, at+".auth.type", "auth type is api_key, basic or oauth_bearer, not %q", a.Type)
+			l.add(ruleAuthShape, Error, at+".auth.type", "auth type is api_key, basic or oauth_bearer, not %q", a.Type)
 		}
 	}
 	if st.Contributes && st.ContributesTo != "" {
-		l.add(RuleBranchSet, Error, at, "a step declares contributes or contributes_to, not both")
+		l.add(ruleBranchSet, Error, at, "a step declares contributes or contributes_to, not both")
 	}
 	if st.Contributes && ph.BranchSet == nil {
-		l.add(RuleBranchSet, Error, at+".contributes", "contributes: true is legal only inside a phase that declares branch_set")
+		l.add(ruleBranchSet, Error, at+".contributes", "contributes: true is legal only inside a phase that declares branch_set")
 	}
 	if ph.BranchSet != nil && st.ContributesTo != "" && st.ContributesTo != ph.BranchSet.ID {
-		l.add(RuleBranchSet, Error, at+".contributes_to", "a step in branch_set %q contributes to that id, not %q", ph.BranchSet.ID, st.ContributesTo)
+		l.add(ruleBranchSet, Error, at+".contributes_to", "a step in branch_set %q contributes to that id, not %q", ph.BranchSet.ID, st.ContributesTo)
 	}
 	ref := func(key, id string) {
 		if _, ok := earlier[id]; !ok {
-			l.add(RuleStepReference, Error, at+"."+key, "%s %q names no earlier step of this storyboard", key, id)
+			l.add(ruleStepReference, Error, at+"."+key, "%s %q names no earlier step of this storyboard", key, id)
 		}
 	}
 	if st.TriggeredBy != "" {
@@ -414,41 +414,41 @@ func (l *linter) step(at string, ph Phase, st Step, earlier map[string]int) {
 	}
 	if st.ContributesIf != "" {
 		if m := contributesIf.FindStringSubmatch(st.ContributesIf); m == nil {
-			l.add(RuleStepReference, Error, at+".contributes_if", "contributes_if has the form prior_step.<step_id>.passed, not %q", st.ContributesIf)
+			l.add(ruleStepReference, Error, at+".contributes_if", "contributes_if has the form prior_step.<step_id>.passed, not %q", st.ContributesIf)
 		} else {
 			ref("contributes_if", m[1])
 		}
 	}
 	for _, id := range priorStepRefs(st.SampleRequest, st.Filter) {
 		if _, ok := earlier[id]; !ok {
-			l.add(RuleStepReference, Error, at+".sample_request", "{{prior_step.%s.…}} names no earlier step of this storyboard", id)
+			l.add(ruleStepReference, Error, at+".sample_request", "{{prior_step.%s.…}} names no earlier step of this storyboard", id)
 		}
 	}
 	if pd := st.ParallelDispatch; pd != nil && (pd.Count < 2 || pd.Count > 10) {
-		l.add(RuleRunnerBounds, Error, at+".parallel_dispatch.count", "parallel_dispatch.count is an integer 2..10, not %d", pd.Count)
+		l.add(ruleRunnerBounds, Error, at+".parallel_dispatch.count", "parallel_dispatch.count is an integer 2..10, not %d", pd.Count)
 	}
 	if rt := st.RetryTrigger; rt != nil {
 		if rt.Count < 1 || rt.Count > 10 {
-			l.add(RuleRunnerBounds, Error, at+".retry_trigger.count", "retry_trigger.count is 1..10, not %d", rt.Count)
+			l.add(ruleRunnerBounds, Error, at+".retry_trigger.count", "retry_trigger.count is 1..10, not %d", rt.Count)
 		}
 		if l.has(at+".retry_trigger.http_status") && !slices.Contains([]int{429, 500, 502, 503, 504}, rt.HTTPStatus) {
-			l.add(RuleRunnerBounds, Error, at+".retry_trigger.http_status", "retry_trigger.http_status is one of 429, 500, 502, 503, 504, not %d", rt.HTTPStatus)
+			l.add(ruleRunnerBounds, Error, at+".retry_trigger.http_status", "retry_trigger.http_status is one of 429, 500, 502, 503, 504, not %d", rt.HTTPStatus)
 		}
 	}
 	if rl := st.RateLimitTrip; rl != nil && (rl.MaxAttempts < 50 || rl.MaxAttempts > 500) {
-		l.add(RuleRunnerBounds, Error, at+".rate_limit_trip.max_attempts", "rate_limit_trip.max_attempts is 50..500, not %d", rl.MaxAttempts)
+		l.add(ruleRunnerBounds, Error, at+".rate_limit_trip.max_attempts", "rate_limit_trip.max_attempts is 50..500, not %d", rl.MaxAttempts)
 	}
 	for i, co := range st.ContextOutputs {
 		cat := fmt.Sprintf("%s.context_outputs[%d]", at, i)
 		if (co.Name == "") == (co.Key == "") {
-			l.add(RuleContextOutput, Error, cat, "a context output names its variable once, with name (or key)")
+			l.add(ruleContextOutput, Error, cat, "a context output names its variable once, with name (or key)")
 		}
 		hasPath, hasGen := l.has(cat+".path"), l.has(cat+".generate")
 		if hasPath == hasGen {
-			l.add(RuleContextOutput, Error, cat, "a context output sets exactly one of path or generate")
+			l.add(ruleContextOutput, Error, cat, "a context output sets exactly one of path or generate")
 		}
 		if hasGen && co.Generate != "uuid_v4" && co.Generate != "opaque_id" {
-			l.add(RuleContextOutput, Error, cat+".generate", "generator is uuid_v4 or opaque_id, not %q", co.Generate)
+			l.add(ruleContextOutput, Error, cat+".generate", "generator is uuid_v4 or opaque_id, not %q", co.Generate)
 		}
 	}
 	for i, v := range st.Validations {
@@ -465,17 +465,17 @@ func (l *linter) providesState(at string, ph Phase) {
 	for si, st := range ph.Steps {
 		sat := fmt.Sprintf("%s.steps[%d].provides_state_for", at, si)
 		if len(st.ProvidesStateFor) > 0 && !st.Stateful {
-			l.add(RuleProvidesStateFor, Error, sat, "a substitute step declares stateful: true")
+			l.add(ruleProvidesStateFor, Error, sat, "a substitute step declares stateful: true")
 		}
 		for _, target := range st.ProvidesStateFor {
 			j, ok := idx[target]
 			switch {
 			case target == st.ID:
-				l.add(RuleProvidesStateFor, Error, sat, "step %q provides state for itself", target)
+				l.add(ruleProvidesStateFor, Error, sat, "step %q provides state for itself", target)
 			case !ok:
-				l.add(RuleProvidesStateFor, Error, sat, "provides_state_for %q names no step of this phase", target)
+				l.add(ruleProvidesStateFor, Error, sat, "provides_state_for %q names no step of this phase", target)
 			case !ph.Steps[j].Stateful:
-				l.add(RuleProvidesStateFor, Error, sat, "target step %q declares stateful: true", target)
+				l.add(ruleProvidesStateFor, Error, sat, "target step %q declares stateful: true", target)
 			default:
 				edges[st.ID] = append(edges[st.ID], target)
 			}
@@ -489,7 +489,7 @@ func (l *linter) providesState(at string, ph Phase) {
 			n := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if n == st.ID {
-				l.add(RuleProvidesStateFor, Error, fmt.Sprintf("%s.steps[%d].provides_state_for", at, si), "provides_state_for forms a cycle through step %q", st.ID)
+				l.add(ruleProvidesStateFor, Error, fmt.Sprintf("%s.steps[%d].provides_state_for", at, si), "provides_state_for forms a cycle through step %q", st.ID)
 				break
 			}
 			if !seen[n] {
@@ -508,25 +508,25 @@ var (
 
 func (l *linter) validation(at string, v Validation, earlier map[string]int) {
 	if v.Check == "" {
-		l.add(RuleRequiredField, Error, at+".check", "a validation declares a check")
+		l.add(ruleRequiredField, Error, at+".check", "a validation declares a check")
 		return
 	}
 	if len(l.rel.CheckKinds) > 0 && !slices.Contains(l.rel.CheckKinds, v.Check) {
-		l.add(RuleUnknownCheckKind, Error, at+".check", "check %q is not an authored check kind of runner-output-contract.yaml", v.Check)
+		l.add(ruleUnknownCheckKind, Error, at+".check", "check %q is not an authored check kind of runner-output-contract.yaml", v.Check)
 	}
 	switch v.Severity {
 	case "", "required":
 	case "advisory":
 		if v.Has("expires_after_version") == (v.PermanentAdvisory != nil) {
-			l.add(RuleAdvisory, Warning, at+".severity", "an advisory validation declares exactly one of expires_after_version or permanent_advisory")
+			l.add(ruleAdvisory, Warning, at+".severity", "an advisory validation declares exactly one of expires_after_version or permanent_advisory")
 		}
 	default:
-		l.add(RuleAdvisory, Error, at+".severity", "severity is required or advisory, not %q", v.Severity)
+		l.add(ruleAdvisory, Error, at+".severity", "severity is required or advisory, not %q", v.Severity)
 	}
 	if v.Has("expires_after_version") && !semverRE.MatchString(v.ExpiresAfterVersion) {
-		l.add(RuleAdvisory, Error, at+".expires_after_version", "expires_after_version %q is not a valid semver", v.ExpiresAfterVersion)
+		l.add(ruleAdvisory, Error, at+".expires_after_version", "expires_after_version %q is not a valid semver", v.ExpiresAfterVersion)
 	}
-	args := func(format string, a ...any) { l.add(RuleValidationArgs, Error, at, format, a...) }
+	args := func(format string, a ...any) { l.add(ruleValidationArgs, Error, at, format, a...) }
 	switch v.Check {
 	case "field_value", "field_value_or_absent", "field_contains":
 		if !v.Has("value") && !v.Has("allowed_values") {
@@ -588,17 +588,17 @@ func (l *linter) validation(at string, v Validation, earlier map[string]int) {
 		}
 		for i, m := range v.PayloadMustContain {
 			if !slices.Contains([]string{"present", "equals", "contains_any"}, m.Match) {
-				l.add(RuleValidationArgs, Error, fmt.Sprintf("%s.payload_must_contain[%d].match", at, i), "match is present, equals or contains_any, not %q", m.Match)
+				l.add(ruleValidationArgs, Error, fmt.Sprintf("%s.payload_must_contain[%d].match", at, i), "match is present, equals or contains_any, not %q", m.Match)
 			}
 		}
 		for i, p := range v.IdentifierPaths {
 			if !portableIdentifierPath(p) {
-				l.add(RuleIdentifierPathSyntax, Error, fmt.Sprintf("%s.identifier_paths[%d]", at, i), "identifier path %q is not a portable request-relative dotted path", p)
+				l.add(ruleIdentifierPathSyntax, Error, fmt.Sprintf("%s.identifier_paths[%d]", at, i), "identifier path %q is not a portable request-relative dotted path", p)
 			}
 		}
 		for i, p := range v.PurposeFilter {
 			if !slices.Contains(purposeVals, p) {
-				l.add(RuleValidationArgs, Error, fmt.Sprintf("%s.purpose_filter[%d]", at, i), "purpose %q is not one of %s", p, strings.Join(purposeVals, ", "))
+				l.add(ruleValidationArgs, Error, fmt.Sprintf("%s.purpose_filter[%d]", at, i), "purpose %q is not one of %s", p, strings.Join(purposeVals, ", "))
 			}
 		}
 		if v.AttestationModeRequired != "" && v.AttestationModeRequired != "raw" {
@@ -606,7 +606,7 @@ func (l *linter) validation(at string, v Validation, earlier map[string]int) {
 		}
 		if v.Since != "" {
 			if _, ok := earlier[v.Since]; !ok {
-				l.add(RuleStepReference, Error, at+".since", "since %q names no earlier step of this storyboard", v.Since)
+				l.add(ruleStepReference, Error, at+".since", "since %q names no earlier step of this storyboard", v.Since)
 			}
 		}
 	}
@@ -664,7 +664,7 @@ func (l *linter) contributions(sb *Storyboard) {
 	for pi, ph := range sb.Phases {
 		at := fmt.Sprintf("phases[%d]", pi)
 		if ph.BranchSet != nil && ph.BranchSet.ID != "" && !asserted[ph.BranchSet.ID] {
-			l.add(RuleOrphanContribution, Error, at+".branch_set.id", "no assert_contribution any_of step grades branch_set %q", ph.BranchSet.ID)
+			l.add(ruleOrphanContribution, Error, at+".branch_set.id", "no assert_contribution any_of step grades branch_set %q", ph.BranchSet.ID)
 		}
 		for si, st := range ph.Steps {
 			flag := st.ContributesTo
@@ -676,10 +676,10 @@ func (l *linter) contributions(sb *Storyboard) {
 			}
 			sat := fmt.Sprintf("%s.steps[%d]", at, si)
 			if !asserted[flag] && (ph.BranchSet == nil || flag != ph.BranchSet.ID) {
-				l.add(RuleOrphanContribution, Error, sat, "contribution %q is graded by no assert_contribution any_of step", flag)
+				l.add(ruleOrphanContribution, Error, sat, "contribution %q is graded by no assert_contribution any_of step", flag)
 			}
 			if declared[flag] && ph.Optional && ph.BranchSet == nil {
-				l.add(RuleBranchSet, Error, at, "optional phase contributes to branch_set %q without declaring it (mixed-mode branch set)", flag)
+				l.add(ruleBranchSet, Error, at, "optional phase contributes to branch_set %q without declaring it (mixed-mode branch set)", flag)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package spec_test
+package spec
 
 import (
 	"bufio"
@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // TestLintRules runs each crafted case of testdata/lint inside a copy of
@@ -36,12 +34,12 @@ func TestLintRules(t *testing.T) {
 			}
 			write(t, filepath.Join(dir, dest), string(data))
 			want := wants(t, c, dest)
-			rel, err := spec.Load(dir)
+			rel, err := Load(dir)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
 			var got []string
-			for _, f := range spec.Lint(rel) {
+			for _, f := range Lint(rel) {
 				got = append(got, f.Rule+" "+f.Path+" @"+f.File)
 				covered[f.Rule] = true
 				if f.Line == 0 {
@@ -56,12 +54,12 @@ func TestLintRules(t *testing.T) {
 		})
 	}
 	for _, rule := range []string{
-		spec.RuleUnknownKey, spec.RuleRequiredField, spec.RuleDuplicateID, spec.RuleUnknownCheckKind,
-		spec.RuleDependsOn, spec.RuleEmptyGate, spec.RuleCapabilityMatcher, spec.RuleContextOutput,
-		spec.RuleContextScalar, spec.RuleContextOutputUnique, spec.RuleBranchSet, spec.RuleOrphanContribution, spec.RuleProvidesStateFor,
-		spec.RuleValidationArgs, spec.RuleAdvisory, spec.RuleNegativePath, spec.RuleScenarioReference,
-		spec.RuleAuthShape, spec.RuleStepReference, spec.RuleRunnerBounds, spec.RuleTestKitReference,
-		spec.RuleTestKitShape, spec.RuleIdentifierPathSyntax,
+		ruleUnknownKey, ruleRequiredField, ruleDuplicateID, ruleUnknownCheckKind,
+		ruleDependsOn, ruleEmptyGate, ruleCapabilityMatcher, ruleContextOutput,
+		ruleContextScalar, ruleContextOutputUnique, ruleBranchSet, ruleOrphanContribution, ruleProvidesStateFor,
+		ruleValidationArgs, ruleAdvisory, ruleNegativePath, ruleScenarioReference,
+		ruleAuthShape, ruleStepReference, ruleRunnerBounds, ruleTestKitReference,
+		ruleTestKitShape, ruleIdentifierPathSyntax,
 	} {
 		if !covered[rule] {
 			t.Errorf("no lint case makes rule %s fire", rule)
@@ -126,31 +124,31 @@ func TestLintDuplicateIDSparesTheDomainsMirror(t *testing.T) {
 	const sb = "id: same\nversion: \"1\"\ntitle: T\ncategory: c\nsummary: s\nnarrative: n\nphases: []\n"
 	write(t, filepath.Join(dir, "protocols/x/index.yaml"), sb)
 	write(t, filepath.Join(dir, "domains/x/index.yaml"), sb)
-	rel, err := spec.Load(dir)
+	rel, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := spec.Lint(rel); len(f) != 0 {
+	if f := Lint(rel); len(f) != 0 {
 		t.Errorf("a domains/ mirror is reported: %v", f)
 	}
 	write(t, filepath.Join(dir, "domains/y/index.yaml"), sb)
-	if rel, err = spec.Load(dir); err != nil {
+	if rel, err = Load(dir); err != nil {
 		t.Fatal(err)
 	}
-	f := spec.Lint(rel)
+	f := Lint(rel)
 	if len(f) != 1 || f[0].String() != `protocols/x/index.yaml:1:5: error duplicate_id: id: storyboard id "same" is also declared by domains/y/index.yaml` {
 		t.Errorf("findings = %v, want one duplicate_id naming domains/y/index.yaml", f)
 	}
 }
 
 func TestLintWarnsOfAnUnknownInvariant(t *testing.T) {
-	sb, _, err := spec.Parse("t.yaml", []byte("id: t\nversion: \"1.0.0\"\ntitle: t\ncategory: t\nsummary: t\nnarrative: t\ninvariants: [status.monotonic, x.unknown]\nphases: []\n"))
+	sb, _, err := Parse("t.yaml", []byte("id: t\nversion: \"1.0.0\"\ntitle: t\ncategory: t\nsummary: t\nnarrative: t\ninvariants: [status.monotonic, x.unknown]\nphases: []\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, f := range spec.Lint(&spec.Release{Storyboards: []*spec.Storyboard{sb}}) {
-		if f.Rule == spec.RuleUnknownInvariant {
+	for _, f := range Lint(&Release{Storyboards: []*Storyboard{sb}}) {
+		if f.Rule == ruleUnknownInvariant {
 			got = append(got, f.String())
 		}
 	}

@@ -381,7 +381,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, at string) {
 			f, ok := fields[k.Value]
 			if !ok {
 				w.findings = append(w.findings, Finding{
-					Rule: RuleUnknownKey, Severity: Error, File: w.file, Path: child,
+					Rule: ruleUnknownKey, Severity: Error, File: w.file, Path: child,
 					Line: k.Line, Column: k.Column,
 					Message: fmt.Sprintf("unknown key %q%s", k.Value, caseHint(k.Value, fields)),
 				})

@@ -1,4 +1,4 @@
-package spec_test
+package spec
 
 import (
 	"os"
@@ -6,12 +6,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 func TestLoadClassifiesEachFileOfARelease(t *testing.T) {
-	rel, err := spec.Load("testdata/release")
+	rel, err := Load("testdata/release")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -40,16 +38,16 @@ func TestLoadClassifiesEachFileOfARelease(t *testing.T) {
 	if len(rel.CheckKinds) != 14 || rel.CheckKinds[13] != "cross_response_count_distinct" {
 		t.Errorf("check kinds = %q, want the 13 authored kinds then cross_response_count_distinct", rel.CheckKinds)
 	}
-	if c := spec.Count(rel); c.Storyboards != 4 || c.Phases != 7 || c.Steps != 8 || c.Validations != 8 {
+	if c := Count(rel); c.Storyboards != 4 || c.Phases != 7 || c.Steps != 8 || c.Validations != 8 {
 		t.Errorf("counts = %+v, want 4 storyboards, 7 phases, 8 steps, 8 validations", c)
 	}
-	if f := spec.Lint(rel); len(f) != 0 {
+	if f := Lint(rel); len(f) != 0 {
 		t.Errorf("the crafted release lints with findings: %v", f)
 	}
 }
 
 func TestLoadDecodesTypedFields(t *testing.T) {
-	rel, err := spec.Load("testdata/release")
+	rel, err := Load("testdata/release")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -73,10 +71,10 @@ func TestLoadDecodesTypedFields(t *testing.T) {
 	if create.Auth == nil || create.Auth.Type != "api_key" || create.Auth.FromTestKit != true {
 		t.Errorf("auth = %+v, want api_key from the test kit", create.Auth)
 	}
-	if got := seller.Phases[0].Steps[1].ProvidesStateFor; !reflect.DeepEqual(got, spec.StringList{"list"}) {
+	if got := seller.Phases[0].Steps[1].ProvidesStateFor; !reflect.DeepEqual(got, StringList{"list"}) {
 		t.Errorf("provides_state_for = %q, want [list]", got)
 	}
-	if p := seller.Position("phases[1].steps[0].validations[1]"); p != (spec.Position{Line: 47, Column: 13}) {
+	if p := seller.Position("phases[1].steps[0].validations[1]"); p != (Position{Line: 47, Column: 13}) {
 		t.Errorf("position of phases[1].steps[0].validations[1] = %+v, want 47:13", p)
 	}
 }
@@ -86,7 +84,7 @@ func TestParseReportsUnknownKeysAsFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, findings, err := spec.Parse("unknown_keys.yaml", data)
+	sb, findings, err := Parse("unknown_keys.yaml", data)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -127,7 +125,7 @@ func TestParseNamesTheFileAndLineOfABadFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = spec.Parse(tc.file, data)
+			_, _, err = Parse(tc.file, data)
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("Parse error = %v\nwant %s", err, tc.want)
 			}
@@ -139,7 +137,7 @@ func TestLoadKeepsTheGoodFilesAndNamesTheBadOne(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "universal/good.yaml"), "id: good\nversion: \"1\"\ntitle: G\ncategory: g\nsummary: s\nnarrative: n\nphases: []\n")
 	write(t, filepath.Join(dir, "universal/bad.yaml"), "id: bad\nphases:\n  - id: [\n")
-	rel, err := spec.Load(dir)
+	rel, err := Load(dir)
 	if err == nil || !strings.HasPrefix(err.Error(), "universal/bad.yaml: yaml: line 3:") {
 		t.Errorf("Load error = %v, want it to name universal/bad.yaml and line 3", err)
 	}

@@ -1,4 +1,4 @@
-package spec_test
+package spec
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // knownFinding is a lint finding the spec's own files carry. It is kept
@@ -27,7 +26,7 @@ const (
 func uniqueOutputs(file, reason string, paths ...string) []knownFinding {
 	var out []knownFinding
 	for _, p := range paths {
-		out = append(out, knownFinding{file, spec.RuleContextOutputUnique, p, reason})
+		out = append(out, knownFinding{file, ruleContextOutputUnique, p, reason})
 	}
 	return out
 }
@@ -45,7 +44,7 @@ func recaptures(folder string) []knownFinding {
 func availableActions(folder string) []knownFinding {
 	var out []knownFinding
 	for _, step := range []int{1, 2, 3, 4} {
-		out = append(out, knownFinding{folder + "/media-buy/scenarios/available_actions.yaml", spec.RuleNegativePath,
+		out = append(out, knownFinding{folder + "/media-buy/scenarios/available_actions.yaml", ruleNegativePath,
 			fmt.Sprintf("phases[3].steps[%d].negative_path", step), negativePathReason})
 	}
 	return out
@@ -57,14 +56,14 @@ var knownFindings = map[string][]knownFinding{
 		uniqueOutputs("protocols/media-buy/index.yaml", familyReason,
 			"phases[8].steps[0].context_outputs[0]", "phases[8].steps[0].context_outputs[1]",
 			"phases[8].steps[0].context_outputs[2]", "phases[9].steps[0].context_outputs[0]"),
-		[]knownFinding{{"protocols/media-buy/scenarios/total_budget_redistribution.yaml", spec.RuleRequiredField, "narrative", narrativeReason}}),
+		[]knownFinding{{"protocols/media-buy/scenarios/total_budget_redistribution.yaml", ruleRequiredField, "narrative", narrativeReason}}),
 }
 
 func TestSpecReleasesLoadAndLintClean(t *testing.T) {
 	for _, release := range []string{"3.1.19", "3.2.0-beta.5"} {
 		t.Run(release, func(t *testing.T) {
 			dir := shared.File(t, filepath.Join("spec/compliance", release))
-			rel, err := spec.Load(dir)
+			rel, err := Load(dir)
 			if err != nil {
 				t.Fatalf("Load(%s): %v", release, err)
 			}
@@ -72,7 +71,7 @@ func TestSpecReleasesLoadAndLintClean(t *testing.T) {
 			for _, k := range knownFindings[release] {
 				known[knownFinding{k.file, k.rule, k.path, ""}] = false
 			}
-			for _, f := range spec.Lint(rel) {
+			for _, f := range Lint(rel) {
 				key := knownFinding{f.File, f.Rule, f.Path, ""}
 				if _, ok := known[key]; ok {
 					known[key] = true
@@ -85,10 +84,10 @@ func TestSpecReleasesLoadAndLintClean(t *testing.T) {
 					t.Errorf("known finding no longer occurs (drop it from knownFindings): %s %s %s", k.file, k.rule, k.path)
 				}
 			}
-			c := spec.Count(rel)
+			c := Count(rel)
 			t.Logf("%s: %d storyboards (%d universal, %d protocols, %d specialisms, %d domains), %d phases, %d steps, %d validations; %d test kits, %d documents, %d vector files; %d known findings",
-				release, c.Storyboards, c.ByCategory[spec.Universal], c.ByCategory[spec.Protocols],
-				c.ByCategory[spec.Specialisms], c.ByCategory[spec.Domains],
+				release, c.Storyboards, c.ByCategory[Universal], c.ByCategory[Protocols],
+				c.ByCategory[Specialisms], c.ByCategory[Domains],
 				c.Phases, c.Steps, c.Validations, len(rel.TestKits), len(rel.Documents), len(rel.Vectors), len(knownFindings[release]))
 			t.Logf("%s: documents loaded as non-storyboards: %v", release, rel.Documents)
 		})
