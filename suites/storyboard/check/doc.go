@@ -10,6 +10,6 @@
 //
 //	res := check.Grade(v, check.Facts{Obs: obs, Context: ctx}, "3.1.19")
 //	if !res.Passed {
-//		fmt.Println(res.Check, res.Message) // field_present: media_buy_id is missing
+//		fmt.Println(res.Check, res.Message) // field_present media_buy_id is missing
 //	}
 package check

@@ -8,6 +8,13 @@
 // storyboard engine; the languages (expr), the checks (check), the
 // substitution observer (observer), OAuth (oauth) and the engine sit on it.
 //
+// Loading keeps every storyboard with its phases, steps, validations,
+// context outputs and gates, the authored check kinds of the runner output
+// contract and the test kits, whole; unknown or wrongly cased keys are
+// lint findings, not load errors. Not linted: the rules that need the JSON
+// schemas or enums, and "category matches the id's top segment", which the
+// shipped files treat as descriptive.
+//
 //	rel, err := spec.Load("../shared/spec/compliance/3.1.19")
 //	if err != nil {
 //		return err // names the file and the YAML line
