@@ -567,7 +567,7 @@ func TestExpectSubstitutionSafeFetchesPreviewURL(t *testing.T) {
 		{"a redirect", &spec.Response{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
 		{"not found", &spec.Response{Status: 404}, "preview_url_unusable (http_status)"},
 		{"JSON", page("application/json", `{}`), "preview_url_unusable (content_type)"},
-		{"too large", &spec.Response{Status: 200, ContentType: "text/html", Limit: spec.OverLimit}, "preview_url_unusable (size_exceeded)"},
+		{"too large", &spec.Response{Status: 200, ContentType: "text/html", Limit: "a response over 262144 bytes"}, "preview_url_unusable (size_exceeded)"},
 		{"blocked", &spec.Response{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
 		{"no response", nil, "preview_url_unusable (fetch_timeout)"},
 	}

@@ -46,16 +46,16 @@ type Response struct {
 	Failed string
 }
 
-// OverLimit is the Limit of a response cut at the kit's
+// overLimit is the Limit of a response cut at the kit's
 // max_response_bytes.
-var OverLimit = fmt.Sprintf("a response over %d bytes", fetch.MaxBytes)
+var overLimit = fmt.Sprintf("a response over %d bytes", fetch.MaxBytes)
 
 // ResponseFrom is a live fetch as the OAuth walk and the substitution
 // observer see it.
 func ResponseFrom(r fetch.Response) *Response {
 	o := &Response{Status: r.Status, ContentType: r.ContentType, Location: r.Location, Body: r.Body, Blocked: r.Blocked, Failed: r.Failed}
 	if r.TooLarge {
-		o.Limit = OverLimit
+		o.Limit = overLimit
 	}
 	return o
 }
@@ -71,7 +71,7 @@ func ResponseOf(c evidence.Call) *Response {
 		r.Location = x.ResponseHeaders.Get("Location")
 		r.Body = x.ResponseBody
 		if x.Truncated {
-			r.Limit = OverLimit
+			r.Limit = overLimit
 		}
 	}
 	return r
