@@ -68,6 +68,15 @@ func WriteFacesText(w io.Writer, faces []Face, opts TextOptions, exit int) error
 		}
 	}
 	fmt.Fprintf(&b, "verdict: %s — %s (exit %d)\n", verdict, why, exit)
+	// The release the storyboards and schemas were, once when every face
+	// took the same (each face chooses its own).
+	if rel := first.Release; rel != nil && sameRelease(faces, rel.Version) {
+		v := rel.Version
+		if v == "" {
+			v = "none"
+		}
+		fmt.Fprintf(&b, "storyboards and schemas: AdCP %s — %s\n", v, wire.Sanitize(rel.Reason, 4*maxMessage))
+	}
 	nw := 0
 	for _, f := range faces {
 		nw = max(nw, len(wire.Sanitize(f.Name, 40)))
@@ -158,4 +167,14 @@ func writeFaceCounts(b *strings.Builder, f Face) {
 		}
 		fmt.Fprintf(b, "  skipped: %s\n", termLine(strings.Join(parts, " · "), maxLine))
 	}
+}
+
+// sameRelease reports whether every face with a report took release v.
+func sameRelease(faces []Face, v string) bool {
+	for _, f := range faces {
+		if f.Run != nil && (f.Run.Release == nil || f.Run.Release.Version != v) {
+			return false
+		}
+	}
+	return true
 }

@@ -101,6 +101,7 @@ func TestReportCoversTheWholeCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := Report(Meta{Tool: "adcp-conform"}, s, sel, results)
+	run.Settle()
 	if len(run.Rules) != len(catalogue.All()) {
 		t.Fatalf("%d rules in the report, %d in the catalogue", len(run.Rules), len(catalogue.All()))
 	}
