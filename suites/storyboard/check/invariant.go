@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -208,7 +209,7 @@ func leaves(x any, fn func(pointer, v string)) {
 				if k == "context" {
 					continue
 				}
-				walk(p+"/"+spec.EscapePointer(k), v)
+				walk(p+"/"+rawjson.EscapeToken(k), v)
 			}
 		case []any:
 			for i, v := range t {
@@ -302,10 +303,10 @@ func (noSecretEcho) grade(s *stepView) *spec.Result {
 				lk := strings.ToLower(k)
 				_, str := v.(string)
 				if slices.Contains(credentialKeys, lk) || lk == "authorization" && str {
-					why, at = "a credential property "+k, p+"/"+spec.EscapePointer(k)
+					why, at = "a credential property "+k, p+"/"+rawjson.EscapeToken(k)
 					return
 				}
-				walk(p+"/"+spec.EscapePointer(k), v)
+				walk(p+"/"+rawjson.EscapeToken(k), v)
 			}
 		case []any:
 			for i, v := range t {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -123,7 +124,7 @@ func checkOn401RequireHeader(v spec.Validation, f Facts) spec.Result {
 		}
 	}
 	lower := strings.ToLower(name)
-	return fail(ptr("/headers/"+spec.EscapePointer(lower)), lower, nil, "the 401 response carries no %s header", spec.Clip(lower, 100))
+	return fail(ptr("/headers/"+rawjson.EscapeToken(lower)), lower, nil, "the 401 response carries no %s header", spec.Clip(lower, 100))
 }
 
 // checkResourceEqualsAgentURL compares the RFC 9728 metadata's `resource`

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -184,7 +185,7 @@ func (s *substituter) walk(v any, ptr string, depth int) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for _, k := range sortedKeys(x) {
-			e, err := s.walk(x[k], ptr+"/"+spec.EscapePointer(k), depth+1)
+			e, err := s.walk(x[k], ptr+"/"+rawjson.EscapeToken(k), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -623,7 +624,7 @@ func collectRefs(v any, ptr string, depth int, refs *[]Ref, errs *[]error) {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			p := ptr + "/" + spec.EscapePointer(k)
+			p := ptr + "/" + rawjson.EscapeToken(k)
 			if k == "$build_assets_from_format" {
 				*refs = append(*refs, Ref{Kind: RefBuildAssets, Token: k, Pointer: p})
 			}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // MaxFanOut caps the values one wildcard path resolves to, as the spec's
@@ -105,7 +107,7 @@ func Resolve(doc any, path string) ([]Match, error) {
 				switch v := m.Value.(type) {
 				case map[string]any:
 					if x, ok := v[s.Key]; ok {
-						next = append(next, Match{m.Pointer + "/" + EscapePointer(s.Key), x})
+						next = append(next, Match{m.Pointer + "/" + rawjson.EscapeToken(s.Key), x})
 					}
 				case []any:
 					if s.Key == "length" {
@@ -154,14 +156,10 @@ func Pointer(path string) string {
 		case s.Index >= 0:
 			b.WriteString(strconv.Itoa(s.Index))
 		default:
-			b.WriteString(EscapePointer(s.Key))
+			b.WriteString(rawjson.EscapeToken(s.Key))
 		}
 	}
 	return b.String()
-}
-
-func EscapePointer(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 func utf16Units(s string) []uint16 {
