@@ -6,6 +6,7 @@ import (
 	"mime"
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
@@ -137,7 +138,7 @@ func Prepare(st *spec.Step, vectors map[string]MacroVector) (*Plan, *spec.Skip) 
 // the fetch); nil when the run cannot fetch, which skips such a step.
 func (p *Plan) Grade(payload any, at string, fetch func(url string) (string, *spec.Result)) ([]spec.Result, *spec.Skip) {
 	st := p.st
-	v, found := spec.AtPointer(payload, st.SourcePath)
+	v, found := rawjson.Resolve(payload, st.SourcePath)
 	src, isString := v.(string)
 	if p.fetch && fetch == nil {
 		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: "url_fetch: this run's dispatcher cannot fetch a preview_url"}

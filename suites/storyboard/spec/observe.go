@@ -182,15 +182,15 @@ func errorBody(message json.RawMessage, pointer string) (map[string]any, json.Ra
 	var v any
 	switch {
 	case strings.HasSuffix(pointer, "/adcp_error"):
-		v, _ = AtPointer(msg, strings.TrimSuffix(pointer, "/adcp_error"))
+		v, _ = rawjson.Resolve(msg, strings.TrimSuffix(pointer, "/adcp_error"))
 	case strings.HasSuffix(pointer, "/text"):
-		if t, ok := AtPointer(msg, pointer); ok {
+		if t, ok := rawjson.Resolve(msg, pointer); ok {
 			if str, ok := t.(string); ok {
 				v, _ = DecodeJSON([]byte(str))
 			}
 		}
 	default:
-		v, _ = AtPointer(msg, "/result/structuredContent")
+		v, _ = rawjson.Resolve(msg, "/result/structuredContent")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

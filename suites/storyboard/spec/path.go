@@ -388,38 +388,6 @@ func JSONType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// AtPointer resolves an RFC 6901 JSON pointer in decoded JSON.
-func AtPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			// RFC 6901 array-index: "0" or digits without a leading zero.
-			n, err := strconv.Atoi(tok)
-			if err != nil || strings.Trim(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') || n >= len(c) {
-				return nil, false
-			}
-			cur = c[n]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
 // Clip bounds an untrusted or authored string for a message.
 func Clip(s string, n int) string {
 	if len(s) <= n {
