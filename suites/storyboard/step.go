@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
@@ -830,7 +831,7 @@ func (r *runner) metadataPath(task string) (string, error) {
 		case !found:
 			return "", errors.New("nothing to fetch: the protected-resource metadata has no authorization_servers[0]")
 		case !ok:
-			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", spec.JSONType(servers))
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", rawjson.KindOfDecoded(servers).String())
 		case !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://"):
 			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", spec.Clip(issuer, 120))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dlclark/regexp2"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -214,7 +215,7 @@ func checkFieldPattern(v spec.Validation, f Facts) spec.Result {
 	}
 	s, isStr := val.(string)
 	if !isStr {
-		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, spec.JSONType(val))
+		return fail(ptr(at), expected, echo(val), "%s is a %s, not a string", p, rawjson.KindOfDecoded(val).String())
 	}
 	m, err := re.MatchString(s)
 	if err != nil {
@@ -426,7 +427,7 @@ func checkFieldGreaterThan(v spec.Validation, f Facts) spec.Result {
 	}
 	n, isNum := val.(float64)
 	if !isNum || math.IsNaN(n) || math.IsInf(n, 0) {
-		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, spec.JSONType(val))
+		return fail(ptr(at), th, echo(val), "%s is a %s, not a finite number", p, rawjson.KindOfDecoded(val).String())
 	}
 	if !(n > th) {
 		return fail(ptr(at), th, n, "%s is not greater than %v", p, th)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
@@ -141,7 +142,7 @@ func anyMatch(arr []any, want any) bool {
 func quoteValue(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprintf("a %s", spec.JSONType(v))
+		return fmt.Sprintf("a %s", rawjson.KindOfDecoded(v).String())
 	}
 	return spec.Clip(string(b), maxDetailValue)
 }

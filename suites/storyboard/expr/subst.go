@@ -692,7 +692,7 @@ func ResolveTask(task, def string, testKit any) (string, error) {
 	}
 	s, isStr := x.(string)
 	if !isStr || s == "" {
-		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", spec.Clip(t.Name, 80), spec.JSONType(x))}
+		return "", &UnresolvedError{Token: task, Reason: fmt.Sprintf("the test kit value at %s is a %s, not a task name", spec.Clip(t.Name, 80), rawjson.KindOfDecoded(x).String())}
 	}
 	return s, nil
 }

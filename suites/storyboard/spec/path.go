@@ -369,25 +369,6 @@ func subset(want, got any, depth int) bool {
 	return Equal(want, got)
 }
 
-// JSONType names a decoded JSON value's type ("object", "array", …).
-func JSONType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // Clip bounds an untrusted or authored string for a message.
 func Clip(s string, n int) string {
 	if len(s) <= n {
