@@ -195,7 +195,7 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 		{name: "no artifact", manifest: map[string]any{"format_id": map[string]any{"id": "f"}},
 			want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
 		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
-		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + spec.NotApplicable, has: "not an HTML string"},
+		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + spec.NotApplicable, has: "is an object, not an HTML string"},
 		{name: "previous step did not pass", manifest: map[string]any{"preview_html": goodAll},
 			want: "skip:" + spec.PrerequisiteFailed, has: "did not pass"},
 		{name: "preview_url source, no fetcher", extra: "        source: url_fetch\n", manifest: withPreview(goodAll),

@@ -152,8 +152,8 @@ func (p *Plan) Grade(payload any, at string, fetch func(url string) (string, *sp
 	switch {
 	case !found || v == nil || (isString && src == ""):
 		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s's response carries no preview at %s (the agent may omit previews; build_creative's schema puts them under /preview)", at, spec.Clip(st.SourcePath, 120))}
-	case !isString:
-		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", spec.Clip(st.SourcePath, 120), at, kindOf(v))}
+	case !isString: // v is neither null nor a string: an object, an array, a number or a boolean
+		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("preview_source_unavailable: %s in %s's response is %s, not an HTML string", spec.Clip(st.SourcePath, 120), at, rawjson.KindOfDecoded(v).Phrase())}
 	case len(src) > maxPreviewBytes:
 		return nil, &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("the preview at %s is %d bytes, over the observer's %d-byte bound: not parsed", spec.Clip(st.SourcePath, 120), len(src), maxPreviewBytes)}
 	}
@@ -201,20 +201,6 @@ func bindings(st *spec.Step, vectors map[string]MacroVector) ([]binding, error) 
 		out = append(out, b)
 	}
 	return out, nil
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "not a string"
 }
 
 // previewDenyHosts is the kit's hosts_denied_metadata (names; the
