@@ -271,18 +271,12 @@ func (e *node) eval(vars *Vars) any {
 	return undef
 }
 
+// truthy is JavaScript truthiness, undefined included (falsy).
 func truthy(v any) bool {
-	switch x := v.(type) {
-	case undefined, nil:
+	if _, ok := v.(undefined); ok {
 		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && !math.IsNaN(x)
-	case string:
-		return x != ""
 	}
-	return true // objects and arrays
+	return rawjson.TruthyDecoded(v)
 }
 
 func strictEqual(a, b any) bool {
