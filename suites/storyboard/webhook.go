@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -73,10 +72,6 @@ const (
 
 // webhookTasks are the runner tasks that read the receiver.
 var webhookTasks = []string{taskExpectWebhook, taskExpectNoWebhook, taskRetryKeysStable, taskSignatureValid}
-
-// idempotencyKeyPattern is the webhook idempotency_key's pattern
-// (schemas core/mcp-webhook-payload.json, idempotency_key).
-var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,255}$`)
 
 // The bounds of a webhook step's wait.
 const (
@@ -694,16 +689,16 @@ func judgeWebhook(st *spec.Step, task string, ds []Delivery, note WebhookNote, s
 
 // checkKey grades expect_idempotency_key on a delivery.
 func checkKey(d Delivery) spec.Result {
-	desc := "the webhook carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$"
+	desc := "the webhook carries an idempotency_key matching " + webhook.IdempotencyKeyPattern
 	raw, key, ok := idempotencyKey(d)
 	at := "/idempotency_key"
 	r := spec.Result{Check: "idempotency_key", Severity: "required", Description: desc, JSONPointer: &at}
 	switch {
 	case raw == "":
 		r.Expected, r.Message = "missing_idempotency_key", "missing_idempotency_key: the payload has no idempotency_key"
-	case !ok || !idempotencyKeyPattern.MatchString(key):
+	case !ok || !webhook.ValidIdempotencyKey(key):
 		r.Expected, r.Actual = "invalid_idempotency_key_format", spec.Clip(raw, 300)
-		r.Message = "invalid_idempotency_key_format: idempotency_key " + spec.Clip(raw, 80) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"
+		r.Message = "invalid_idempotency_key_format: idempotency_key " + spec.Clip(raw, 80) + " does not match " + webhook.IdempotencyKeyPattern
 	default:
 		r.Passed = true
 	}
@@ -783,7 +778,7 @@ func retryStable(st *spec.Step, ev []Delivery, window string) []spec.Result {
 			_, a, okA := idempotencyKey(ev[0])
 			_, b, okB := idempotencyKey(ev[i])
 			code := "idempotency_key_rotated"
-			if okA != okB || idempotencyKeyPattern.MatchString(a) != idempotencyKeyPattern.MatchString(b) {
+			if okA != okB || webhook.ValidIdempotencyKey(a) != webhook.ValidIdempotencyKey(b) {
 				code = "idempotency_key_format_changed"
 			}
 			k.Expected = code
