@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
@@ -60,7 +61,7 @@ func checkResponseSchema(v spec.Validation, f Facts) spec.Result {
 		return notApplicable(fmt.Sprintf("release %s has no response schema for task %q and the step names none", set.Release(), spec.Clip(f.Obs.Task, 100)))
 	}
 	id := "/schemas/" + set.Release() + "/" + rel
-	res := spec.Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel}
+	res := spec.Result{SchemaID: id, SchemaURL: release.PublishedSchemas + "/" + set.Release() + "/" + rel}
 	doc := payloadBytes(f.Obs)
 	if doc == nil {
 		if f.Obs.Error != nil {
@@ -99,7 +100,7 @@ const onlyTransportError = "the reply carries its error only on the transport la
 // response_schema result (note, when given, says why this schema).
 func Schema(set *schemas.Set, rel string, doc []byte, note string) spec.Result {
 	id := "/schemas/" + set.Release() + "/" + rel
-	res := spec.Result{SchemaID: id, SchemaURL: schemas.PublishedBase + "/" + set.Release() + "/" + rel, Note: note}
+	res := spec.Result{SchemaID: id, SchemaURL: release.PublishedSchemas + "/" + set.Release() + "/" + rel, Note: note}
 	vs, err := set.Validate(rel, doc)
 	if err != nil {
 		na := notApplicable(fmt.Sprintf("schema %s could not be applied: %v", rel, err))
