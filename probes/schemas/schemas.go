@@ -7,7 +7,7 @@
 // probes/release fetches a release from its published location into the
 // user's cache once, for Load to read from then on.
 //
-//	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
+//	set, err := schemas.Load("spec/schemas/3.1.19") // a release's published schemas, copied locally
 //	vs, err := set.Response("get_products", body)
 //	for _, v := range vs { fmt.Println(v.Pointer, v.Message, v.SchemaID) }
 package schemas
