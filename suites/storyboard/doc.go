@@ -9,7 +9,7 @@
 // and oauth (the OAuth graph and the signing keys). The engine fetches;
 // they judge.
 //
-//	rel, err := spec.Load("../shared/spec/compliance/3.1.19")
+//	rel, err := spec.Load("compliance/3.1.19") // a release's compliance folder, copied locally
 //	if err != nil {
 //		return err // names the file and the YAML line
 //	}

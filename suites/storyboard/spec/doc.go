@@ -15,7 +15,7 @@
 // schemas or enums, and "category matches the id's top segment", which the
 // shipped files treat as descriptive.
 //
-//	rel, err := spec.Load("../shared/spec/compliance/3.1.19")
+//	rel, err := spec.Load("compliance/3.1.19") // a release's compliance folder, copied locally
 //	if err != nil {
 //		return err // names the file and the YAML line
 //	}
