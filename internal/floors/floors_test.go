@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -215,4 +216,25 @@ func sortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestTheArchitecturePageDrawsTheTable keeps docs/architecture.md's table
+// of floors the table above: the page explains it, the test is the truth.
+func TestTheArchitecturePageDrawsTheTable(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ((?:`[^`]+`(?:, )?)+) \\|")
+	var drawn [][]string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		var pkgs []string
+		for _, p := range strings.Split(m[2], ", ") {
+			pkgs = append(pkgs, strings.Trim(p, "`"))
+		}
+		drawn = append(drawn, pkgs)
+	}
+	if !slices.EqualFunc(drawn, floors, slices.Equal) {
+		t.Errorf("docs/architecture.md draws the floors\n%q\nthe table here is\n%q", drawn, floors)
+	}
 }
