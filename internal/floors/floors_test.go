@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -24,17 +25,21 @@ var floors = [][]string{
 	{"probes/evidence", "probes/webhook"}, // the evidence store; webhook signatures and receiver
 	{"probes/fetch"},                      // the guarded fetch every connection goes through
 	{"probes/release", "probes/auth", "probes/a2a", "probes/mcp"}, // release material; OAuth tokens; the clients
-	{"probes/schemas"},              // JSON Schema validation of the release's schemas
-	{"probes/plan", "probes/fuzz"},  // the probes as data; schema-driven request generation
-	{"report", "report/schema"},     // the report model and its writers
-	{"report/certify"},              // certification over a report
-	{"suites/catalogue"},            // the rule catalogue and its labels
-	{"suites", "suites/storyboard"}, // the rule judges; the storyboard engine
+	{"probes/schemas"},             // JSON Schema validation of the release's schemas
+	{"probes/plan", "probes/fuzz"}, // the probes as data; schema-driven request generation
+	{"report", "report/schema"},    // the report model and its writers
+	{"report/certify"},             // certification over a report
+	{"suites/catalogue"},           // the rule catalogue and its labels
+	{"suites/storyboard/spec"},     // the storyboard model, loading, lint, and the run's records
+	// the skip_if language and substitution tokens; the substitution observer; the OAuth graph, brand.json and JWKS
+	{"suites/storyboard/expr", "suites/storyboard/observer", "suites/storyboard/oauth"},
+	{"suites/storyboard/check"},                                    // the check kinds and invariants
+	{"suites", "suites/storyboard"},                                // the rule judges; the storyboard engine
 	{"suites/runner", "suites/storyboard/live", "suites/diagnose"}, // judging as a Ginkgo run; storyboards over live clients; diagnose
-	{"internal/material"}, // a run's release material, loaded
-	{"suites/conform"},    // the public Go API for one run
-	{"internal/cli"},      // the commands
-	{"cmd/adcp-conform"},  // the thin main
+	{"internal/material"},                                          // a run's release material, loaded
+	{"suites/conform"},                                             // the public Go API for one run
+	{"internal/cli"},                                               // the commands
+	{"cmd/adcp-conform"},                                           // the thin main
 }
 
 // sideways are the imports allowed between packages of one floor.
@@ -74,7 +79,7 @@ func TestTheCheckCatchesEachKindOfViolation(t *testing.T) {
 		to    string
 		wants string
 	}{
-		{"an import up a floor", "probes/wire", "suites", "probes/wire (floor 2) imports suites (floor 11)"},
+		{"an import up a floor", "probes/wire", "suites", "probes/wire (floor 2) imports suites (floor 14)"},
 		{"a sideways import not listed", "probes/wire", "probes/extract", "probes/wire imports probes/extract on its own floor"},
 		{"a fixture importing the harness", "fixtures/seller", "report", "fixtures/seller imports report: fixtures import nothing of the harness"},
 		{"the binary pulling in test-only code", "internal/cli", "internal/golden", "the shipped binary (cmd/adcp-conform) depends on internal/golden"},
@@ -211,4 +216,25 @@ func sortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestTheArchitecturePageDrawsTheTable keeps docs/architecture.md's table
+// of floors the table above: the page explains it, the test is the truth.
+func TestTheArchitecturePageDrawsTheTable(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ((?:`[^`]+`(?:, )?)+) \\|")
+	var drawn [][]string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		var pkgs []string
+		for _, p := range strings.Split(m[2], ", ") {
+			pkgs = append(pkgs, strings.Trim(p, "`"))
+		}
+		drawn = append(drawn, pkgs)
+	}
+	if !slices.EqualFunc(drawn, floors, slices.Equal) {
+		t.Errorf("docs/architecture.md draws the floors\n%q\nthe table here is\n%q", drawn, floors)
+	}
 }

@@ -35,11 +35,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/release"
 )
 
-// PublishedBase is where AdCP publishes each release's schemas, as
-// <PublishedBase>/<release>/core/error.json and so on: the URL a report
-// names a schema by.
-const PublishedBase = release.PublishedSchemas
-
 // base is the URL the schemas are compiled under; the root-relative $id
 // and $ref values resolve against it, and the loader maps it back to the
 // local folder. Nothing is ever fetched from it.
