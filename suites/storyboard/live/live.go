@@ -82,6 +82,15 @@ type Config struct {
 	// Live is sent with it alone, on a session of its own. Its value
 	// must be among the Limits' secrets.
 	LiveBearerToken string
+	// KeysReady, when set, is closed once the seller's webhook-signing
+	// keys are in Store or never will be (the HOOK probes fetched them, or
+	// ended): the webhook steps verify with them (plan.SellerKeysFrom), so
+	// a run whose probes go on beside its storyboards waits for them there.
+	KeysReady <-chan struct{}
+	// AloneDone, when set, is called once the storyboards that run alone
+	// (storyboard.ShapesNextCall) are done, before the others start: a run
+	// holds its other calls to the seller until then.
+	AloneDone func()
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
@@ -160,7 +169,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
 	case cfg.Dispatcher == nil && cfg.Webhook != nil:
-		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.Add)
+		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.Add, cfg.KeysReady)
 		live.record(storyboard.ReceiverCall(cfg.Webhook.Base(), t))
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
@@ -201,7 +210,9 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	// others. Then the others side by side, those that wait on purpose
 	// (storyboard.Waits: webhook deliveries and settles, a rate-limit
 	// trip's retry_after) first, so their waiting overlaps the rest of
-	// the run instead of trailing it.
+	// the run instead of trailing it; in each group the longest first
+	// (Calls), so that the run does not end with one long storyboard
+	// making its calls one by one while the seller idles between them.
 	var alone, waiting, other []int
 	for i, sb := range cfg.Release.Storyboards {
 		switch {
@@ -213,10 +224,20 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			other = append(other, i)
 		}
 	}
+	longestFirst := func(ix []int) {
+		sort.SliceStable(ix, func(a, b int) bool {
+			return storyboard.Calls(cfg.Release.Storyboards[ix[a]]) > storyboard.Calls(cfg.Release.Storyboards[ix[b]])
+		})
+	}
+	longestFirst(waiting)
+	longestFirst(other)
 	for _, i := range alone {
 		if runs(i) {
 			run(i)
 		}
+	}
+	if cfg.AloneDone != nil {
+		cfg.AloneDone()
 	}
 	limit := cfg.Concurrency
 	if limit <= 0 {
