@@ -102,10 +102,10 @@ type Config struct {
 	// did not); the rest of the probes wait until it returns. A run starts
 	// its storyboards from it, beside the rest of the probes.
 	Discovered func(store *evidence.Store, err error)
-	// BeforeBurst, when set, is called before the rate-limit bursts
-	// (RateBurst), once every other probe is done: a run waits there for
-	// its storyboards, so that the burst overlaps nothing.
-	BeforeBurst func()
+	// ProbesDone, when set, is called once every probe but the rate-limit
+	// bursts (RateBurst) is done; the bursts wait until it returns: a run
+	// waits there for its storyboards, so that a burst overlaps nothing.
+	ProbesDone func()
 
 	// gate holds the probes of every transport after discovery until
 	// Discovered has returned (Execute sets it).
@@ -418,14 +418,12 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 	// not the storyboards (BeforeBurst waits for them): a RATE_LIMITED
 	// reply is then the burst's own, and no other call meets the limit
 	// the burst trips.
-	if mcpBurst != nil || a2aBurst != nil {
-		if cfg.BeforeBurst != nil {
-			cfg.BeforeBurst()
-		}
-		for _, b := range []func() evidence.Call{mcpBurst, a2aBurst} {
-			if b != nil && ctx.Err() == nil {
-				add(b())
-			}
+	if cfg.ProbesDone != nil {
+		cfg.ProbesDone()
+	}
+	for _, b := range []func() evidence.Call{mcpBurst, a2aBurst} {
+		if b != nil && ctx.Err() == nil {
+			add(b())
 		}
 	}
 	return store, errors.Join(mcpErr, a2aErr)

@@ -233,7 +233,7 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 	if s.pc.MCP.Endpoint == "" {
 		jwks = string(evidence.A2A) + "/hook/jwks"
 	}
-	keysReady := make(chan struct{})
+	keysReady, quiet := make(chan struct{}), make(chan struct{})
 	var keysOnce sync.Once
 	ready := func() { keysOnce.Do(func() { close(keysReady) }) }
 	pc := s.pc
@@ -267,13 +267,15 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		alone := make(chan struct{})
 		go func() {
 			defer close(sbDone)
-			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, keysReady, func() { close(alone) })
+			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, keysReady, quiet, func() { close(alone) })
 		}()
 		<-alone // no probe lands between a controller arm and its next call
 	}
-	pc.BeforeBurst = func() {
+	pc.ProbesDone = func() {
+		close(quiet)
+		ready()
 		if started {
-			<-sbDone
+			<-sbDone // the burst overlaps no storyboard
 		}
 	}
 	p.store, p.perr = plan.Execute(pctx, pc)

@@ -44,10 +44,11 @@ func (cfg Config) Prefetch() (Config, error) {
 // runStoryboards runs the storyboards after the probes, through the same
 // clients and limits, into the same store.
 // keysReady is closed once the HOOK probes' key fetch is recorded or the
-// probes are done (live.Config.KeysReady); aloneDone is called once the
-// storyboards that run alone are done, or at once when none run.
+// probes are done (live.Config.KeysReady), quiet once the probes are done;
+// aloneDone is called when the probes may go on beside the storyboards
+// (live.Config.AloneDone).
 func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Config, store *evidence.Store, set *schemas.Set,
-	keysReady <-chan struct{}, aloneDone func()) []storyboard.StoryboardResult {
+	keysReady, quiet <-chan struct{}, aloneDone func()) []storyboard.StoryboardResult {
 	if p.Release == nil {
 		aloneDone()
 		return nil
@@ -70,7 +71,7 @@ func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Confi
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.Release, Store: store, Add: add, Include: p.Include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
 		TLS: cfg.TLS, Agents: agentsFor(p.Agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
-		KeysReady: keysReady, AloneDone: aloneDone,
+		KeysReady: keysReady, Quiet: quiet, AloneDone: aloneDone,
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
 	})

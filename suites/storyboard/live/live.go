@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -89,8 +90,12 @@ type Config struct {
 	KeysReady <-chan struct{}
 	// AloneDone, when set, is called once the storyboards that run alone
 	// (storyboard.ShapesNextCall) are done, before the others start: a run
-	// holds its other calls to the seller until then.
+	// holds its other calls to the seller until then. With Quiet set and
+	// such a storyboard to run it is called first, and they wait for Quiet.
 	AloneDone func()
+	// Quiet, when set, is closed once the run's other calls to the seller
+	// (its probes) are done.
+	Quiet <-chan struct{}
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
@@ -231,14 +236,23 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	}
 	longestFirst(waiting)
 	longestFirst(other)
-	for _, i := range alone {
-		if runs(i) {
-			run(i)
+	aloneDone := func() {
+		if cfg.AloneDone != nil {
+			cfg.AloneDone()
 		}
 	}
-	if cfg.AloneDone != nil {
-		cfg.AloneDone()
+	alone = slices.DeleteFunc(alone, func(i int) bool { return !runs(i) })
+	if len(alone) > 0 && cfg.Quiet != nil {
+		// The probes go first, as a whole: a storyboard that runs alone
+		// may wait on what they fetch (the seller's webhook keys).
+		aloneDone()
+		<-cfg.Quiet
+		aloneDone = func() {}
 	}
+	for _, i := range alone {
+		run(i)
+	}
+	aloneDone()
 	limit := cfg.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
