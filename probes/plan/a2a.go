@@ -86,10 +86,12 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 		invoke(*capsCase)
 		wg.Wait()
 	}
-	cfg.gate.discovered(nil)
 	if cfg.DiscoveryOnly {
+		cfg.gate.discovered(nil)
 		return nil, nil
 	}
+	keys := sellerKeysOnce(ctx, Env{Config: cfg, Listed: listed, Add: add}, "a2a/", cfg.A2A.BaseURL)
+	cfg.gate.discovered(nil)
 	wg.Go(func() {
 		for _, c := range a2aAuthProbes(ctx, cfg, card) {
 			add(c)
@@ -114,7 +116,7 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 		invoke(c)
 	}
 	wg.Wait()
-	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, A2A: client,
+	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, A2A: client, keys: keys,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, a2aProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(listed, "get_adcp_capabilities") {

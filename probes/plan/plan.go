@@ -491,6 +491,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 		wave([]Case{*capsCase})
 		wg.Wait()
 	}
+	keys := sellerKeysOnce(ctx, Env{Config: cfg, Listed: listed, Add: add}, "mcp/", cfg.MCP.Endpoint)
 	cfg.gate.discovered(nil)
 	wg.Go(func() {
 		for _, c := range authProbes(ctx, cfg, listed) {
@@ -501,7 +502,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 	wg.Wait()
 	wave(ErrorCases(listed, nonce, func(t string) bool { return usable[t] }))
 	wg.Wait()
-	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared,
+	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared, keys: keys,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, mcpProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
@@ -536,6 +537,8 @@ type Env struct {
 	Shared *mcp.Session
 	// A2A is the A2A client (nil over MCP).
 	A2A *a2a.Client
+	// keys are the seller's webhook-signing keys (sellerKeysOnce).
+	keys keysFunc
 }
 
 // A ProbeSet runs further probes after the read and error probes; sets

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -199,7 +198,7 @@ type probed struct {
 // of the probes — the seller is kept busy by both, the probes' waits
 // (webhooks that must not come, tasks being polled) overlap the
 // storyboards' calls — and last the rate-limit burst, alone
-// (plan.Config.BeforeBurst). In flight at once: at most --parallel
+// (plan.Config.ProbesDone). In flight at once: at most --parallel
 // storyboards, each one call at a time, beside the probes' own bound. The
 // deadline bounds it: the probes stop early enough to leave a fifth of it
 // (at most 30 s) for judging and writing the reports. Fetching the release
@@ -226,26 +225,7 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		chooseErr error
 	)
 	defer func() { cancelSB() }()
-	// The storyboards' webhook steps verify with the keys the HOOK probes
-	// fetch on the storyboards' transport: they read them once that fetch
-	// is recorded, or the probes end.
-	jwks := string(evidence.MCP) + "/hook/jwks"
-	if s.pc.MCP.Endpoint == "" {
-		jwks = string(evidence.A2A) + "/hook/jwks"
-	}
-	keysReady, quiet := make(chan struct{}), make(chan struct{})
-	var keysOnce sync.Once
-	ready := func() { keysOnce.Do(func() { close(keysReady) }) }
 	pc := s.pc
-	onCall := pc.OnCall
-	pc.OnCall = func(call evidence.Call) {
-		if onCall != nil {
-			onCall(call)
-		}
-		if call.ProbeID == jwks {
-			ready()
-		}
-	}
 	pc.Discovered = func(store *evidence.Store, perr error) {
 		if s.rp.Deferred {
 			if perr != nil || pctx.Err() != nil {
@@ -267,19 +247,16 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		alone := make(chan struct{})
 		go func() {
 			defer close(sbDone)
-			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, keysReady, quiet, func() { close(alone) })
+			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, func() { close(alone) })
 		}()
 		<-alone // no probe lands between a controller arm and its next call
 	}
 	pc.ProbesDone = func() {
-		close(quiet)
-		ready()
 		if started {
 			<-sbDone // the burst overlaps no storyboard
 		}
 	}
 	p.store, p.perr = plan.Execute(pctx, pc)
-	ready()
 	if started {
 		<-sbDone
 	}

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,19 +82,10 @@ type Config struct {
 	// Live is sent with it alone, on a session of its own. Its value
 	// must be among the Limits' secrets.
 	LiveBearerToken string
-	// KeysReady, when set, is closed once the seller's webhook-signing
-	// keys are in Store or never will be (the HOOK probes fetched them, or
-	// ended): the webhook steps verify with them (plan.SellerKeysFrom), so
-	// a run whose probes go on beside its storyboards waits for them there.
-	KeysReady <-chan struct{}
 	// AloneDone, when set, is called once the storyboards that run alone
 	// (storyboard.ShapesNextCall) are done, before the others start: a run
-	// holds its other calls to the seller until then. With Quiet set and
-	// such a storyboard to run it is called first, and they wait for Quiet.
+	// holds its other calls to the seller until then.
 	AloneDone func()
-	// Quiet, when set, is closed once the run's other calls to the seller
-	// (its probes) are done.
-	Quiet <-chan struct{}
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
@@ -174,7 +164,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
 		env.Webhooks = storyboard.ReplayWebhooks(cfg.Store)
 	case cfg.Dispatcher == nil && cfg.Webhook != nil:
-		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.Add, cfg.KeysReady)
+		env.Webhooks = newReceiver(cfg.Webhook, cfg.Store, t, cfg.Add)
 		live.record(storyboard.ReceiverCall(cfg.Webhook.Base(), t))
 	}
 	versionSkip := storyboard.VersionGate(cfg.Release, env.Capabilities)
@@ -236,23 +226,14 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	}
 	longestFirst(waiting)
 	longestFirst(other)
-	aloneDone := func() {
-		if cfg.AloneDone != nil {
-			cfg.AloneDone()
+	for _, i := range alone {
+		if runs(i) {
+			run(i)
 		}
 	}
-	alone = slices.DeleteFunc(alone, func(i int) bool { return !runs(i) })
-	if len(alone) > 0 && cfg.Quiet != nil {
-		// The probes go first, as a whole: a storyboard that runs alone
-		// may wait on what they fetch (the seller's webhook keys).
-		aloneDone()
-		<-cfg.Quiet
-		aloneDone = func() {}
+	if cfg.AloneDone != nil {
+		cfg.AloneDone()
 	}
-	for _, i := range alone {
-		run(i)
-	}
-	aloneDone()
 	limit := cfg.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency

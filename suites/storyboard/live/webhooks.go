@@ -28,16 +28,11 @@ type receiver struct {
 }
 
 // newReceiver returns the receiver, redacting with the store's redaction.
-// The keys are read once ready is closed (nil: at once): the storyboards
-// may run beside the HOOK probes, which fetch them.
-func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, add func(evidence.Call) evidence.Call, ready <-chan struct{}) *receiver {
+// The probes fetch the keys during discovery (plan.Config.Discovered), so
+// storyboards running beside the rest of the probes find them.
+func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, add func(evidence.Call) evidence.Call) *receiver {
 	return &receiver{rec: rec, t: t, add: add, redact: store.Redactor(), registered: map[string]bool{},
-		keys: sync.OnceValues(func() ([]webhook.JWK, string) {
-			if ready != nil {
-				<-ready
-			}
-			return plan.SellerKeysFrom(store, t)
-		})}
+		keys: sync.OnceValues(func() ([]webhook.JWK, string) { return plan.SellerKeysFrom(store, t) })}
 }
 
 func (h *receiver) Base() string { return h.rec.Base() }

@@ -153,7 +153,7 @@ func TestWebhookStepsThroughTheReceiver(t *testing.T) {
 		sb.Kind, sb.Path = spec.Protocols, "protocols/media-buy/live.yaml"
 		env := &storyboard.Env{Tools: []string{"create_media_buy"}, AllowMutations: true, Mutating: storyboard.Mutating,
 			Capabilities: map[string]any{"supported_protocols": []any{"media_buy"}},
-			Webhooks:     newReceiver(rec, store, evidence.MCP, store.Add, nil)}
+			Webhooks:     newReceiver(rec, store, evidence.MCP, store.Add)}
 		s := &hookSeller{key: priv, reuseNonce: reuse}
 		res := storyboard.Run(context.Background(), sb, env, s)
 		s.wg.Wait()
