@@ -41,6 +41,10 @@ type Options struct {
 	// them and found none (a fetch that failed): the skip reason of
 	// SCHEMA-01 and SCHEMA-02. Empty means none were asked for.
 	SchemasUnavailable string
+	// Fuzz says the store is a fuzz run's (adcp-conform fuzz): the judges
+	// are the rules of the families the catalogue gives to that command
+	// (FUZZ), and only those; a run's store is judged by every other rule.
+	Fuzz bool
 	// Stop, when set, says why the run must stop judging ("" to go on):
 	// the run's deadline, or a signal. A rule not judged by then is a
 	// harness error saying why (--deadline and Ctrl-C bound the whole run,
@@ -53,6 +57,21 @@ func (o Options) stopped() string {
 		return ""
 	}
 	return o.Stop()
+}
+
+// Command is the command whose rules opts judges: catalogue.CommandFuzz
+// for a fuzz run, "" for run.
+func (o Options) Command() string {
+	if o.Fuzz {
+		return catalogue.CommandFuzz
+	}
+	return ""
+}
+
+// Judges reports whether opts judges check c: its transport is judged and
+// its rule belongs to the run's command.
+func (o Options) Judges(c Check) bool {
+	return o.judges(c.Transport) && catalogue.CommandOf(c.ID) == o.Command()
 }
 
 func (o Options) judges(t catalogue.Transport) bool {
@@ -167,7 +186,7 @@ func Judge(store *evidence.Store, opts Options) []Verdict {
 	defer forgetReplies()
 	var out []Verdict
 	for _, c := range Checks() {
-		if opts.judges(c.Transport) {
+		if opts.Judges(c) {
 			out = append(out, c.judge(store, opts))
 		}
 	}
@@ -261,7 +280,7 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 			for _, fam := range families() {
 				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
 					for _, c := range withA2A(fam.checks) {
-						if c.Transport != t {
+						if c.Transport != t || !opts.Judges(c) {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
