@@ -97,6 +97,8 @@ type FuzzOutcome struct {
 	Timeout bool
 	// Why is the reason a call is unjudged.
 	Why string
+	// RetryAfter is a rejection's retry_after in seconds, when a number.
+	RetryAfter float64
 }
 
 // Same reports whether two outcomes fail the same way: the same class,
@@ -199,7 +201,11 @@ func fuzzOracle(c evidence.Call, set *schemas.Set, parse func(evidence.Call) *re
 	if !ok || !upperSnake.MatchString(code) {
 		return fail("FUZZ-02", cand.ptr+"/code", fmt.Sprintf("%s is not an uppercase snake case code", quote(code)))
 	}
-	return FuzzOutcome{Class: FuzzRejected, Code: code}
+	out := FuzzOutcome{Class: FuzzRejected, Code: code}
+	if v, ok := cand.obj.Get("retry_after"); ok {
+		out.RetryAfter, _ = number(v)
+	}
+	return out
 }
 
 // acceptedOrNot validates a success's payload against the task's response
@@ -248,7 +254,32 @@ func FuzzTurnOf(probeID string) string {
 	if i := strings.LastIndex(probeID, FuzzShrinkInfix); i >= 0 {
 		return probeID[:i]
 	}
-	return strings.TrimSuffix(probeID, FuzzUnknownSuffix)
+	return strings.TrimSuffix(withoutRetry(probeID), FuzzUnknownSuffix)
+}
+
+// FuzzRetryInfix comes before the number of a repeat of a call the seller
+// refused with RATE_LIMITED ("…/t003/retry/1").
+const FuzzRetryInfix = "/retry/"
+
+// withoutRetry drops a trailing retry number from a probe ID.
+func withoutRetry(id string) string {
+	if i := strings.LastIndex(id, FuzzRetryInfix); i >= 0 && !strings.Contains(id[i+len(FuzzRetryInfix):], "/") {
+		return id[:i]
+	}
+	return id
+}
+
+// transient reports whether a rejection says nothing about the request:
+// the seller asks to be called again later (its recovery is transient:
+// RATE_LIMITED, SERVICE_UNAVAILABLE).
+func transient(r *reply) bool {
+	c := firstError(r)
+	if c == nil {
+		return false
+	}
+	rec, _ := str(c.obj, "recovery")
+	code, _ := str(c.obj, "code")
+	return rec == "transient" || code == "RATE_LIMITED" || code == "SERVICE_UNAVAILABLE"
 }
 
 // Shrunk is the smallest request found that fails as a turn did: the last
@@ -300,8 +331,8 @@ func shrinkNote(sh Shrunk) string {
 // judgeTwoPath judges rule over every turn and shrink call: a call the
 // oracle fails on rule is a finding (a shrink call only when its turn did
 // not fail that way: otherwise it is the turn's reproduction, noted on the
-// turn's finding); a call in class pass is examined and passes.
-func judgeTwoPath(id string, s *evidence.Store, o Options, pass FuzzClass, none string) Verdict {
+// turn's finding); a call pass takes is examined and passes.
+func judgeTwoPath(id string, s *evidence.Store, o Options, pass func(FuzzOutcome) bool, none string) Verdict {
 	if o.Schemas == nil {
 		return schemasSkip(o)
 	}
@@ -319,7 +350,7 @@ func judgeTwoPath(id string, s *evidence.Store, o Options, pass FuzzClass, none 
 			turnFailed[c.ProbeID] = out.Rule
 		}
 		switch {
-		case out.Class == pass:
+		case pass(out):
 			t.judged(c, nil)
 		case out.Class == FuzzFailed && out.Rule == id:
 			if c.Has(evidence.PurposeFuzzShrink) && turnFailed[FuzzTurnOf(c.ProbeID)] == id {
@@ -340,11 +371,11 @@ func judgeTwoPath(id string, s *evidence.Store, o Options, pass FuzzClass, none 
 }
 
 func judgeFUZZ01(s *evidence.Store, o Options) Verdict {
-	return judgeTwoPath("FUZZ-01", s, o, FuzzAccepted, "no fuzz turn was accepted: the accepted path was not exercised (every turn was rejected or faulted)")
+	return judgeTwoPath("FUZZ-01", s, o, func(out FuzzOutcome) bool { return out.Class == FuzzAccepted }, "no fuzz turn was accepted: the accepted path was not exercised (every turn was rejected or faulted)")
 }
 
 func judgeFUZZ02(s *evidence.Store, o Options) Verdict {
-	return judgeTwoPath("FUZZ-02", s, o, FuzzRejected, "no fuzz turn was rejected: the rejected path was not exercised")
+	return judgeTwoPath("FUZZ-02", s, o, func(out FuzzOutcome) bool { return out.Class == FuzzRejected }, "no fuzz turn was rejected: the rejected path was not exercised")
 }
 
 // judgeFUZZ04 fails a transport-level fault. A timeout counts only when
@@ -366,7 +397,10 @@ func judgeFUZZ04(s *evidence.Store, o Options) Verdict {
 		}
 		return c
 	})
-	return judgeTwoPath("FUZZ-04", view, o, "", "no fuzz turn was answered")
+	answered := func(out FuzzOutcome) bool {
+		return out.Class == FuzzAccepted || out.Class == FuzzRejected || (out.Class == FuzzFailed && out.Rule != "FUZZ-04")
+	}
+	return judgeTwoPath("FUZZ-04", view, o, answered, "no fuzz turn was answered")
 }
 
 // notFoundCodes are the standard not-found codes of the release
@@ -437,13 +471,15 @@ func judgeFUZZ03(s *evidence.Store, o Options) Verdict {
 		if !ok || fuzzOracle(base, o.Schemas, parseReply).Class != FuzzAccepted {
 			continue // the request with the existing id was not accepted: nothing to compare
 		}
-		switch out.Class {
-		case FuzzAccepted:
+		switch {
+		case out.Class == FuzzAccepted:
 			t.judged(c, nil) // a filter that matches nothing may answer with an empty success
-		case FuzzRejected:
+		case out.Class == FuzzRejected && transient(parseReply(c)):
+			// "call again later" says nothing about the id: its repeat is judged
+		case out.Class == FuzzRejected:
 			t.judged(c, []finding{{"", fmt.Sprintf("rejected with %s where %s, the same request with an existing id, was accepted: an unknown id takes a not-found code (%s)",
 				quote(out.Code), base.ProbeID, strings.Join(names, ", "))}})
-		case FuzzFailed:
+		case out.Class == FuzzFailed:
 			t.judged(c, []finding{{"", fmt.Sprintf("an unknown id, where %s with an existing id was accepted, met %s: %s", base.ProbeID, out.Rule, out.Findings[0].What)}})
 		default:
 			t.account(c)
@@ -473,20 +509,23 @@ var perRequestMembers = map[string]bool{"timestamp": true, "context_id": true, "
 // credential.
 func judgeFUZZ05(s *evidence.Store, _ Options) Verdict {
 	t := newTally("FUZZ-05")
+	// Each side is its last call (a RATE_LIMITED one is repeated, later in
+	// probe-ID order).
 	pairs := map[string][2]*evidence.Call{}
 	for _, c := range toolCalls(s) {
 		if !c.Has(evidence.PurposeFuzzTenant2) {
 			continue
 		}
+		id := withoutRetry(c.ProbeID)
 		switch {
-		case strings.HasSuffix(c.ProbeID, FuzzOtherSuffix):
-			p := pairs[strings.TrimSuffix(c.ProbeID, FuzzOtherSuffix)]
+		case strings.HasSuffix(id, FuzzOtherSuffix):
+			p := pairs[strings.TrimSuffix(id, FuzzOtherSuffix)]
 			p[0] = &c
-			pairs[strings.TrimSuffix(c.ProbeID, FuzzOtherSuffix)] = p
-		case strings.HasSuffix(c.ProbeID, FuzzUnknownSuffix):
-			p := pairs[strings.TrimSuffix(c.ProbeID, FuzzUnknownSuffix)]
+			pairs[strings.TrimSuffix(id, FuzzOtherSuffix)] = p
+		case strings.HasSuffix(id, FuzzUnknownSuffix):
+			p := pairs[strings.TrimSuffix(id, FuzzUnknownSuffix)]
 			p[1] = &c
-			pairs[strings.TrimSuffix(c.ProbeID, FuzzUnknownSuffix)] = p
+			pairs[strings.TrimSuffix(id, FuzzUnknownSuffix)] = p
 		}
 	}
 	keys := make([]string, 0, len(pairs))
@@ -502,6 +541,9 @@ func judgeFUZZ05(s *evidence.Store, _ Options) Verdict {
 		a, b := *p[0], *p[1]
 		if !t.account(a) || !t.account(b) {
 			continue
+		}
+		if a.Message != nil && b.Message != nil && (transient(parseReply(a)) || transient(parseReply(b))) {
+			continue // "call again later" on a side: nothing to compare
 		}
 		diffs := uniformDiffs(a, b)
 		fs := make([]finding, 0, len(diffs))

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fuzz"
@@ -48,6 +49,9 @@ const (
 	DefaultMaxShrinks  = 20
 	// maxPool bounds the ids kept per entity.
 	maxPool = 8
+	// maxRetries and maxRetryWait bound the waits RATE_LIMITED asks for.
+	maxRetries   = 2
+	maxRetryWait = 5.0
 	// seedAttempts bounds the generated requests tried per creating tool
 	// when seeding a sandbox.
 	seedAttempts = 12
@@ -184,7 +188,10 @@ func (e *engine) opts(what string) fuzz.Options {
 	return fuzz.Options{Seed: seedOf(e.cfg.Seed, what), Pools: e.pools}
 }
 
-// call sends one request, records it and judges it.
+// call sends one request, records it and judges it. A RATE_LIMITED
+// rejection is honoured: the same request is sent again (".../retry/N")
+// after its retry_after (1 to maxRetryWait s), at most maxRetries times;
+// the last call is returned.
 func (e *engine) call(ctx context.Context, face Face, id, tool string, v any, p evidence.Purpose) (evidence.Call, suites.FuzzOutcome, error) {
 	raw, err := fuzz.Marshal(v)
 	if err != nil {
@@ -192,7 +199,19 @@ func (e *engine) call(ctx context.Context, face Face, id, tool string, v any, p 
 	}
 	c := face.Call(ctx, id, tool, raw, p)
 	e.add(c)
-	return c, suites.FuzzOracle(c, e.cfg.Set), nil
+	out := suites.FuzzOracle(c, e.cfg.Set)
+	for n := 1; n <= maxRetries && out.Class == suites.FuzzRejected && out.Code == "RATE_LIMITED"; n++ {
+		wait := time.Duration(min(max(out.RetryAfter, 1), maxRetryWait) * float64(time.Second))
+		select {
+		case <-ctx.Done():
+			return c, out, nil
+		case <-time.After(wait):
+		}
+		c = face.Call(ctx, fmt.Sprintf("%s%s%d", id, suites.FuzzRetryInfix, n), tool, raw, p)
+		e.add(c)
+		out = suites.FuzzOracle(c, e.cfg.Set)
+	}
+	return c, out, nil
 }
 
 // fuzzTool runs a tool's turns.
@@ -206,6 +225,7 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 			e.res.Notes = append(e.res.Notes, fmt.Sprintf("%s turn %d: no request generated: %v", t.Name, i, err))
 			continue
 		}
+		v = e.pinVersion(t, v)
 		id := fmt.Sprintf("%st%03d", base, i)
 		c, out, err := e.call(ctx, e.face, id, t.Name, v, evidence.PurposeFuzz)
 		if err != nil {
@@ -216,17 +236,17 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 		case suites.FuzzAccepted:
 			st.Accepted++
 			e.harvest(c)
-			if e.usesPool(v) {
+			if t.Tier != fuzz.Mutating && e.usesPool(v) {
 				reusable = append(reusable, v)
 				if len(reusable) == 1 {
-					e.unknownRepeat(ctx, t, id, v)
+					e.unknownRepeat(ctx, t, c.ProbeID, v)
 				}
 			}
 		case suites.FuzzRejected:
 			st.Rejected++
 		case suites.FuzzFailed:
 			st.Failed++
-			st.Shrinks += e.shrink(ctx, t, id, v, out)
+			st.Shrinks += e.shrink(ctx, t, c.ProbeID, v, out)
 		default:
 			st.Unjudged++
 		}
@@ -262,6 +282,39 @@ func (e *engine) shrink(ctx context.Context, t *fuzz.Task, id string, v any, fai
 		e.res.Notes = append(e.res.Notes, fmt.Sprintf("%s: the same request sent again did not fail the same way: the failure does not reproduce", id))
 	}
 	return n
+}
+
+// pinVersion sets a request's release pins to the release fuzzed
+// (adcp_version, adcp_major_version) where the schema allows: a seller
+// rightly refuses a release it does not serve (VERSION_UNSUPPORTED, run's
+// VER rules), and left random the pins would take most turns there rather
+// than into the task.
+func (e *engine) pinVersion(t *fuzz.Task, v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	_, hasV := m["adcp_version"]
+	_, hasM := m["adcp_major_version"]
+	if !hasV && !hasM {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		out[k] = x
+	}
+	rel := e.cfg.Set.Release()
+	if hasV {
+		out["adcp_version"] = schemas.WireRelease(rel)
+	}
+	if hasM {
+		major, _, _ := strings.Cut(rel, ".")
+		out["adcp_major_version"] = json.Number(major)
+	}
+	if !t.Valid(out) {
+		return v
+	}
+	return out
 }
 
 // pool adds an id to an entity's pool (bounded, no repeats).
@@ -383,10 +436,15 @@ func (e *engine) seed(ctx context.Context, tools []*fuzz.Task) {
 		}
 		t, ok := tools[i], false
 		for k := 0; k < seedAttempts && !ok && ctx.Err() == nil; k++ {
-			v, err := t.Generate(e.opts("seed/"+name), uint64(k))
+			o := e.opts("seed/" + name)
+			if k%2 == 0 {
+				o.MaxDepth = 1 // what the schema requires, and little more
+			}
+			v, err := t.Generate(o, uint64(k))
 			if err != nil {
 				continue
 			}
+			v = e.pinVersion(t, v)
 			c, out, err := e.call(ctx, e.face, fmt.Sprintf("%sseed/%s/%02d", e.prefix, name, k), name, v, evidence.PurposeFuzzSeed)
 			if err == nil && out.Class == suites.FuzzAccepted {
 				e.harvest(c)
