@@ -201,6 +201,10 @@ func fuzzOracle(c evidence.Call, set *schemas.Set, parse func(evidence.Call) *re
 	if !ok || !upperSnake.MatchString(code) {
 		return fail("FUZZ-02", cand.ptr+"/code", fmt.Sprintf("%s is not an uppercase snake case code", quote(code)))
 	}
+	if strings.HasSuffix(code, "_NOT_FOUND") && !notFoundCodes(set)[code] {
+		return FuzzOutcome{Class: FuzzFailed, Rule: "FUZZ-03", Code: code, Findings: []Finding{{ProbeID: c.ProbeID, Pointer: cand.ptr + "/code",
+			What: fmt.Sprintf("rejected with %s, a not-found code the release does not define: an unknown id takes the resource's standard *_NOT_FOUND code or REFERENCE_NOT_FOUND", quote(code))}}}
+	}
 	out := FuzzOutcome{Class: FuzzRejected, Code: code}
 	if v, ok := cand.obj.Get("retry_after"); ok {
 		out.RetryAfter, _ = number(v)
@@ -290,16 +294,19 @@ type Shrunk struct {
 	Calls int           // the shrink calls made
 }
 
-// FuzzShrunk returns, per failed turn's probe ID, its shrink: the last
-// shrink call that fails as the turn does. It is what the reports print as
+// FuzzShrunk returns, per failed turn's probe ID (or unknown-id repeat's),
+// its shrink: the last shrink call that fails as the turn does. It is what the reports print as
 // a reproduction, read from the evidence alone.
 func FuzzShrunk(s *evidence.Store, set *schemas.Set) map[string]Shrunk {
 	turns := map[string]evidence.Call{}
 	outcomes := map[string]FuzzOutcome{}
 	out := map[string]Shrunk{}
-	for _, c := range fuzzTurns(s) {
+	for _, c := range toolCalls(s) {
+		if !c.Has(evidence.PurposeFuzz) && !c.Has(evidence.PurposeFuzzShrink) && !c.Has(evidence.PurposeFuzzUnknownID) {
+			continue
+		}
 		o := fuzzOracle(c, set, parseReply)
-		if c.Has(evidence.PurposeFuzz) {
+		if c.Has(evidence.PurposeFuzz) || c.Has(evidence.PurposeFuzzUnknownID) {
 			turns[c.ProbeID], outcomes[c.ProbeID] = c, o
 			if o.Class == FuzzFailed {
 				out[c.ProbeID] = Shrunk{Turn: c, Last: c}
@@ -449,19 +456,27 @@ func judgeFUZZ03(s *evidence.Store, o Options) Verdict {
 	for _, c := range toolCalls(s) {
 		byID[c.ProbeID] = c
 	}
+	shrunk := FuzzShrunk(s, o.Schemas)
+	turnFailed := map[string]bool{}
 	for _, c := range toolCalls(s) {
 		isRepeat := c.Has(evidence.PurposeFuzzUnknownID)
 		if !isRepeat && !c.Has(evidence.PurposeFuzz) && !c.Has(evidence.PurposeFuzzShrink) {
 			continue
 		}
 		out := fuzzOracle(c, o.Schemas, parseReply)
-		if out.Class == FuzzRejected && strings.HasSuffix(out.Code, "_NOT_FOUND") {
-			if !std[out.Code] {
-				t.judged(c, []finding{{"", fmt.Sprintf("rejected with %s, a not-found code the release does not define: the standard ones are %s (REFERENCE_NOT_FOUND where the resource has none)",
-					quote(out.Code), strings.Join(names, ", "))}})
-			} else {
-				t.judged(c, nil)
+		switch {
+		case out.Class == FuzzFailed && out.Rule == "FUZZ-03":
+			if c.Has(evidence.PurposeFuzz) || isRepeat {
+				turnFailed[c.ProbeID] = true
 			}
+			if c.Has(evidence.PurposeFuzzShrink) && turnFailed[FuzzTurnOf(c.ProbeID)] {
+				t.judged(c, nil) // the turn's reproduction: its finding says so
+				continue
+			}
+			t.judged(c, []finding{{out.Findings[0].Pointer, out.Findings[0].What + shrinkNote(shrunk[c.ProbeID])}})
+			continue
+		case out.Class == FuzzRejected && strings.HasSuffix(out.Code, "_NOT_FOUND"):
+			t.judged(c, nil) // a standard not-found code
 			continue
 		}
 		if !isRepeat {
@@ -509,57 +524,103 @@ var perRequestMembers = map[string]bool{"timestamp": true, "context_id": true, "
 // credential.
 func judgeFUZZ05(s *evidence.Store, _ Options) Verdict {
 	t := newTally("FUZZ-05")
-	// Each side is its last call (a RATE_LIMITED one is repeated, later in
-	// probe-ID order).
-	pairs := map[string][2]*evidence.Call{}
-	for _, c := range toolCalls(s) {
-		if !c.Has(evidence.PurposeFuzzTenant2) {
-			continue
-		}
-		id := withoutRetry(c.ProbeID)
-		switch {
-		case strings.HasSuffix(id, FuzzOtherSuffix):
-			p := pairs[strings.TrimSuffix(id, FuzzOtherSuffix)]
-			p[0] = &c
-			pairs[strings.TrimSuffix(id, FuzzOtherSuffix)] = p
-		case strings.HasSuffix(id, FuzzUnknownSuffix):
-			p := pairs[strings.TrimSuffix(id, FuzzUnknownSuffix)]
-			p[1] = &c
-			pairs[strings.TrimSuffix(id, FuzzUnknownSuffix)] = p
-		}
+	// A pair's findings wait for the pass over its shrinks, which come
+	// after it: the finding names the smallest pair that still differs.
+	type pendingFinding struct {
+		call  evidence.Call
+		diffs []string
+		key   string
 	}
-	keys := make([]string, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := pairs[k]
-		if p[0] == nil || p[1] == nil {
-			continue
-		}
-		a, b := *p[0], *p[1]
+	var pending []pendingFinding
+	failed := map[string]FuzzPair{} // a failed pair by key, then its smallest failing shrink pair
+	for _, p := range FuzzPairs(s) {
+		a, b := p.Other, p.Unknown
 		if !t.account(a) || !t.account(b) {
 			continue
 		}
 		if a.Message != nil && b.Message != nil && (transient(parseReply(a)) || transient(parseReply(b))) {
 			continue // "call again later" on a side: nothing to compare
 		}
-		diffs := uniformDiffs(a, b)
-		fs := make([]finding, 0, len(diffs))
-		for _, d := range diffs {
-			fs = append(fs, finding{"", d + " (vs " + b.ProbeID + ")"})
+		diffs := FuzzUniformDiffs(a, b)
+		base := FuzzTurnOf(p.Key)
+		if _, ok := failed[base]; ok && base != p.Key {
+			if len(diffs) > 0 {
+				failed[base] = p
+			}
+			t.judged(a, nil) // a shrink of a failed pair: the pair's finding names the smallest
+			t.judged(b, nil)
+			continue
 		}
-		t.judged(a, fs)
+		if len(diffs) > 0 {
+			failed[p.Key] = p
+		}
 		t.judged(b, nil)
+		pending = append(pending, pendingFinding{a, diffs, p.Key})
+	}
+	for _, pf := range pending {
+		fs := make([]finding, 0, len(pf.diffs))
+		for _, d := range pf.diffs {
+			fs = append(fs, finding{"", d})
+		}
+		if len(fs) > 0 {
+			if sm := failed[pf.key]; sm.Key != pf.key {
+				fs[0].what += fmt.Sprintf(" (shrunk to the pair %s: %d bytes, from %d)", sm.Key, len(sm.Other.Arguments), len(pf.call.Arguments))
+			}
+		}
+		t.judged(pf.call, fs)
 	}
 	return t.verdict("no cross-tenant probe was made: give a second tenant's token with --tenant2-bearer-env and ids of the first tenant's resources (--sandbox creates some, --pool names them)")
 }
 
-// uniformDiffs lists how the replies to another tenant's id (a) and an
-// unknown id (b) differ on a channel the uniform-response rule names; the
-// ids supplied read as the same.
-func uniformDiffs(a, b evidence.Call) []string {
+// FuzzPair is one cross-tenant pair: as the second tenant, the first
+// tenant's id (Other) and an unknown id of the same shape (Unknown).
+// Key is the probe ID both share before /other and /unknown.
+type FuzzPair struct {
+	Key            string
+	Other, Unknown evidence.Call
+}
+
+// FuzzPairs returns the cross-tenant pairs of the store, by key, each side
+// its last call (a RATE_LIMITED one is repeated, later in probe-ID order).
+func FuzzPairs(s *evidence.Store) []FuzzPair {
+	pairs := map[string]*FuzzPair{}
+	var keys []string
+	side := func(id, suffix string) (*FuzzPair, bool) {
+		if !strings.HasSuffix(id, suffix) {
+			return nil, false
+		}
+		k := strings.TrimSuffix(id, suffix)
+		if pairs[k] == nil {
+			pairs[k] = &FuzzPair{Key: k}
+			keys = append(keys, k)
+		}
+		return pairs[k], true
+	}
+	for _, c := range toolCalls(s) {
+		if !c.Has(evidence.PurposeFuzzTenant2) {
+			continue
+		}
+		id := withoutRetry(c.ProbeID)
+		if p, ok := side(id, FuzzOtherSuffix); ok {
+			p.Other = c
+		} else if p, ok := side(id, FuzzUnknownSuffix); ok {
+			p.Unknown = c
+		}
+	}
+	sort.Strings(keys)
+	var out []FuzzPair
+	for _, k := range keys {
+		if p := pairs[k]; p.Other.ProbeID != "" && p.Unknown.ProbeID != "" {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+// FuzzUniformDiffs lists how the replies to another tenant's id (a) and
+// an unknown id (b) differ on a channel the uniform-response rule names;
+// the ids supplied read as the same. None: the pair is uniform.
+func FuzzUniformDiffs(a, b evidence.Call) []string {
 	var out []string
 	if a.HTTPStatus != b.HTTPStatus {
 		out = append(out, fmt.Sprintf("HTTP status %d for the other tenant's id, %d for an unknown one", a.HTTPStatus, b.HTTPStatus))

@@ -183,7 +183,7 @@ func runFuzz(args []string, stdio Stdio) error {
 	meta.Duration = time.Since(started)
 	run := runner.Report(meta, store, sel, results)
 	run.Sandbox = c.sandbox
-	acct.Reproductions = fuzz.Reproductions(store, sel.Options.Schemas, c.bearerEnv)
+	acct.Reproductions = fuzz.Reproductions(store, sel.Options.Schemas, c.bearerEnv, z.tenant2Env)
 	run.Fuzz = &acct
 	if err := post.finish(c.out, run, store, sel); err != nil {
 		return err

@@ -95,6 +95,7 @@ type engine struct {
 	add     func(evidence.Call)
 	prefix  string
 	pools   map[string][]string
+	ownedID map[string]bool // pooled ids of a tenant's own resources (tenantOwned)
 	shrinks int
 	res     Result
 }
@@ -116,7 +117,7 @@ func Run(ctx context.Context, cfg Config, face Face, tenant2 Face, add func(evid
 	if cfg.MaxShrinks <= 0 {
 		cfg.MaxShrinks = DefaultMaxShrinks
 	}
-	e := &engine{cfg: cfg, f: fuzz.New(cfg.Set), face: face, tenant2: tenant2, add: add, pools: map[string][]string{},
+	e := &engine{cfg: cfg, f: fuzz.New(cfg.Set), face: face, tenant2: tenant2, add: add, pools: map[string][]string{}, ownedID: map[string]bool{},
 		res: Result{Seed: cfg.Seed, TurnsPerTool: cfg.Turns, CrossTenant: tenant2 != nil}}
 	e.prefix = fmt.Sprintf("%ss%d/", suites.FuzzPrefix, cfg.Seed)
 	if face.Transport() == evidence.A2A {
@@ -124,7 +125,7 @@ func Run(ctx context.Context, cfg Config, face Face, tenant2 Face, add func(evid
 	}
 	for k, ids := range cfg.Pools {
 		for _, id := range ids {
-			e.pool(k, id)
+			e.pool(k, id, true)
 		}
 	}
 	tools := e.plan()
@@ -142,9 +143,11 @@ func Run(ctx context.Context, cfg Config, face Face, tenant2 Face, add func(evid
 	return e.res, nil
 }
 
-// plan lists the tools to fuzz in order: stateless reads, then the
-// referential, then the mutating ones, each tier by name. A tool of the
-// release the seller lists is fuzzed; a mutating one only when allowed.
+// plan lists the tools to fuzz in order: the creating tools (create_*,
+// sync_*) when mutations are allowed, so the others find ids in the pools;
+// then the stateless reads, the referential ones, and the other mutating
+// ones; each group by name. A tool of the release the seller lists is
+// fuzzed; a mutating one only when allowed.
 func (e *engine) plan() []*fuzz.Task {
 	listed := e.face.Tools()
 	var tasks []*fuzz.Task
@@ -165,9 +168,15 @@ func (e *engine) plan() []*fuzz.Task {
 		}
 		tasks = append(tasks, t)
 	}
+	group := func(t *fuzz.Task) int {
+		if t.Tier == fuzz.Mutating && (strings.HasPrefix(t.Name, "create_") || strings.HasPrefix(t.Name, "sync_")) {
+			return -1
+		}
+		return int(t.Tier)
+	}
 	sort.SliceStable(tasks, func(i, j int) bool {
-		if tasks[i].Tier != tasks[j].Tier {
-			return tasks[i].Tier < tasks[j].Tier
+		if gi, gj := group(tasks[i]), group(tasks[j]); gi != gj {
+			return gi < gj
 		}
 		return tasks[i].Name < tasks[j].Name
 	})
@@ -219,6 +228,7 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 	st := report.FuzzTool{Tool: t.Name, Tier: t.Tier.String()}
 	base := e.prefix + t.Name + "/"
 	var reusable []any // accepted turns that used an existing id
+	var owned []any    // … of a tenant's own resource
 	for i := 0; i < e.cfg.Turns && ctx.Err() == nil; i++ {
 		v, err := t.Generate(e.opts(t.Name), uint64(i))
 		if err != nil {
@@ -235,11 +245,14 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 		switch out.Class {
 		case suites.FuzzAccepted:
 			st.Accepted++
-			e.harvest(c)
+			e.harvest(c, t.Tier == fuzz.Mutating)
 			if t.Tier != fuzz.Mutating && e.usesPool(v) {
 				reusable = append(reusable, v)
 				if len(reusable) == 1 {
 					e.unknownRepeat(ctx, t, c.ProbeID, v)
+				}
+				if _, ok := e.unknownOf(v, true); ok {
+					owned = append(owned, v)
 				}
 			}
 		case suites.FuzzRejected:
@@ -251,8 +264,8 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 			st.Unjudged++
 		}
 	}
-	if e.tenant2 != nil && len(reusable) > 0 && ctx.Err() == nil {
-		e.crossTenant(ctx, t, reusable[0])
+	if e.tenant2 != nil && len(owned) > 0 && ctx.Err() == nil {
+		e.crossTenant(ctx, t, owned[0])
 	}
 	return st
 }
@@ -317,18 +330,34 @@ func (e *engine) pinVersion(t *fuzz.Task, v any) any {
 	return out
 }
 
-// pool adds an id to an entity's pool (bounded, no repeats).
-func (e *engine) pool(entity, id string) {
+// pool adds an id to an entity's pool (bounded, no repeats); created says
+// the first tenant created it (a mutating call's reply, or --pool).
+func (e *engine) pool(entity, id string, created bool) {
+	if created && tenantOwned[entity] && id != "" && len(id) <= 200 {
+		e.ownedID[id] = true
+	}
 	if id == "" || len(id) > 200 || slices.Contains(e.pools[entity], id) || len(e.pools[entity]) >= maxPool {
 		return
 	}
 	e.pools[entity] = append(e.pools[entity], id)
 }
 
+// tenantOwned are the entities a buyer's account owns (x-entity names):
+// another tenant asking for one the first tenant created must be told what
+// an unknown id is told (FUZZ-05). A product, a format or a signal is the
+// seller's catalogue, the same for every buyer, and an id read rather than
+// created (a sandbox's ready-made account) may be the second tenant's too:
+// asking for either proves nothing.
+var tenantOwned = map[string]bool{
+	"media_buy": true, "package": true, "creative": true, "property_list": true, "collection_list": true,
+	"content_standards": true, "account": true, "governance_plan": true, "governance_check": true, "rights_grant": true,
+	"si_session": true, "task": true, "audience": true, "event_source": true, "catalog": true,
+}
+
 // harvest files the ids of an accepted reply's payload under the entities
 // the release annotates their property names with (x-entity), or
-// <entity>_id's entity.
-func (e *engine) harvest(c evidence.Call) {
+// <entity>_id's entity; created says the call was a mutating one.
+func (e *engine) harvest(c evidence.Call, created bool) {
 	data := suites.FuzzPayload(c)
 	if data == nil {
 		return
@@ -362,7 +391,7 @@ func (e *engine) harvest(c evidence.Call) {
 				ents = []string{strings.TrimSuffix(key, "_id")}
 			}
 			for _, ent := range ents {
-				e.pool(ent, xv)
+				e.pool(ent, xv, created)
 			}
 		}
 	}
@@ -383,11 +412,15 @@ func (e *engine) usesPool(v any) bool {
 	return found
 }
 
-// unknownOf returns v with every pooled id replaced by an unknown id of
-// the same shape, and whether any was.
-func (e *engine) unknownOf(v any) (any, bool) {
+// unknownOf returns v with every pooled id (only the ids of a tenant's
+// own resources, when owned) replaced by an unknown id of the same shape,
+// and whether any was.
+func (e *engine) unknownOf(v any, owned bool) (any, bool) {
 	changed := false
 	out := eachString(v, func(s string) string {
+		if owned && !e.ownedID[s] {
+			return s
+		}
 		for _, ids := range e.pools {
 			if slices.Contains(ids, s) {
 				changed = true
@@ -402,23 +435,41 @@ func (e *engine) unknownOf(v any) (any, bool) {
 // unknownRepeat sends an accepted turn that used existing ids again with
 // unknown ids of the same shape (FUZZ-03), when that is still valid.
 func (e *engine) unknownRepeat(ctx context.Context, t *fuzz.Task, id string, v any) {
-	u, ok := e.unknownOf(v)
+	u, ok := e.unknownOf(v, false)
 	if !ok || !t.Valid(u) {
 		return
 	}
-	_, _, _ = e.call(ctx, e.face, id+suites.FuzzUnknownSuffix, t.Name, u, evidence.PurposeFuzzUnknownID)
+	c, out, err := e.call(ctx, e.face, id+suites.FuzzUnknownSuffix, t.Name, u, evidence.PurposeFuzzUnknownID)
+	if err == nil && out.Class == suites.FuzzFailed {
+		e.shrink(ctx, t, c.ProbeID, u, out) // a failure of its own, whatever its turn did
+	}
 }
 
 // crossTenant asks, as the second tenant, for the first tenant's ids (an
-// accepted request) and for unknown ids of the same shape (FUZZ-05).
+// accepted request) and for unknown ids of the same shape (FUZZ-05). A
+// pair whose replies differ is shrunk: smaller requests still carrying a
+// pooled id, each pair sent again, while the replies still differ.
 func (e *engine) crossTenant(ctx context.Context, t *fuzz.Task, v any) {
-	u, ok := e.unknownOf(v)
-	if !ok || !t.Valid(u) {
+	base := e.prefix + t.Name + "/tenant2"
+	n := 0
+	differs := func(key string, x any) bool {
+		u, ok := e.unknownOf(x, true)
+		if !ok || !t.Valid(u) || ctx.Err() != nil {
+			return false
+		}
+		a, _, errA := e.call(ctx, e.tenant2, key+suites.FuzzOtherSuffix, t.Name, x, evidence.PurposeFuzzTenant2)
+		b, _, errB := e.call(ctx, e.tenant2, key+suites.FuzzUnknownSuffix, t.Name, u, evidence.PurposeFuzzTenant2)
+		return errA == nil && errB == nil && len(suites.FuzzUniformDiffs(a, b)) > 0
+	}
+	if !differs(base, v) || e.shrinks >= e.cfg.MaxShrinks {
 		return
 	}
-	base := e.prefix + t.Name + "/tenant2"
-	_, _, _ = e.call(ctx, e.tenant2, base+suites.FuzzOtherSuffix, t.Name, v, evidence.PurposeFuzzTenant2)
-	_, _, _ = e.call(ctx, e.tenant2, base+suites.FuzzUnknownSuffix, t.Name, u, evidence.PurposeFuzzTenant2)
+	e.shrinks++
+	_, _, _ = t.Shrink(v, func(x any) bool {
+		key := fmt.Sprintf("%s%s%03d", base, suites.FuzzShrinkInfix, n)
+		n++
+		return differs(key, x)
+	}, fuzz.ShrinkOptions{MaxCalls: e.cfg.ShrinkCalls})
 }
 
 // creators are the tools that create the resources the others refer to,
@@ -447,7 +498,7 @@ func (e *engine) seed(ctx context.Context, tools []*fuzz.Task) {
 			v = e.pinVersion(t, v)
 			c, out, err := e.call(ctx, e.face, fmt.Sprintf("%sseed/%s/%02d", e.prefix, name, k), name, v, evidence.PurposeFuzzSeed)
 			if err == nil && out.Class == suites.FuzzAccepted {
-				e.harvest(c)
+				e.harvest(c, true)
 				ok = true
 			}
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites"
 )
 
-// Reproductions returns the reproduction of every failed turn in the
-// store, by rule then probe ID, read from the evidence alone. bearerEnv is
-// the name of the variable holding the token ("" for none), as the user
-// gave it: the shell text names it, never the token.
-func Reproductions(store *evidence.Store, set *schemas.Set, bearerEnv string) []report.FuzzRepro {
+// Reproductions returns the reproduction of every failed turn and every
+// cross-tenant pair that differs in the store, by rule then probe ID, read
+// from the evidence alone. bearerEnv and tenant2Env are the names of the
+// variables holding the tokens ("" for none), as the user gave them: the
+// shell text names them, never a token.
+func Reproductions(store *evidence.Store, set *schemas.Set, bearerEnv, tenant2Env string) []report.FuzzRepro {
 	var out []report.FuzzRepro
 	for id, sh := range suites.FuzzShrunk(store, set) {
 		o := suites.FuzzOracle(sh.Last, set)
@@ -33,12 +34,44 @@ func Reproductions(store *evidence.Store, set *schemas.Set, bearerEnv string) []
 		r.Shell = Shell(sh.Last, bearerEnv)
 		out = append(out, r)
 	}
+	out = append(out, pairRepros(store, tenant2Env)...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Rule != out[j].Rule {
 			return out[i].Rule < out[j].Rule
 		}
 		return out[i].Turn < out[j].Turn
 	})
+	return out
+}
+
+// pairRepros are the reproductions of the cross-tenant pairs that differ:
+// the smallest pair of each (its shrink), both requests sent as the second
+// tenant.
+func pairRepros(store *evidence.Store, tenant2Env string) []report.FuzzRepro {
+	var out []report.FuzzRepro
+	idx := map[string]int{}
+	for _, p := range suites.FuzzPairs(store) {
+		diffs := suites.FuzzUniformDiffs(p.Other, p.Unknown)
+		base := suites.FuzzTurnOf(p.Key)
+		i, seen := idx[base]
+		switch {
+		case !seen && len(diffs) > 0 && base == p.Key:
+			idx[base] = len(out)
+			out = append(out, report.FuzzRepro{Rule: "FUZZ-05", Tool: p.Other.Tool, Turn: p.Key, TurnBytes: len(p.Other.Arguments)})
+			i = idx[base]
+		case seen:
+			out[i].ShrinkCalls += 2
+			if len(diffs) == 0 {
+				continue
+			}
+		default:
+			continue
+		}
+		r := &out[i]
+		r.Call, r.What, r.Arguments, r.Bytes = p.Key, diffs[0], string(p.Other.Arguments), len(p.Other.Arguments)
+		r.Shell = "# the first tenant's id, as the second tenant:\n" + Shell(p.Other, tenant2Env) +
+			"# an id that exists nowhere, as the second tenant:\n" + Shell(p.Unknown, tenant2Env)
+	}
 	return out
 }
 
@@ -76,7 +109,7 @@ func Shell(c evidence.Call, bearerEnv string) string {
 		b.WriteString(`H+=(-H "Mcp-Session-Id: $SID")` + "\n")
 		fmt.Fprintf(&b, "curl -sS -o /dev/null \"${H[@]}\" \"$URL\" --data-binary %s\n", shq(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	}
-	fmt.Fprintf(&b, "curl -sS \"${H[@]}\" \"$URL\" --data-binary %s | sed -n 's/^data: //p; /^{/p' | adcp-conform extract --jsonrpc --transport %s\n",
+	fmt.Fprintf(&b, "curl -sS \"${H[@]}\" \"$URL\" --data-binary %s | sed -n 's/^data: //; /^{/p' | adcp-conform extract --jsonrpc --transport %s\n",
 		shq(asciiJSON(body)), transport)
 	return b.String()
 }
