@@ -62,7 +62,7 @@ func runFuzz(args []string, stdio Stdio) error {
 	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens")
 	post := addPostFlags(fs, false) // --sign-key (finish.go)
 	fs.StringVar(&post.baseline, "baseline", "", "YAML or JSON file of expected failures: {expected_failures: [{rule: FUZZ-03, reason: …}]}")
-	addOAuthFlags(fs, &c.oauth)    // --oauth-* (oauthcc.go)
+	addOAuthFlags(fs, &c.oauth) // --oauth-* (oauthcc.go)
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}
