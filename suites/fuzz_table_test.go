@@ -204,3 +204,16 @@ func TestFUZZJudgeTables(t *testing.T) {
 		})
 	}
 }
+
+func TestReplaceIDReplacesTheIDStandingAlone(t *testing.T) {
+	for _, tc := range []struct{ in, id, want string }{
+		{`No media buy "mb_0001".`, "mb_0001", `No media buy "<id>".`},
+		{`{"domain_breakdown":{"media-buy":0}}`, "uy", `{"domain_breakdown":{"media-buy":0}}`},
+		{`uy uy-2 xuy`, "uy", `<id> <id>-2 xuy`},
+		{`same`, "", `same`},
+	} {
+		if got := replaceID(tc.in, tc.id); got != tc.want {
+			t.Errorf("replaceID(%q, %q) = %q, want %q", tc.in, tc.id, got, tc.want)
+		}
+	}
+}

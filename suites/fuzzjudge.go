@@ -629,9 +629,7 @@ func FuzzUniformDiffs(a, b evidence.Call) []string {
 	norm := func(raw []byte, ids []string) string {
 		s := string(raw)
 		for _, id := range ids {
-			if id != "" {
-				s = strings.ReplaceAll(s, id, "<id>")
-			}
+			s = replaceID(s, id)
 		}
 		return s
 	}
@@ -683,6 +681,33 @@ func FuzzUniformDiffs(a, b evidence.Call) []string {
 		}
 	}
 	return out
+}
+
+// replaceID replaces each occurrence of id in s that stands alone (no
+// letter or digit just before or after it: "uy" is not in "media-buy") by
+// "<id>".
+func replaceID(s, id string) string {
+	if id == "" {
+		return s
+	}
+	alnum := func(b byte) bool { return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+	var b strings.Builder
+	for {
+		i := strings.Index(s, id)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(id)
+		if (i > 0 && alnum(s[i-1])) || (end < len(s) && alnum(s[end])) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString("<id>")
+		s = s[end:]
+	}
 }
 
 // firstError is the AdCP error a client extracts first, when an object.

@@ -219,3 +219,28 @@ func replay(t *testing.T, shell, rule string) {
 		t.Errorf("%s: replaying the reproduction (%v) gave:\n%s\nscript:\n%s", rule, err, got, shell)
 	}
 }
+
+// The reference seller stays clean over many seeds: every FUZZ rule passes
+// for seeds 1..N at 20 turns per tool, each against a fresh seller. Slow
+// (about 6 s a seed on an idle machine): set ADCP_CONFORM_FUZZ_SEEDS=N
+// (docs/fuzz.md gives the figure for 20).
+func TestFuzzTheReferenceSellerIsCleanOverManySeeds(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("ADCP_CONFORM_FUZZ_SEEDS"))
+	if n <= 0 {
+		t.Skip("set ADCP_CONFORM_FUZZ_SEEDS=20 to fuzz the reference seller with 20 seeds")
+	}
+	turns, failed := 0, 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		code, r, so, _ := fuzzRun(t, fuzzSeller(t), seed, 20)
+		for _, tool := range r.Fuzz.Tools {
+			turns += tool.Turns
+		}
+		for id, o := range outcomes(r) {
+			if o != report.Passed {
+				failed++
+				t.Errorf("seed %d: %s %s (exit %d)\n%s", seed, id, o, code, so)
+			}
+		}
+	}
+	t.Logf("%d seeds, %d turns: %d rule verdicts other than passed", n, turns, failed)
+}
