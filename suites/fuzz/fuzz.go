@@ -333,7 +333,7 @@ func (e *engine) pinVersion(t *fuzz.Task, v any) any {
 // pool adds an id to an entity's pool (bounded, no repeats); created says
 // the first tenant created it (a mutating call's reply, or --pool).
 func (e *engine) pool(entity, id string, created bool) {
-	if created && tenantOwned[entity] && id != "" && len(id) <= 200 {
+	if created && tenantOwned[entity] && len(id) >= 3 && len(id) <= 200 { // a one-letter id would stand for too much
 		e.ownedID[id] = true
 	}
 	if id == "" || len(id) > 200 || slices.Contains(e.pools[entity], id) || len(e.pools[entity]) >= maxPool {
