@@ -97,6 +97,7 @@ type engine struct {
 	pools   map[string][]string
 	ownedID map[string]bool // pooled ids of a tenant's own resources (tenantOwned)
 	shrinks int
+	shrunk  map[string]bool // the failures shrunk once already (signature)
 	res     Result
 }
 
@@ -117,7 +118,7 @@ func Run(ctx context.Context, cfg Config, face Face, tenant2 Face, add func(evid
 	if cfg.MaxShrinks <= 0 {
 		cfg.MaxShrinks = DefaultMaxShrinks
 	}
-	e := &engine{cfg: cfg, f: fuzz.New(cfg.Set), face: face, tenant2: tenant2, add: add, pools: map[string][]string{}, ownedID: map[string]bool{},
+	e := &engine{cfg: cfg, f: fuzz.New(cfg.Set), face: face, tenant2: tenant2, add: add, pools: map[string][]string{}, ownedID: map[string]bool{}, shrunk: map[string]bool{},
 		res: Result{Seed: cfg.Seed, TurnsPerTool: cfg.Turns, CrossTenant: tenant2 != nil}}
 	e.prefix = fmt.Sprintf("%ss%d/", suites.FuzzPrefix, cfg.Seed)
 	if face.Transport() == evidence.A2A {
@@ -272,11 +273,18 @@ func (e *engine) fuzzTool(ctx context.Context, t *fuzz.Task) report.FuzzTool {
 
 // shrink reduces a failed turn: the same request once more (a timeout is
 // only repeated, each try costing the whole timeout), then smaller ones
-// while they fail the same way. It returns the calls it made.
+// while they fail the same way. It returns the calls it made. A failure
+// already shrunk on the tool (the same rule, pointer and finding) is not
+// shrunk again: its reproduction stands for it.
 func (e *engine) shrink(ctx context.Context, t *fuzz.Task, id string, v any, failed suites.FuzzOutcome) int {
-	if e.shrinks >= e.cfg.MaxShrinks {
+	sig := t.Name + " " + failed.Rule
+	if len(failed.Findings) > 0 {
+		sig += " " + failed.Findings[0].Pointer + " " + failed.Findings[0].What
+	}
+	if e.shrinks >= e.cfg.MaxShrinks || (e.shrunk[sig] && !failed.Timeout) {
 		return 0
 	}
+	e.shrunk[sig] = true
 	e.shrinks++
 	n := 0
 	fails := func(x any) bool {

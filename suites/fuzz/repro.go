@@ -29,7 +29,10 @@ func Reproductions(store *evidence.Store, set *schemas.Set, bearerEnv, tenant2En
 		r := report.FuzzRepro{Rule: o.Rule, Tool: sh.Turn.Tool, Turn: id, Call: sh.Last.ProbeID, Arguments: string(sh.Last.Arguments),
 			TurnBytes: len(sh.Turn.Arguments), Bytes: len(sh.Last.Arguments), ShrinkCalls: sh.Calls}
 		if len(o.Findings) > 0 {
-			r.What = o.Findings[0].String()
+			r.What = strings.TrimSpace(o.Findings[0].Pointer + " " + o.Findings[0].What)
+		}
+		if sh.Calls == 0 {
+			continue // not shrunk: the same failure's reproduction stands for it
 		}
 		r.Shell = Shell(sh.Last, bearerEnv)
 		out = append(out, r)
@@ -41,7 +44,22 @@ func Reproductions(store *evidence.Store, set *schemas.Set, bearerEnv, tenant2En
 		}
 		return out[i].Turn < out[j].Turn
 	})
-	return out
+	// Two turns shrunk to the same failure: the smaller reproduction stands
+	// for both.
+	best := map[string]int{}
+	kept := out[:0]
+	for _, r := range out {
+		k := r.Rule + "\x00" + r.Tool + "\x00" + r.What
+		if i, ok := best[k]; ok {
+			if r.Bytes < kept[i].Bytes {
+				kept[i] = r
+			}
+			continue
+		}
+		best[k] = len(kept)
+		kept = append(kept, r)
+	}
+	return kept
 }
 
 // pairRepros are the reproductions of the cross-tenant pairs that differ:
