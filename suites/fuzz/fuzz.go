@@ -47,8 +47,10 @@ const (
 	DefaultTurns       = 20
 	DefaultShrinkCalls = 60
 	DefaultMaxShrinks  = 20
-	// maxPool bounds the ids kept per entity.
-	maxPool = 8
+	// maxPool bounds the ids kept per entity, maxEntities the entities
+	// (a reply's keys name them: a hostile one may name thousands).
+	maxPool     = 8
+	maxEntities = 64
 	// maxRetries and maxRetryWait bound the waits RATE_LIMITED asks for.
 	maxRetries   = 2
 	maxRetryWait = 5.0
@@ -341,10 +343,13 @@ func (e *engine) pinVersion(t *fuzz.Task, v any) any {
 // pool adds an id to an entity's pool (bounded, no repeats); created says
 // the first tenant created it (a mutating call's reply, or --pool).
 func (e *engine) pool(entity, id string, created bool) {
-	if created && tenantOwned[entity] && len(id) >= 3 && len(id) <= 200 { // a one-letter id would stand for too much
+	if created && tenantOwned[entity] && len(id) >= 3 && len(id) <= 200 && len(e.ownedID) < maxEntities*maxPool { // a one-letter id would stand for too much
 		e.ownedID[id] = true
 	}
 	if id == "" || len(id) > 200 || slices.Contains(e.pools[entity], id) || len(e.pools[entity]) >= maxPool {
+		return
+	}
+	if _, known := e.pools[entity]; !known && len(e.pools) >= maxEntities {
 		return
 	}
 	e.pools[entity] = append(e.pools[entity], id)
