@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -78,7 +78,7 @@ func unembeddable(raw []byte) (why string, depth int) {
 	if len(raw) > MaxEmbeddedBytes { // never read further: it is not embedded whatever it holds
 		return fmt.Sprintf("over the %d bytes a report embeds: its first %d kept as text", MaxEmbeddedBytes, MaxEmbeddedBytes), 0
 	}
-	depth, ok := extract.Depth(raw)
+	depth, ok := rawjson.Depth(raw)
 	switch {
 	case ok && depth > wire.MaxJSONDepth: // before json.Valid, which refuses past 10 000 levels
 		return fmt.Sprintf("nested %d levels deep, beyond the %d a report writes as JSON: kept as text", depth, wire.MaxJSONDepth), depth
@@ -105,7 +105,7 @@ func headOf(b []byte, n int) ([]byte, int) {
 // value nested deeper than wire.MaxJSONDepth (its text is shown as it is);
 // "" for any other value.
 func tooDeep(raw []byte) string {
-	if d, ok := extract.Depth(raw); ok && d > wire.MaxJSONDepth {
+	if d, ok := rawjson.Depth(raw); ok && d > wire.MaxJSONDepth {
 		return fmt.Sprintf("(nested %d levels deep, beyond the %d a report lays out: shown as text) ", d, wire.MaxJSONDepth)
 	}
 	return ""

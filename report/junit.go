@@ -11,23 +11,25 @@ import (
 
 // The JUnit XML model: the common subset GitHub, GitLab and Jenkins render.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the attributes testsuites and each testsuite share,
+// after their name.
+type junitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -66,7 +68,7 @@ const maxStatement = 80
 // an expected failure is a skipped testcase with the baseline's reason,
 // and a stale entry is one <failure>.
 func WriteJUnit(w io.Writer, r *Run) error {
-	doc := junitSuites{Name: r.Tool + " " + r.Version, Time: seconds(r.DurationMS)}
+	doc := junitSuites{Name: r.Tool + " " + r.Version, junitCounts: junitCounts{Time: seconds(r.DurationMS)}}
 	if r.Reference() {
 		doc.Name += " (" + ReferenceLabel + ")"
 	}
@@ -217,7 +219,7 @@ func suiteProperties(r *Run) []junitProperty {
 // request and response payloads go to system-out. A storyboard skipped as
 // a whole (or stopped before any step) is one testcase named by its id.
 func storyboardSuite(r *Run, sb StoryboardResult) junitSuite {
-	suite := junitSuite{Name: "storyboard: " + sb.ID, Time: seconds(sb.DurationMS), Timestamp: r.StartedAt.UTC().Format("2006-01-02T15:04:05"),
+	suite := junitSuite{Name: "storyboard: " + sb.ID, junitCounts: junitCounts{Time: seconds(sb.DurationMS)}, Timestamp: r.StartedAt.UTC().Format("2006-01-02T15:04:05"),
 		Properties: append(suiteProperties(r), junitProperty{"category", sb.Category})}
 	if sb.Path != "" {
 		suite.Properties = append(suite.Properties, junitProperty{"path", sb.Path})

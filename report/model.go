@@ -710,7 +710,10 @@ func Aggregate(specs []SpecResult) (Outcome, string) {
 
 // Settle computes every rule's outcome from its specs, marks the rules the
 // baseline lists, then computes the counts, the verdict and the run
-// summary. Call it once the specs and steps are in; it may be called again.
+// summary. A run is settled once, when every part of it is in: the specs,
+// the storyboards and steps, what the run's diagnosis changed and the
+// baseline (the CLI's finish does it, before any writer). It is idempotent:
+// settling again gives the same model.
 func (r *Run) Settle() {
 	r.Counts = Counts{}
 	baseline := map[string]string{}

@@ -239,14 +239,7 @@ func writeStoryboardFailuresMarkdown(b *strings.Builder, r *Run) {
 	bad := storyboardAttention(r)
 	type advisory struct{ where, what string }
 	var adv []advisory
-	ids := map[string]bool{}
-	for _, sb := range r.Storyboards {
-		ids[sb.ID] = true
-	}
-	for _, st := range r.Steps {
-		if !ids[st.StoryboardID] {
-			continue
-		}
+	for _, st := range r.storyboardSteps() {
 		for _, v := range st.Validations {
 			if !v.Passed && v.Severity == Advisory {
 				adv = append(adv, advisory{st.StoryboardID + "/" + st.PhaseID + "/" + st.StepID, validationLine(v)})

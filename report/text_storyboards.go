@@ -65,18 +65,27 @@ func countLine(c Counts, order []Outcome) string {
 	return strings.Join(parts, " · ")
 }
 
-// storyboardStepTally counts the storyboards' steps per outcome, the
-// failed advisory validations and those graded not applicable.
-func storyboardStepTally(r *Run) (steps Counts, advisory, notApplicable int) {
-	steps = Counts{}
+// storyboardSteps are the steps of the run's storyboards, in order (the
+// steps of the rules' probes left out).
+func (r *Run) storyboardSteps() []Step {
 	ids := map[string]bool{}
 	for _, sb := range r.Storyboards {
 		ids[sb.ID] = true
 	}
+	var out []Step
 	for _, st := range r.Steps {
-		if !ids[st.StoryboardID] {
-			continue
+		if ids[st.StoryboardID] {
+			out = append(out, st)
 		}
+	}
+	return out
+}
+
+// storyboardStepTally counts the storyboards' steps per outcome, the
+// failed advisory validations and those graded not applicable.
+func storyboardStepTally(r *Run) (steps Counts, advisory, notApplicable int) {
+	steps = Counts{}
+	for _, st := range r.storyboardSteps() {
 		steps[st.Outcome()]++
 		for _, v := range st.Validations {
 			if !v.Passed && v.Severity == Advisory {

@@ -10,6 +10,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -200,7 +201,7 @@ func judgeA2A02(s *evidence.Store, _ Options) Verdict {
 func responseDataPart(t *a2aBuild) []finding {
 	a := t.artifacts[0]
 	for _, p := range a.parts {
-		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+		if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 			return nil
 		}
 	}
@@ -212,9 +213,9 @@ func judgeA2A03(s *evidence.Store, _ Options) Verdict {
 		seen := false
 		var fs []finding
 		for _, ev := range r.events() {
-			ev.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
+			ev.dataParts(func(p string, _ *rawjson.Object, d json.RawMessage) {
 				seen = true
-				if o, err := extract.ParseObject(d); err == nil && o.Len() == 1 {
+				if o, err := rawjson.ParseObject(d); err == nil && o.Len() == 1 {
 					if w := child(o, "response"); w != nil {
 						fs = append(fs, finding{p + "/data", "is the wrapper {\"response\":{…}}"})
 					}
@@ -263,18 +264,18 @@ func stateFinding(ev *a2aReply, known []string, version string) (finding, bool) 
 	switch {
 	case !ok:
 		return finding{sp, "is absent"}, true
-	case kindOf(v) != extract.KindObject:
+	case rawjson.KindOf(v) != rawjson.KindObject:
 		return finding{sp, "is " + kindName(v) + ", not an object"}, true
 	case ev.stateRaw == nil:
 		return finding{sp + "/state", "is absent"}, true
-	case kindOf(ev.stateRaw) != extract.KindString:
+	case rawjson.KindOf(ev.stateRaw) != rawjson.KindString:
 		return finding{sp + "/state", "is " + kindName(ev.stateRaw) + ", not a string"}, true
 	case !slices.Contains(known, ev.state):
 		return finding{sp + "/state", quote(ev.state) + " is not an A2A " + version + " task state"}, true
 	}
 	// Each occurrence of a repeated state is a token of the version.
 	for _, v := range values(child(ev.task, "status"), "state") {
-		if st, ok := extract.StringValue(v); !ok || !slices.Contains(known, st) {
+		if st, ok := rawjson.StringValue(v); !ok || !slices.Contains(known, st) {
 			return finding{sp + "/state", wireText(v) + " (a repeated state) is not an A2A " + version + " task state"}, true
 		}
 	}
@@ -289,7 +290,7 @@ func judgeA2A05(s *evidence.Store, _ Options) Verdict {
 		seen := false
 		var fs []finding
 		for _, ev := range r.events() {
-			ev.parts(func(p string, part *extract.Object) {
+			ev.parts(func(p string, part *rawjson.Object) {
 				seen = true
 				n := 0
 				for _, m := range partMembers {
@@ -346,7 +347,7 @@ func judgeA2A07(s *evidence.Store, _ Options) Verdict {
 // seen reports whether the task carried such a body.
 func submittedMapping(t *a2aBuild) (seen bool, fs []finding) {
 	t.dataParts(func(p string, d json.RawMessage) {
-		body, err := extract.ParseObject(d)
+		body, err := rawjson.ParseObject(d)
 		if st, _ := str(body, "status"); err != nil || st != "submitted" {
 			return
 		}
@@ -359,7 +360,7 @@ func submittedMapping(t *a2aBuild) (seen bool, fs []finding) {
 			fs = append(fs, finding{p + "/data/task_id", "is absent from a submitted result"})
 		}
 		for _, v := range ids {
-			if id, ok := extract.StringValue(v); !ok || id == "" {
+			if id, ok := rawjson.StringValue(v); !ok || id == "" {
 				fs = append(fs, finding{p + "/data/task_id", "is " + kindName(v) + ", not a task id, in a submitted result"})
 			}
 		}
@@ -398,12 +399,12 @@ func judgeA2A08(s *evidence.Store, _ Options) Verdict {
 				}
 				seen = true
 				inMessage, misplaced := false, ""
-				ev.dataParts(func(p string, _ *extract.Object, d json.RawMessage) {
+				ev.dataParts(func(p string, _ *rawjson.Object, d json.RawMessage) {
 					switch {
 					case strings.HasPrefix(p, ev.taskPtr+"/status/message/"):
 						inMessage = true
 					case misplaced == "" && strings.HasPrefix(p, ev.taskPtr+"/artifacts/"):
-						body, _ := extract.ParseObject(d)
+						body, _ := rawjson.ParseObject(d)
 						if st, _ := str(body, "status"); adcpInterim[st] {
 							misplaced = p + "/data"
 						}
@@ -460,7 +461,7 @@ func cardFindings(status int, body []byte, url string, submitted bool) []finding
 	if status != 200 {
 		return []finding{{"", "the card answers HTTP " + itoa(status)}}
 	}
-	root, err := extract.ParseObject(body)
+	root, err := rawjson.ParseObject(body)
 	if err != nil {
 		return []finding{{"", "the card is not a JSON object"}}
 	}
@@ -470,7 +471,7 @@ func cardFindings(status int, body []byte, url string, submitted bool) []finding
 		fs = append(fs, finding{"", wire.Sanitize(err.Error(), 200)})
 	}
 	v, ok := root.Get("skills")
-	if !ok || kindOf(v) != extract.KindArray {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray {
 		return append(fs, finding{"/skills", "is absent or not a list; the card lists no get_adcp_capabilities skill"})
 	}
 	var items []json.RawMessage
@@ -478,7 +479,7 @@ func cardFindings(status int, body []byte, url string, submitted bool) []finding
 	var ids []string
 	for i, it := range items {
 		p := "/skills/" + strconv.Itoa(i)
-		o, err := extract.ParseObject(it)
+		o, err := rawjson.ParseObject(it)
 		if err != nil {
 			fs = append(fs, finding{p, "is not an object"})
 			continue
@@ -509,7 +510,7 @@ func judgeA2A10(s *evidence.Store, _ Options) Verdict {
 	if !t.account(c) {
 		return t.verdict("")
 	}
-	if _, err := extract.ParseObject(c.Body); c.HTTPStatus != 200 || err != nil {
+	if _, err := rawjson.ParseObject(c.Body); c.HTTPStatus != 200 || err != nil {
 		return t.verdict("the agent card could not be read (A2A-09)")
 	}
 	t.judged(c, extensionFindings(c.Body))
@@ -519,7 +520,7 @@ func judgeA2A10(s *evidence.Store, _ Options) Verdict {
 // extensionFindings is A2A-10 on one card: the AdCP extension declared under
 // capabilities.extensions[] with params omitted or empty.
 func extensionFindings(body []byte) []finding {
-	card, err := extract.ParseObject(body)
+	card, err := rawjson.ParseObject(body)
 	if err != nil {
 		return []finding{{"", "the card is not a JSON object"}}
 	}
@@ -538,13 +539,13 @@ func extensionFindings(body []byte) []finding {
 // emptyParams reports whether an extension's params is empty: null, {} or
 // [].
 func emptyParams(raw []byte) bool {
-	switch kindOf(raw) {
-	case extract.KindNull:
+	switch rawjson.KindOf(raw) {
+	case rawjson.KindNull:
 		return true
-	case extract.KindObject:
-		o, err := extract.ParseObject(raw)
+	case rawjson.KindObject:
+		o, err := rawjson.ParseObject(raw)
 		return err == nil && o.Len() == 0
-	case extract.KindArray:
+	case rawjson.KindArray:
 		var items []json.RawMessage
 		return json.Unmarshal(raw, &items) == nil && len(items) == 0
 	}
@@ -599,7 +600,7 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 			ended = true // an error ends the stream
 			continue
 		}
-		o, err := extract.ParseObject(result)
+		o, err := rawjson.ParseObject(result)
 		if err != nil {
 			fs = append(fs, finding{p, "is not an object"})
 			continue
@@ -644,7 +645,7 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 // nestedEnvelope returns the key of an envelope nested in an unwrapped
 // event: seeds 004, "An envelope whose inner value's top-level keys include
 // any of task / message / statusUpdate / artifactUpdate MUST be rejected".
-func nestedEnvelope(inner *extract.Object) string {
+func nestedEnvelope(inner *rawjson.Object) string {
 	for _, m := range inner.Members() {
 		if slices.Contains(streamEnvelopes, m.Key) {
 			return m.Key
@@ -707,18 +708,18 @@ func judgeERR07A2A(s *evidence.Store) Verdict {
 
 // errorBody reports whether a DataPart's data carries a truthy adcp_error.
 func errorBody(d json.RawMessage) bool {
-	o, err := extract.ParseObject(d)
+	o, err := rawjson.ParseObject(d)
 	if err != nil {
 		return false
 	}
 	v, ok := o.Get("adcp_error")
-	return ok && truthy(v)
+	return ok && rawjson.TruthyValue(v)
 }
 
 // payloadSibling reports whether a DataPart's data is the payload part of
 // error-handling.mdx's A2A example: an object with errors, no adcp_error.
 func payloadSibling(d json.RawMessage) bool {
-	o, err := extract.ParseObject(d)
+	o, err := rawjson.ParseObject(d)
 	if err != nil || errorBody(d) {
 		return false
 	}
@@ -735,11 +736,11 @@ func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
 		switch {
 		case errorBody(d):
 			seen = true
-		case kindOf(d) == extract.KindObject:
+		case rawjson.KindOf(d) == rawjson.KindObject:
 			if payload == "" {
 				payload = p + "/data"
 			}
-			body, _ := extract.ParseObject(d)
+			body, _ := rawjson.ParseObject(d)
 			if st, _ := str(body, "status"); st == "rejected" {
 				rejection = true
 			}
@@ -763,7 +764,7 @@ func fatalFailureA2A(t *a2aBuild) (seen bool, fs []finding) {
 	last, errAt := "", -1
 	var data []json.RawMessage
 	for _, p := range a.parts {
-		if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
+		if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
 			if errorBody(d) {
 				errAt = len(data)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // a2aReply is the task view of an A2A reply (or of one stream event), read
@@ -16,7 +17,7 @@ import (
 type a2aReply struct {
 	// task is the Task (or stream event) object, unwrapped from a
 	// single-key envelope.
-	task    *extract.Object
+	task    *rawjson.Object
 	taskPtr string
 	// envelope is the key of a single-key result envelope (A2A 1.0:
 	// task, message, statusUpdate, artifactUpdate), "" for a bare object;
@@ -48,8 +49,8 @@ var a2aFailure = map[string]bool{"failed": true, "rejected": true}
 // state failed or rejected is the A2A form of an error result.
 func parseA2AReply(c evidence.Call) *reply {
 	r := &reply{call: c, a2a: &a2aReply{}}
-	if c.RPCError != nil && kindOf(c.RPCError) == extract.KindObject {
-		r.rpcErr, _ = extract.ParseObject(c.RPCError)
+	if c.RPCError != nil && rawjson.KindOf(c.RPCError) == rawjson.KindObject {
+		r.rpcErr, _ = rawjson.ParseObject(c.RPCError)
 	}
 	if c.Message != nil {
 		r.outcome, _ = extract.FromJSONRPCResponse(extract.TransportA2A, c.Message)
@@ -57,7 +58,7 @@ func parseA2AReply(c evidence.Call) *reply {
 	if c.Result == nil {
 		return r
 	}
-	res, err := extract.ParseObject(c.Result)
+	res, err := rawjson.ParseObject(c.Result)
 	if err != nil {
 		return r
 	}
@@ -81,7 +82,7 @@ func parseA2AReply(c evidence.Call) *reply {
 		a.wrapper = true
 	}
 	if x.Data != nil {
-		if o, err := extract.ParseObject(x.Data); err == nil {
+		if o, err := rawjson.ParseObject(x.Data); err == nil {
 			r.data, r.dataPtr = o, "/result"+x.Pointer
 		}
 	}
@@ -106,11 +107,11 @@ func parseA2AReply(c evidence.Call) *reply {
 // state the last DataPart of artifacts[0] (none, with wrapper set, when it
 // is a {"response":{…}} wrapper), else the first DataPart of the status
 // message; for an interim state the first DataPart of the status message.
-func (t *a2aBuild) extraction() (data *extract.Object, ptr string, wrapper bool) {
-	first := func(parts []located) (*extract.Object, string) {
+func (t *a2aBuild) extraction() (data *rawjson.Object, ptr string, wrapper bool) {
+	first := func(parts []located) (*rawjson.Object, string) {
 		for _, p := range parts {
-			if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
-				o, _ := extract.ParseObject(d)
+			if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
+				o, _ := rawjson.ParseObject(d)
 				return o, p.ptr + "/data"
 			}
 		}
@@ -119,10 +120,10 @@ func (t *a2aBuild) extraction() (data *extract.Object, ptr string, wrapper bool)
 	switch {
 	case finalStates[t.norm]:
 		if len(t.artifacts) > 0 {
-			var last *extract.Object
+			var last *rawjson.Object
 			for _, p := range t.artifacts[0].parts {
-				if d, ok := p.obj.Get("data"); ok && kindOf(d) == extract.KindObject {
-					last, _ = extract.ParseObject(d)
+				if d, ok := p.obj.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
+					last, _ = rawjson.ParseObject(d)
 					ptr = p.ptr + "/data"
 				}
 			}
@@ -192,8 +193,8 @@ func (a *a2aReply) what() string {
 // member): in every artifact, in an artifact update's artifact, in
 // status.message and in a message's own parts, with its pointer and its
 // data value.
-func (a *a2aReply) dataParts(fn func(ptr string, part *extract.Object, data json.RawMessage)) {
-	a.parts(func(p string, part *extract.Object) {
+func (a *a2aReply) dataParts(fn func(ptr string, part *rawjson.Object, data json.RawMessage)) {
+	a.parts(func(p string, part *rawjson.Object) {
 		if d, ok := part.Get("data"); ok {
 			fn(p, part, d)
 		}
@@ -203,7 +204,7 @@ func (a *a2aReply) dataParts(fn func(ptr string, part *extract.Object, data json
 // parts calls fn for every part object of the view: in every artifact, in
 // an artifact update's artifact, then in status.message, then in a
 // message's own parts.
-func (a *a2aReply) parts(fn func(ptr string, part *extract.Object)) {
+func (a *a2aReply) parts(fn func(ptr string, part *rawjson.Object)) {
 	if a.task == nil {
 		return
 	}
@@ -225,13 +226,13 @@ func (a *a2aReply) nonObjectParts(fn func(ptr, kind string)) {
 	if a.task == nil {
 		return
 	}
-	each := func(o *extract.Object, base string) {
+	each := func(o *rawjson.Object, base string) {
 		v, ok := o.Get("parts")
 		if !ok {
 			return
 		}
-		extract.EachElement(v, func(i int, it []byte) bool {
-			if kindOf(it) != extract.KindObject {
+		rawjson.EachElement(v, func(i int, it []byte) bool {
+			if rawjson.KindOf(it) != rawjson.KindObject {
 				fn(base+"/parts/"+strconv.Itoa(i), kindName(it))
 			}
 			return true
@@ -250,7 +251,7 @@ func (a *a2aReply) nonObjectParts(fn func(ptr, kind string)) {
 }
 
 // eachPart calls fn for every object in o.parts, with its pointer.
-func eachPart(o *extract.Object, base string, fn func(ptr string, part *extract.Object)) {
+func eachPart(o *rawjson.Object, base string, fn func(ptr string, part *rawjson.Object)) {
 	for _, p := range objectsAt(o, "parts", base+"/parts") {
 		fn(p.ptr, p.obj)
 	}
@@ -259,14 +260,14 @@ func eachPart(o *extract.Object, base string, fn func(ptr string, part *extract.
 // located is an object and where it is in the response.
 type located struct {
 	ptr string
-	obj *extract.Object
+	obj *rawjson.Object
 }
 
 // objectsAt returns the object items of the array o[key], with their
 // pointers under base; nil when the member is absent or not an array.
-func objectsAt(o *extract.Object, key, base string) []located {
+func objectsAt(o *rawjson.Object, key, base string) []located {
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != extract.KindArray {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray {
 		return nil
 	}
 	var items []json.RawMessage
@@ -275,7 +276,7 @@ func objectsAt(o *extract.Object, key, base string) []located {
 	}
 	var out []located
 	for i, it := range items {
-		if p, err := extract.ParseObject(it); err == nil {
+		if p, err := rawjson.ParseObject(it); err == nil {
 			out = append(out, located{base + "/" + strconv.Itoa(i), p})
 		}
 	}
@@ -375,14 +376,14 @@ func (t *a2aBuild) apply(ev *a2aReply) {
 		t.setStatus(ev)
 		// A null artifacts member is an absent one, as serializers write
 		// an unset optional field.
-		if v, ok := ev.task.Get("artifacts"); ok && kindOf(v) != extract.KindNull {
+		if v, ok := ev.task.Get("artifacts"); ok && rawjson.KindOf(v) != rawjson.KindNull {
 			p := ev.taskPtr + "/artifacts"
 			t.artifacts, t.artsPtr, t.artsBad = nil, p, finding{}
-			if kindOf(v) != extract.KindArray {
+			if rawjson.KindOf(v) != rawjson.KindArray {
 				t.artsBad = finding{p, "is " + kindName(v) + ", not a list"}
 			}
-			extract.EachElement(v, func(i int, it []byte) bool {
-				if kindOf(it) != extract.KindObject && t.artsBad.ptr == "" {
+			rawjson.EachElement(v, func(i int, it []byte) bool {
+				if rawjson.KindOf(it) != rawjson.KindObject && t.artsBad.ptr == "" {
 					t.artsBad = finding{p + "/" + strconv.Itoa(i), "is " + kindName(it) + ", not an artifact object"}
 				}
 				return true
@@ -464,7 +465,7 @@ func (t *a2aBuild) dataParts(fn func(ptr string, data json.RawMessage)) {
 }
 
 // mustGet returns o[key], nil when absent.
-func mustGet(o *extract.Object, key string) json.RawMessage {
+func mustGet(o *rawjson.Object, key string) json.RawMessage {
 	v, _ := o.Get(key)
 	return v
 }

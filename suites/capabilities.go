@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -84,7 +84,7 @@ func capabilities(s *evidence.Store) (evidence.Call, *reply, bool) {
 // IDEM-01: the declaration the rule asks for is absent); a call not made, a
 // harness error or a reply that is no success skips (CAP-01 judges whether
 // the task answers at all).
-func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply, adcp *extract.Object, verdict Verdict) {
+func capabilitiesAdcp(s *evidence.Store, t *tally) (call evidence.Call, r *reply, adcp *rawjson.Object, verdict Verdict) {
 	call, found := s.Call(probe(s, capabilitiesProbe))
 	if !found {
 		return call, nil, nil, t.verdict("get_adcp_capabilities was not called")
@@ -143,15 +143,15 @@ func judgeCAP01(s *evidence.Store, _ Options) Verdict {
 	var fs []finding
 	for _, m := range []struct {
 		key  string
-		kind extract.Kind
+		kind rawjson.Kind
 		what string
-	}{{"adcp", extract.KindObject, "an object"}, {"supported_protocols", extract.KindArray, "an array"}} {
+	}{{"adcp", rawjson.KindObject, "an object"}, {"supported_protocols", rawjson.KindArray, "an array"}} {
 		vs := values(r.data, m.key)
 		if len(vs) == 0 {
 			fs = append(fs, finding{ptr(r.dataPtr, m.key), "is absent"})
 		}
 		for _, v := range vs { // each occurrence of a repeated key
-			if kindOf(v) != m.kind {
+			if rawjson.KindOf(v) != m.kind {
 				fs = append(fs, finding{ptr(r.dataPtr, m.key), "is " + kindName(v) + ", not " + m.what})
 			}
 		}
@@ -218,7 +218,7 @@ func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 	if len(init) == 0 || !init[0].Answered() {
 		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "initialize was not answered"}
 	}
-	res, err := extract.ParseObject(init[0].Result)
+	res, err := rawjson.ParseObject(init[0].Result)
 	if err != nil || child(child(res, "capabilities"), "tasks") == nil {
 		return Verdict{Rule: "CAP-03", Outcome: Skip, Message: "the server does not declare the MCP tasks capability"}
 	}
@@ -235,7 +235,7 @@ func judgeCAP03(s *evidence.Store, _ Options) Verdict {
 				fs = append(fs, finding{p, lt.name + " declares no taskSupport, not \"optional\""})
 			}
 			for _, v := range vs { // each occurrence of a repeated key
-				got, isStr := extract.StringValue(v)
+				got, isStr := rawjson.StringValue(v)
 				switch {
 				case !isStr:
 					fs = append(fs, finding{p, lt.name + " declares " + kindName(v) + ", not \"" + want + "\""})
@@ -279,7 +279,7 @@ func judgeCAP05(s *evidence.Store, _ Options) Verdict {
 			problems = append(problems, finding{"", c.URL + " answers HTTP " + itoa(c.HTTPStatus)})
 			continue
 		}
-		card, err := extract.ParseObject(c.Body)
+		card, err := rawjson.ParseObject(c.Body)
 		if err != nil {
 			problems = append(problems, finding{"", c.URL + " is not a JSON object"})
 			continue

@@ -2,7 +2,7 @@ package suites
 
 import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -141,7 +141,7 @@ func judgeCTX03(s *evidence.Store, _ Options) Verdict {
 				}
 				seen[rt.ptr] = true
 				for _, v := range values(rt.obj, "context") {
-					if kindOf(v) != extract.KindNull {
+					if rawjson.KindOf(v) != rawjson.KindNull {
 						return true, []finding{{ptr(rt.ptr, "context"), "is " + kindName(v) + " although the request had no context"}}
 					}
 				}

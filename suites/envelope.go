@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
@@ -132,7 +132,7 @@ func judgeENV02(s *evidence.Store, _ Options) Verdict {
 		if !r.success() || r.data == nil {
 			return false, nil
 		}
-		if v, ok := r.data.Get("payload"); ok && kindOf(v) == extract.KindObject {
+		if v, ok := r.data.Get("payload"); ok && rawjson.KindOf(v) == rawjson.KindObject {
 			return true, []finding{{ptr(r.dataPtr, "payload"), "nests body fields"}}
 		}
 		return true, nil
@@ -173,7 +173,7 @@ func stringMember(rt root, key string, required bool, bad func(string) string) [
 	}
 	var fs []finding
 	for _, v := range vs {
-		s, isStr := extract.StringValue(v)
+		s, isStr := rawjson.StringValue(v)
 		if !isStr {
 			fs = append(fs, finding{ptr(rt.ptr, key), "is " + kindName(v) + ", not a string"})
 		} else if what := bad(s); what != "" {
@@ -204,7 +204,7 @@ func clientRoots(r *reply) []root {
 			continue
 		}
 		v, has := t.obj.Get("adcp_error")
-		if r.isError && (!has || !truthy(v)) {
+		if r.isError && (!has || !rawjson.TruthyValue(v)) {
 			continue
 		}
 		if !r.isError && has && t.obj.Len() == 1 {
@@ -258,7 +258,7 @@ func judgeENV06(s *evidence.Store, _ Options) Verdict {
 		for _, rt := range clientRoots(r) {
 			for _, v := range values(rt.obj, "timestamp") {
 				seen = true
-				if ts, isStr := extract.StringValue(v); !isStr {
+				if ts, isStr := rawjson.StringValue(v); !isStr {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), "is " + kindName(v) + ", not a string"})
 				} else if !isRFC3339(ts) {
 					fs = append(fs, finding{ptr(rt.ptr, "timestamp"), quote(ts) + " is not an RFC 3339 date-time"})
@@ -266,7 +266,7 @@ func judgeENV06(s *evidence.Store, _ Options) Verdict {
 			}
 			for _, v := range values(rt.obj, "replayed") {
 				seen = true
-				if kindOf(v) != extract.KindBool {
+				if rawjson.KindOf(v) != rawjson.KindBool {
 					fs = append(fs, finding{ptr(rt.ptr, "replayed"), "is " + kindName(v) + ", not a boolean"})
 				}
 			}
@@ -336,12 +336,12 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 		}
 		var fs []finding
 		for _, v := range values(r.result, "isError") {
-			if kindOf(v) != extract.KindBool {
+			if rawjson.KindOf(v) != rawjson.KindBool {
 				fs = append(fs, finding{"/result/isError", "is " + kindName(v) + ", not a boolean"})
 			}
 		}
 		for _, v := range values(r.result, "structuredContent") {
-			if kindOf(v) != extract.KindObject {
+			if rawjson.KindOf(v) != rawjson.KindObject {
 				fs = append(fs, finding{"/result/structuredContent", "is " + kindName(v) + ", not an object"})
 			}
 		}
@@ -351,7 +351,7 @@ func judgeENV09(s *evidence.Store, _ Options) Verdict {
 		}
 		for _, v := range contents {
 			var items [][]byte
-			if !extract.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }) {
+			if !rawjson.EachElement(v, func(_ int, it []byte) bool { items = append(items, it); return true }) {
 				fs = append(fs, finding{"/result/content", "is " + kindName(v) + ", not an array"})
 			}
 			fs = append(fs, contentItems(items)...)
@@ -366,13 +366,13 @@ func contentItems(items [][]byte) []finding {
 	var fs []finding
 	for i, it := range items {
 		p := "/result/content/" + strconv.Itoa(i)
-		o, err := extract.ParseObject(it)
+		o, err := rawjson.ParseObject(it)
 		if err != nil {
 			fs = append(fs, finding{p, "is " + kindName(it) + ", not an object"})
 			continue
 		}
 		for _, tv := range values(o, "type") {
-			t, isStr := extract.StringValue(tv)
+			t, isStr := rawjson.StringValue(tv)
 			switch {
 			case !isStr:
 				fs = append(fs, finding{p + "/type", "is not a string"})
@@ -384,7 +384,7 @@ func contentItems(items [][]byte) []finding {
 					fs = append(fs, finding{p + "/text", "is not a string"})
 				}
 				for _, v := range texts {
-					if kindOf(v) != extract.KindString {
+					if rawjson.KindOf(v) != rawjson.KindString {
 						fs = append(fs, finding{p + "/text", "is not a string"})
 					}
 				}
@@ -459,7 +459,7 @@ func judgeENV10(s *evidence.Store, _ Options) Verdict {
 func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
 	if len(c.Exchanges) == 0 && c.Message != nil {
 		// A call recorded without its exchanges: the message is all there is.
-		if err := extract.CheckText(c.Message); err != nil {
+		if err := rawjson.CheckText(c.Message); err != nil {
 			return []finding{{"", "the reply " + err.Error()}}, "", true
 		}
 		return rpcShape(c), "", true
@@ -489,7 +489,7 @@ func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
 					fs = append(fs, finding{p, "is not UTF-8"})
 					continue
 				}
-				if err := extract.CheckText([]byte(ev.Data)); err != nil {
+				if err := rawjson.CheckText([]byte(ev.Data)); err != nil {
 					fs = append(fs, finding{p, "data " + err.Error()})
 				}
 			}
@@ -512,7 +512,7 @@ func readable(c evidence.Call) (fs []finding, harness string, seen bool) {
 			continue
 		}
 		seen = true
-		if err := extract.CheckText(x.ResponseBody); err != nil {
+		if err := rawjson.CheckText(x.ResponseBody); err != nil {
 			if !x.Complete && x.Error != "" {
 				harness = "the reply was broken off before its end (" + wire.Sanitize(x.Error, 120) + ")"
 				continue
@@ -547,7 +547,7 @@ func rpcShape(c evidence.Call) []finding {
 	if result, rpcErr, _, err := wire.SplitResponse(c.Message); err == nil && (result != nil || rpcErr != nil) {
 		return nil
 	}
-	if o, err := extract.ParseObject(c.Message); err != nil || o == nil {
+	if o, err := rawjson.ParseObject(c.Message); err != nil || o == nil {
 		return []finding{{"", "the reply is not a JSON object"}}
 	}
 	return []finding{{"", "the response holds neither result nor error"}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -128,7 +129,7 @@ func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{c.ptr + "/code", "is absent"})
 		}
 		for _, v := range codes {
-			code, isStr := extract.StringValue(v)
+			code, isStr := rawjson.StringValue(v)
 			switch {
 			case !isStr:
 				fs = append(fs, finding{c.ptr + "/code", "is " + kindName(v) + ", not a string"})
@@ -143,7 +144,7 @@ func judgeEOBJ01(s *evidence.Store, _ Options) Verdict {
 			fs = append(fs, finding{c.ptr + "/message", "is absent"})
 		}
 		for _, m := range msgs {
-			if kindOf(m) != extract.KindString {
+			if rawjson.KindOf(m) != rawjson.KindString {
 				fs = append(fs, finding{c.ptr + "/message", "is " + kindName(m) + ", not a string"})
 			}
 		}
@@ -180,7 +181,7 @@ func judgeEOBJ04(s *evidence.Store, _ Options) Verdict {
 		vs := values(c.obj, "recovery") // none: EOBJ-10's
 		var fs []finding
 		for _, v := range vs {
-			rec, isStr := extract.StringValue(v)
+			rec, isStr := rawjson.StringValue(v)
 			switch {
 			case !isStr:
 				fs = append(fs, finding{c.ptr + "/recovery", "is " + kindName(v) + ", not a string"})
@@ -221,7 +222,7 @@ func judgeEOBJ06(s *evidence.Store, _ Options) Verdict {
 		seen := false
 		var fs []finding
 		for _, v := range values(c.obj, "code") {
-			code, ok := extract.StringValue(v)
+			code, ok := rawjson.StringValue(v)
 			if !ok || code == "" {
 				continue // EOBJ-01's
 			}
@@ -314,49 +315,49 @@ func leak(s, agentHost string, version bool) string {
 // means "an array of strings".
 var detailTypes = map[string]map[string]detailType{
 	"RATE_LIMITED": {
-		"limit": {kinds: kinds(extract.KindNumber)}, "remaining": {kinds: kinds(extract.KindNumber)},
-		"window_seconds": {kinds: kinds(extract.KindNumber)},
-		"scope":          {kinds: kinds(extract.KindString), enum: []string{"account", "tool", "global"}},
+		"limit": {kinds: kinds(rawjson.KindNumber)}, "remaining": {kinds: kinds(rawjson.KindNumber)},
+		"window_seconds": {kinds: kinds(rawjson.KindNumber)},
+		"scope":          {kinds: kinds(rawjson.KindString), enum: []string{"account", "tool", "global"}},
 	},
 	"BUDGET_TOO_LOW": {
-		"minimum_budget": {kinds: kinds(extract.KindNumber)},
-		"currency":       {kinds: kinds(extract.KindString), pattern: regexp.MustCompile(`^[A-Z]{3}$`)},
+		"minimum_budget": {kinds: kinds(rawjson.KindNumber)},
+		"currency":       {kinds: kinds(rawjson.KindString), pattern: regexp.MustCompile(`^[A-Z]{3}$`)},
 	},
 	"AUDIENCE_TOO_SMALL": {
-		"minimum_size": {kinds: kinds(extract.KindNumber)}, "current_size": {kinds: kinds(extract.KindNumber)},
+		"minimum_size": {kinds: kinds(rawjson.KindNumber)}, "current_size": {kinds: kinds(rawjson.KindNumber)},
 	},
 	"ACCOUNT_SETUP_REQUIRED": {
-		"setup_url": {kinds: kinds(extract.KindString)}, "setup_steps": {kinds: kinds(extract.KindArray), items: extract.KindString},
+		"setup_url": {kinds: kinds(rawjson.KindString)}, "setup_steps": {kinds: kinds(rawjson.KindArray), items: rawjson.KindString},
 	},
 	"CREATIVE_REJECTED": {
-		"policy_id": {kinds: kinds(extract.KindString)}, "policy_url": {kinds: kinds(extract.KindString)},
-		"reasons": {kinds: kinds(extract.KindArray), items: extract.KindString},
+		"policy_id": {kinds: kinds(rawjson.KindString)}, "policy_url": {kinds: kinds(rawjson.KindString)},
+		"reasons": {kinds: kinds(rawjson.KindArray), items: rawjson.KindString},
 	},
 	"POLICY_VIOLATION": {
-		"policy_id": {kinds: kinds(extract.KindString)}, "policy_url": {kinds: kinds(extract.KindString)},
-		"violated_rules": {kinds: kinds(extract.KindArray), items: extract.KindString},
+		"policy_id": {kinds: kinds(rawjson.KindString)}, "policy_url": {kinds: kinds(rawjson.KindString)},
+		"violated_rules": {kinds: kinds(rawjson.KindArray), items: rawjson.KindString},
 	},
 	"CONFLICT": {
-		"resource_id":      {kinds: kinds(extract.KindString)},
-		"expected_version": {kinds: kinds(extract.KindNumber, extract.KindString)},
-		"current_version":  {kinds: kinds(extract.KindNumber, extract.KindString)},
+		"resource_id":      {kinds: kinds(rawjson.KindString)},
+		"expected_version": {kinds: kinds(rawjson.KindNumber, rawjson.KindString)},
+		"current_version":  {kinds: kinds(rawjson.KindNumber, rawjson.KindString)},
 	},
 	"VERSION_UNSUPPORTED": {
-		"supported_versions": {kinds: kinds(extract.KindArray), items: extract.KindString},
-		"supported_majors":   {kinds: kinds(extract.KindArray), items: extract.KindNumber},
-		"build_version":      {kinds: kinds(extract.KindString)},
+		"supported_versions": {kinds: kinds(rawjson.KindArray), items: rawjson.KindString},
+		"supported_majors":   {kinds: kinds(rawjson.KindArray), items: rawjson.KindNumber},
+		"build_version":      {kinds: kinds(rawjson.KindString)},
 	},
 }
 
 type detailType struct {
-	kinds   map[extract.Kind]bool
-	items   extract.Kind // for arrays: the kind of every element
+	kinds   map[rawjson.Kind]bool
+	items   rawjson.Kind // for arrays: the kind of every element
 	enum    []string
 	pattern *regexp.Regexp
 }
 
-func kinds(ks ...extract.Kind) map[extract.Kind]bool {
-	m := map[extract.Kind]bool{}
+func kinds(ks ...rawjson.Kind) map[rawjson.Kind]bool {
+	m := map[rawjson.Kind]bool{}
 	for _, k := range ks {
 		m[k] = true
 	}
@@ -384,20 +385,20 @@ func judgeEOBJ08(s *evidence.Store, _ Options) Verdict {
 }
 
 func (d detailType) check(v json.RawMessage) string {
-	k := kindOf(v)
+	k := rawjson.KindOf(v)
 	if !d.kinds[k] {
 		return "is " + kindName(v) + ", not as documented"
 	}
-	if k == extract.KindArray {
+	if k == rawjson.KindArray {
 		var items []json.RawMessage
 		_ = json.Unmarshal(v, &items)
 		for i, it := range items {
-			if kindOf(it) != d.items {
+			if rawjson.KindOf(it) != d.items {
 				return "item " + strconv.Itoa(i) + " is " + kindName(it) + ", not as documented"
 			}
 		}
 	}
-	if k == extract.KindString {
+	if k == rawjson.KindString {
 		var s string
 		_ = json.Unmarshal(v, &s)
 		if d.enum != nil && !contains(d.enum, s) {
@@ -453,8 +454,8 @@ func judgeEOBJ09(s *evidence.Store, _ Options) Verdict {
 func payloadErrors(r *reply) [][]located {
 	var bodies []root
 	if r.a2a != nil {
-		r.a2a.dataParts(func(p string, _ *extract.Object, data json.RawMessage) {
-			if o, err := extract.ParseObject(data); err == nil {
+		r.a2a.dataParts(func(p string, _ *rawjson.Object, data json.RawMessage) {
+			if o, err := rawjson.ParseObject(data); err == nil {
 				bodies = append(bodies, root{p + "/data", o})
 			}
 		})
@@ -527,7 +528,7 @@ func utf16Len(s string) int {
 // stringifyLen is the serialized size in UTF-8 bytes (seed 002's details
 // guidance); a value that is not JSON counts its raw bytes.
 func stringifyLen(raw []byte) int {
-	n, err := extract.StringifyLen(raw)
+	n, err := rawjson.StringifyLen(raw)
 	if err != nil {
 		return len(raw)
 	}
@@ -537,7 +538,7 @@ func stringifyLen(raw []byte) int {
 // stringifyUnits is JSON.stringify(value).length in UTF-16 code units
 // (seed 002's validate()); a value that is not JSON counts its raw bytes.
 func stringifyUnits(raw []byte) int {
-	n, err := extract.StringifyUnits(raw)
+	n, err := rawjson.StringifyUnits(raw)
 	if err != nil {
 		return len(raw)
 	}

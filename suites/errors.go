@@ -8,6 +8,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -198,7 +199,7 @@ func judgeERR03(s *evidence.Store, _ Options) Verdict {
 		var scErr []byte
 		scWhat := "is absent"
 		if r.sc != nil {
-			if v, ok := r.sc.Get("adcp_error"); ok && kindOf(v) == extract.KindObject {
+			if v, ok := r.sc.Get("adcp_error"); ok && rawjson.KindOf(v) == rawjson.KindObject {
 				scErr = v
 			} else if ok {
 				scWhat = "is " + kindName(v) + ", not an error object"
@@ -206,7 +207,7 @@ func judgeERR03(s *evidence.Store, _ Options) Verdict {
 		}
 		var textErr []byte
 		if len(r.texts) > 0 && r.texts[0].ptr == "/result/content/0/text" && r.texts[0].obj != nil {
-			if v, ok := r.texts[0].obj.Get("adcp_error"); ok && kindOf(v) == extract.KindObject {
+			if v, ok := r.texts[0].obj.Get("adcp_error"); ok && rawjson.KindOf(v) == rawjson.KindObject {
 				textErr = v
 			}
 		}
@@ -235,7 +236,7 @@ func judgeERR04(s *evidence.Store, _ Options) Verdict {
 		jsonAt, proseAt := -1, []int{}
 		for i, t := range r.texts {
 			if t.obj != nil {
-				if v, ok := t.obj.Get("adcp_error"); ok && truthy(v) && jsonAt < 0 {
+				if v, ok := t.obj.Get("adcp_error"); ok && rawjson.TruthyValue(v) && jsonAt < 0 {
 					jsonAt = i
 				}
 				continue

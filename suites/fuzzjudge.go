@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
@@ -24,8 +24,6 @@ import (
 // takes (FUZZ-01), or rejected, with a well-formed AdCP error (FUZZ-02);
 // anything else at the transport is FUZZ-04. FUZZ-03 and FUZZ-05 judge
 // the pairs the command makes for them.
-
-func init() { registerChecks("FUZZ", fuzzChecks) }
 
 func fuzzChecks() []Check {
 	return []Check{
@@ -772,7 +770,7 @@ func firstError(r *reply) *candidate {
 }
 
 // stripMembers is a payload without its per-request envelope members.
-func stripMembers(o *extract.Object) []byte {
+func stripMembers(o *rawjson.Object) []byte {
 	var b strings.Builder
 	b.WriteByte('{')
 	first := true

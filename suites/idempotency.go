@@ -6,11 +6,9 @@ import (
 	"strconv"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
-
-func init() { registerChecks("IDEM", idemChecks) }
 
 // The bounds of idempotency.replay_ttl_seconds (§4.49).
 const (
@@ -79,7 +77,7 @@ func judgeIDEM01(s *evidence.Store, _ Options) Verdict {
 		}
 		supported := false
 		for _, sup := range sups {
-			if kindOf(sup) != extract.KindBool {
+			if rawjson.KindOf(sup) != rawjson.KindBool {
 				fs = append(fs, finding{base + "/supported", "is absent or not a boolean"})
 			}
 			supported = supported || string(trim(sup)) == "true"
@@ -256,7 +254,7 @@ func sameResource(first, replay *reply) []finding {
 // body's root, or a response metadata field (MCP result._meta, directly or
 // under a namespace; A2A task or artifact metadata).
 func replayedFlag(r *reply) (string, bool) {
-	isTrue := func(o *extract.Object) bool {
+	isTrue := func(o *rawjson.Object) bool {
 		if o == nil {
 			return false
 		}
@@ -273,7 +271,7 @@ func replayedFlag(r *reply) (string, bool) {
 			var arts []json.RawMessage
 			_ = json.Unmarshal(v, &arts)
 			for i, a := range arts {
-				if o, err := extract.ParseObject(a); err == nil {
+				if o, err := rawjson.ParseObject(a); err == nil {
 					metas = append(metas, root{r.a2a.taskPtr + "/artifacts/" + strconv.Itoa(i) + "/metadata", child(o, "metadata")})
 				}
 			}

@@ -234,34 +234,29 @@ type family struct {
 	checks []Check
 }
 
+// familyChecks is every rule family's judges, by family ID: the one place
+// a family is registered (TestEveryCatalogueFamilyHasItsChecks holds it
+// to the catalogue).
+var familyChecks = map[string]func() []Check{
+	"ENV": envChecks, "ERR": errChecks, "EOBJ": eobjChecks, "RETRY": retryChecks,
+	"CTX": ctxChecks, "TOL": tolChecks, "A2A": a2aChecks, "CAP": capChecks,
+	"TASK": taskChecks, "VER": verChecks, "IDEM": idemChecks, "AUTH": authChecks,
+	"URL": urlChecks, "HOOK": hookChecks, "SCHEMA": schemaChecks, "TLS": tlsChecks,
+	"FUZZ": fuzzChecks,
+}
+
 // families lists the rule families this package judges, in catalogue
-// order: the built-in ones and those other files register.
+// order.
 func families() []family {
-	builtin := map[string][]Check{
-		"ENV": envChecks(), "ERR": errChecks(), "EOBJ": eobjChecks(), "RETRY": retryChecks(),
-		"CTX": ctxChecks(), "TOL": tolChecks(), "A2A": a2aChecks(), "CAP": capChecks(),
-		"VER": verChecks(), "AUTH": authChecks(), "URL": urlChecks(),
-	}
 	var out []family
 	for _, f := range catalogue.Families() {
-		checks := builtin[f.ID]
-		for _, more := range registeredFamilies[f.ID] {
-			checks = append(checks, more()...)
-		}
-		if len(checks) > 0 {
-			out = append(out, family{f.ID, checks})
+		if checks, ok := familyChecks[f.ID]; ok {
+			if cs := checks(); len(cs) > 0 {
+				out = append(out, family{f.ID, cs})
+			}
 		}
 	}
 	return out
-}
-
-// registeredFamilies are the checks other files add with registerChecks.
-var registeredFamilies = map[string][]func() []Check{}
-
-// registerChecks adds a family's checks (or more checks to a family); call
-// it from an init function of the file that defines them.
-func registerChecks(familyID string, checks func() []Check) {
-	registeredFamilies[familyID] = append(registeredFamilies[familyID], checks)
 }
 
 // Register declares the judges for store as Ginkgo specs: a container per
@@ -272,18 +267,43 @@ func registerChecks(familyID string, checks func() []Check) {
 // for another run in the same process.
 func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 	forgetReplies()
+	var ts []catalogue.Transport
 	for _, t := range []catalogue.Transport{catalogue.MCP, catalogue.A2A} {
-		if !opts.judges(t) {
-			continue
+		if opts.judges(t) {
+			ts = append(ts, t)
 		}
+	}
+	registerLazy(ts, opts.Command(), func(catalogue.Transport) (*evidence.Store, Options, string) { return store, opts, "" }, record)
+}
+
+// RegisterLazy declares the judges of the transports ts into the Ginkgo
+// tree being built, as Register does, for a store that exists only once
+// the specs run: a suite that probes the seller in a BeforeAll first (the
+// caller's own Ginkgo suite, say). Each spec calls get with its transport
+// when it runs, for the store and the options, or for why it is skipped (a
+// transport given no target). Call Release once the specs have run.
+// The rules declared are run's (a fuzz run's store is judged by Register
+// with Options.Fuzz).
+func RegisterLazy(ts []catalogue.Transport, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
+	registerLazy(ts, "", get, record)
+}
+
+// registerLazy is RegisterLazy for the rules of command (see
+// Options.Command).
+func registerLazy(ts []catalogue.Transport, command string, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
+	for _, t := range ts {
 		ginkgo.Describe(strings.ToUpper(string(t)), func() {
 			for _, fam := range families() {
 				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
 					for _, c := range withA2A(fam.checks) {
-						if c.Transport != t || !opts.Judges(c) {
+						if c.Transport != t || catalogue.CommandOf(c.ID) != command {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {
+							store, opts, skip := get(c.Transport)
+							if skip != "" {
+								ginkgo.Skip(skip)
+							}
 							var v Verdict
 							if why := opts.stopped(); why != "" {
 								v = Verdict{Rule: c.ID, Transport: c.Transport, Outcome: HarnessError,

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
@@ -20,6 +21,38 @@ func TestEveryCheckIsACatalogueRuleOnItsTransport(t *testing.T) {
 			t.Errorf("%s: duplicate judge %q", c.ID, c.Text)
 		}
 		seen[key], seen[c.ID+string(c.Transport)] = true, true
+	}
+}
+
+// Every catalogue family has its judges registered, each of them a rule of
+// that family, and nothing is registered for a family the catalogue lacks:
+// a family left out of familyChecks fails here, not silently in a run.
+func TestEveryCatalogueFamilyHasItsChecks(t *testing.T) {
+	known := map[string]bool{}
+	for _, f := range catalogue.Families() {
+		known[f.ID] = true
+		checks, ok := familyChecks[f.ID]
+		if !ok {
+			t.Errorf("family %s: no checks registered in familyChecks", f.ID)
+			continue
+		}
+		cs := checks()
+		if len(cs) == 0 {
+			t.Errorf("family %s: no checks", f.ID)
+		}
+		for _, c := range cs {
+			if fam, _, _ := strings.Cut(c.ID, "-"); fam != f.ID {
+				t.Errorf("family %s holds %s, a rule of another family", f.ID, c.ID)
+			}
+		}
+	}
+	for id := range familyChecks {
+		if !known[id] {
+			t.Errorf("familyChecks registers %s, which the catalogue does not list", id)
+		}
+	}
+	if got, want := len(families()), len(catalogue.Families()); got != want {
+		t.Errorf("%d families judged, the catalogue lists %d", got, want)
 	}
 }
 

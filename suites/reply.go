@@ -10,6 +10,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -18,22 +19,22 @@ import (
 type reply struct {
 	call evidence.Call
 	// result is the JSON-RPC result member when it is an object.
-	result *extract.Object
+	result *rawjson.Object
 	// rpcErr is the JSON-RPC error member when it is an object.
-	rpcErr *extract.Object
+	rpcErr *rawjson.Object
 	// isError is result.isError under JavaScript truthiness, as clients read
 	// it; isErrorRaw is the member as received (nil when absent).
 	isError    bool
 	isErrorRaw json.RawMessage
 	// sc is result.structuredContent when it is an object; scRaw is the
 	// member as received (nil when absent).
-	sc    *extract.Object
+	sc    *rawjson.Object
 	scRaw json.RawMessage
 	// texts are the content[] items of type "text" with a string text.
 	texts []textItem
 	// data is what a client extracts on the success path (seed 000), with
 	// dataPtr locating it in the response; nil when none.
-	data    *extract.Object
+	data    *rawjson.Object
 	dataPtr string
 	// outcome is the full client detection order over the response.
 	outcome extract.Outcome
@@ -53,13 +54,13 @@ type stringValue struct{ ptr, key, s string }
 type textItem struct {
 	ptr  string // /result/content/<i>/text
 	text string
-	obj  *extract.Object // the text parsed as a JSON object, or nil
+	obj  *rawjson.Object // the text parsed as a JSON object, or nil
 }
 
 // root is an object a client may read as the AdCP-level body of a reply.
 type root struct {
 	ptr string
-	obj *extract.Object
+	obj *rawjson.Object
 }
 
 // replies memoizes parsed replies for the length of a judging run: every
@@ -102,10 +103,10 @@ func parseReplyOnce(c evidence.Call) *reply {
 	}
 	r := &reply{call: c}
 	if c.Result != nil {
-		r.result, _ = extract.ParseObject(c.Result)
+		r.result, _ = rawjson.ParseObject(c.Result)
 	}
-	if c.RPCError != nil && kindOf(c.RPCError) == extract.KindObject {
-		r.rpcErr, _ = extract.ParseObject(c.RPCError)
+	if c.RPCError != nil && rawjson.KindOf(c.RPCError) == rawjson.KindObject {
+		r.rpcErr, _ = rawjson.ParseObject(c.RPCError)
 	}
 	if c.Message != nil {
 		r.outcome, _ = extract.FromJSONRPCResponse(extract.TransportMCP, c.Message)
@@ -114,17 +115,17 @@ func parseReplyOnce(c evidence.Call) *reply {
 		return r
 	}
 	if v, ok := r.result.Get("isError"); ok {
-		r.isErrorRaw, r.isError = v, truthy(v)
+		r.isErrorRaw, r.isError = v, rawjson.TruthyValue(v)
 	}
 	if v, ok := r.result.Get("structuredContent"); ok {
 		r.scRaw = v
-		if kindOf(v) == extract.KindObject {
-			r.sc, _ = extract.ParseObject(v)
+		if rawjson.KindOf(v) == rawjson.KindObject {
+			r.sc, _ = rawjson.ParseObject(v)
 		}
 	}
 	if v, ok := r.result.Get("content"); ok {
-		extract.EachElement(v, func(i int, it []byte) bool {
-			o, err := extract.ParseObject(it)
+		rawjson.EachElement(v, func(i int, it []byte) bool {
+			o, err := rawjson.ParseObject(it)
 			if err != nil {
 				return true
 			}
@@ -136,15 +137,15 @@ func parseReplyOnce(c evidence.Call) *reply {
 				return true
 			}
 			ti := textItem{ptr: "/result/content/" + strconv.Itoa(i) + "/text", text: text}
-			if kindOf([]byte(text)) == extract.KindObject {
-				ti.obj, _ = extract.ParseObject([]byte(text))
+			if rawjson.KindOf([]byte(text)) == rawjson.KindObject {
+				ti.obj, _ = rawjson.ParseObject([]byte(text))
 			}
 			r.texts = append(r.texts, ti)
 			return true
 		})
 	}
 	if x, err := extract.MCPSuccess(c.Result); err == nil && x.Data != nil {
-		if o, err := extract.ParseObject(x.Data); err == nil {
+		if o, err := rawjson.ParseObject(x.Data); err == nil {
 			r.data, r.dataPtr = o, "/result"+x.Pointer
 			if x.Path == extract.PathTextFallback {
 				r.dataPtr += "#" // pointers below it reach into the parsed text
@@ -204,7 +205,7 @@ func (r *reply) errorRoot() (root, bool) {
 type candidate struct {
 	ptr     string
 	raw     json.RawMessage
-	obj     *extract.Object // nil when the value is not an object
+	obj     *rawjson.Object // nil when the value is not an object
 	jsonrpc bool            // found in error.data of a JSON-RPC error
 	// root is the object holding the adcp_error member (its pointer ends
 	// in "#" for a parsed text item).
@@ -237,25 +238,25 @@ func (r *reply) findCandidates() []candidate {
 			return
 		}
 		v, ok := rt.obj.Get("adcp_error")
-		if !ok || !truthy(v) {
+		if !ok || !rawjson.TruthyValue(v) {
 			return
 		}
 		c := candidate{ptr: rt.ptr + "/adcp_error", raw: v, jsonrpc: jsonrpc, root: rt}
-		if kindOf(v) == extract.KindObject {
-			c.obj, _ = extract.ParseObject(v)
+		if rawjson.KindOf(v) == rawjson.KindObject {
+			c.obj, _ = rawjson.ParseObject(v)
 		}
 		out = append(out, c)
 	}
 	if r.rpcErr != nil {
-		if d, ok := r.rpcErr.Get("data"); ok && kindOf(d) == extract.KindObject {
-			o, _ := extract.ParseObject(d)
+		if d, ok := r.rpcErr.Get("data"); ok && rawjson.KindOf(d) == rawjson.KindObject {
+			o, _ := rawjson.ParseObject(d)
 			add(root{"/error/data", o}, true)
 		}
 	}
 	if r.a2a != nil {
-		r.a2a.dataParts(func(p string, _ *extract.Object, data json.RawMessage) {
-			if kindOf(data) == extract.KindObject {
-				o, _ := extract.ParseObject(data)
+		r.a2a.dataParts(func(p string, _ *rawjson.Object, data json.RawMessage) {
+			if rawjson.KindOf(data) == rawjson.KindObject {
+				o, _ := rawjson.ParseObject(data)
 				add(root{p + "/data", o}, false)
 			}
 		})
@@ -288,65 +289,22 @@ func (r *reply) rpcCode() (int64, bool) {
 	return int64(f), true
 }
 
-// kindOf returns the JSON kind of a raw value from its first byte.
-func kindOf(raw []byte) extract.Kind {
-	s := bytes.TrimLeft(raw, " \t\r\n")
-	if len(s) == 0 {
-		return extract.KindInvalid
-	}
-	switch s[0] {
-	case '{':
-		return extract.KindObject
-	case '[':
-		return extract.KindArray
-	case '"':
-		return extract.KindString
-	case 't', 'f':
-		return extract.KindBool
-	case 'n':
-		return extract.KindNull
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return extract.KindNumber
-	}
-	return extract.KindInvalid
-}
-
-var kindNames = map[extract.Kind]string{
-	extract.KindNull: "null", extract.KindBool: "a boolean", extract.KindNumber: "a number",
-	extract.KindString: "a string", extract.KindArray: "an array", extract.KindObject: "an object",
-}
-
+// kindName names the JSON kind of a value for a finding ("a string",
+// "null"), "not JSON" for bytes that start none.
 func kindName(raw []byte) string {
-	if n, ok := kindNames[kindOf(raw)]; ok {
-		return n
+	if k := rawjson.KindOf(raw); k != rawjson.KindInvalid {
+		return k.Phrase()
 	}
 	return "not JSON"
 }
 
-// truthy is JavaScript truthiness of a JSON value.
-func truthy(raw []byte) bool {
-	s := bytes.TrimSpace(raw)
-	switch kindOf(s) {
-	case extract.KindNull, extract.KindInvalid:
-		return false
-	case extract.KindBool:
-		return s[0] == 't'
-	case extract.KindString:
-		return len(s) > 2
-	case extract.KindNumber:
-		f, _ := strconv.ParseFloat(string(s), 64) // an overflow reads as ±Inf: truthy
-		return f != 0 && !math.IsNaN(f)
-	}
-	return true
-}
-
 // str returns o[key] when it is a JSON string.
-func str(o *extract.Object, key string) (string, bool) {
+func str(o *rawjson.Object, key string) (string, bool) {
 	if o == nil {
 		return "", false
 	}
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != extract.KindString {
+	if !ok || rawjson.KindOf(v) != rawjson.KindString {
 		return "", false
 	}
 	var s string
@@ -361,7 +319,7 @@ func str(o *extract.Object, key string) (string, bool) {
 // judges each, since a parser keeping the first occurrence and one keeping
 // the last (JSON.parse) read different values, and RFC 8259 §4 leaves which
 // to the receiver.
-func values(o *extract.Object, key string) []json.RawMessage {
+func values(o *rawjson.Object, key string) []json.RawMessage {
 	var out []json.RawMessage
 	for _, m := range o.Members() {
 		if m.Key == key {
@@ -372,22 +330,22 @@ func values(o *extract.Object, key string) []json.RawMessage {
 }
 
 // child returns o[key] when it is an object.
-func child(o *extract.Object, key string) *extract.Object {
+func child(o *rawjson.Object, key string) *rawjson.Object {
 	if o == nil {
 		return nil
 	}
 	v, ok := o.Get(key)
-	if !ok || kindOf(v) != extract.KindObject {
+	if !ok || rawjson.KindOf(v) != rawjson.KindObject {
 		return nil
 	}
-	c, _ := extract.ParseObject(v)
+	c, _ := rawjson.ParseObject(v)
 	return c
 }
 
 // number returns a JSON number's value; ok is false for any other kind.
 // An overflowing literal returns ±Inf.
 func number(raw []byte) (float64, bool) {
-	if kindOf(raw) != extract.KindNumber {
+	if rawjson.KindOf(raw) != rawjson.KindNumber {
 		return 0, false
 	}
 	f, _ := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
@@ -399,8 +357,8 @@ func number(raw []byte) (float64, bool) {
 // JSON.parse reads 100 000 levels, so equal replies deeper than
 // encoding/json's 10 000 are equal too.
 func jsonEqual(a, b []byte) bool {
-	x, okx := extract.Fingerprint(a)
-	y, oky := extract.Fingerprint(b)
+	x, okx := rawjson.Fingerprint(a)
+	y, oky := rawjson.Fingerprint(b)
 	return okx && oky && x == y
 }
 
@@ -411,8 +369,7 @@ func ptr(base string, tokens ...string) string {
 	b.WriteString(base)
 	for _, t := range tokens {
 		b.WriteByte('/')
-		t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-		b.WriteString(wire.Sanitize(t, 64))
+		b.WriteString(wire.Sanitize(rawjson.EscapeToken(t), 64))
 	}
 	return b.String()
 }
@@ -433,8 +390,8 @@ const maxWalkPointer = 1024
 // repeated key's every value is walked, since each is in the bytes a
 // client receives.
 func walkStrings(base string, raw []byte, fn func(ptr, key, s string)) {
-	extract.Walk(base, raw, func(at *extract.Location, key string, v []byte) {
-		if s, ok := extract.StringValue(v); ok {
+	rawjson.Walk(base, raw, func(at *rawjson.Location, key string, v []byte) {
+		if s, ok := rawjson.StringValue(v); ok {
 			fn(walkPointer(at), key, s)
 		}
 	})
@@ -443,7 +400,7 @@ func walkStrings(base string, raw []byte, fn func(ptr, key, s string)) {
 // walkPointer is a walked value's pointer, built by ptr (tokens escaped and
 // made safe for a terminal); one longer than maxWalkPointer keeps its head
 // and tail around "/…".
-func walkPointer(at *extract.Location) string {
+func walkPointer(at *rawjson.Location) string {
 	n := len(at.Base())
 	for _, t := range at.Tokens() {
 		if n += 1 + len(t); n > maxWalkPointer {

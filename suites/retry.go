@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -99,7 +99,7 @@ func judgeRETRY03(s *evidence.Store, _ Options) Verdict {
 			seen = true
 			if v, ok := c.obj.Get("retry_after"); !ok {
 				fs = append(fs, finding{c.ptr + "/retry_after", "is absent from a RATE_LIMITED error"})
-			} else if kindOf(v) == extract.KindNull {
+			} else if rawjson.KindOf(v) == rawjson.KindNull {
 				fs = append(fs, finding{c.ptr + "/retry_after", "is null on a RATE_LIMITED error, which clients read as absent"})
 			}
 		}

@@ -11,8 +11,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-func init() { registerChecks("SCHEMA", schemaChecks) }
-
 // noSchemas is the skip reason of a run without schemas.
 const noSchemas = "no schemas were loaded (--schemas off): give a local copy of the release's published schemas with --schemas DIR (e.g. schemas/3.1.19), or leave the flag out to fetch them"
 

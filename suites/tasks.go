@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
-
-func init() { registerChecks("TASK", taskChecks) }
 
 // The task probes' IDs (probes/plan/tasks.go), after "mcp/".
 const (
@@ -90,8 +88,8 @@ func taskChecks() []Check {
 }
 
 // taskHandle is the task object of a CreateTaskResult.
-func taskHandle(c evidence.Call) *extract.Object {
-	res, err := extract.ParseObject(c.Result)
+func taskHandle(c evidence.Call) *rawjson.Object {
+	res, err := rawjson.ParseObject(c.Result)
 	if err != nil {
 		return nil
 	}
@@ -106,7 +104,7 @@ func notHandle(c evidence.Call) finding {
 	case c.RPCError != nil:
 		return finding{"/error", "a JSON-RPC error answers the task-augmented call instead of a task handle"}
 	}
-	if res, err := extract.ParseObject(c.Result); err == nil && res != nil {
+	if res, err := rawjson.ParseObject(c.Result); err == nil && res != nil {
 		if _, ok := res.Get("content"); ok {
 			return finding{"/result", "the tool result itself answers the task-augmented call, not a task handle"}
 		}
@@ -154,7 +152,7 @@ var handleMembers = []struct {
 	optional bool
 }{
 	{"taskId", func(v []byte) string {
-		if id, ok := extract.StringValue(v); !ok || id == "" {
+		if id, ok := rawjson.StringValue(v); !ok || id == "" {
 			return "is " + kindName(v) + ", not a non-empty string"
 		}
 		return ""
@@ -172,7 +170,7 @@ var handleMembers = []struct {
 		return ""
 	}), false},
 	{"ttl", func(v []byte) string {
-		if k := kindOf(v); k != extract.KindNumber && k != extract.KindNull {
+		if k := rawjson.KindOf(v); k != rawjson.KindNumber && k != rawjson.KindNull {
 			return "is " + kindName(v) + ", not a number or null"
 		}
 		return ""
@@ -189,7 +187,7 @@ var handleMembers = []struct {
 // nothing.
 func stringCheck(bad func(string) string) func(v []byte) string {
 	return func(v []byte) string {
-		s, ok := extract.StringValue(v)
+		s, ok := rawjson.StringValue(v)
 		if !ok {
 			return "is " + kindName(v) + ", not a string"
 		}
@@ -220,7 +218,7 @@ func taskRunOf(s *evidence.Store, flow string) (taskRun, bool) {
 // lastStatus is the status of the last tasks/get answered with a task.
 func (r taskRun) lastStatus() (string, evidence.Call, bool) {
 	for i := len(r.polls) - 1; i >= 0; i-- {
-		res, err := extract.ParseObject(r.polls[i].Result)
+		res, err := rawjson.ParseObject(r.polls[i].Result)
 		if err != nil {
 			continue
 		}
@@ -249,7 +247,7 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 			if !t.account(p) {
 				continue
 			}
-			res, err := extract.ParseObject(p.Result)
+			res, err := rawjson.ParseObject(p.Result)
 			switch {
 			case p.RPCError != nil:
 				t.judged(p, []finding{{"/error", "tasks/get of the session's own task answers a JSON-RPC error"}})
@@ -298,12 +296,12 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 				t.judged(rc, []finding{{"/error", "tasks/result of a " + quote(status) + " task answers a JSON-RPC error, not the tool result"}})
 			}
 		default:
-			res, err := extract.ParseObject(rc.Result)
+			res, err := rawjson.ParseObject(rc.Result)
 			if err != nil || res == nil {
 				t.judged(rc, []finding{{"/result", "is not an object"}})
 				break
 			}
-			if v, ok := res.Get("content"); !ok || kindOf(v) != extract.KindArray {
+			if v, ok := res.Get("content"); !ok || rawjson.KindOf(v) != rawjson.KindArray {
 				t.judged(rc, []finding{{"/result/content", "is absent or not an array: tasks/result does not return a CallToolResult"}})
 				break
 			}
@@ -315,7 +313,7 @@ func judgeTASK02(s *evidence.Store, _ Options) Verdict {
 
 func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
 
-func rawOf(o *extract.Object, key string) []byte {
+func rawOf(o *rawjson.Object, key string) []byte {
 	if o == nil {
 		return nil
 	}
@@ -340,7 +338,7 @@ func judgeTASK03(s *evidence.Store, _ Options) Verdict {
 			if p.NotRun != "" || p.HarnessError != "" {
 				continue
 			}
-			res, err := extract.ParseObject(p.Result)
+			res, err := rawjson.ParseObject(p.Result)
 			if err != nil {
 				continue
 			}
@@ -408,7 +406,7 @@ func cancelStatuses(s *evidence.Store, t *tally) {
 		if !ok || !t.account(c) || c.RPCError != nil {
 			continue // a refused cancel: the task was terminal already
 		}
-		res, err := extract.ParseObject(c.Result)
+		res, err := rawjson.ParseObject(c.Result)
 		if err != nil || res == nil {
 			continue
 		}
@@ -443,7 +441,7 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 		name := strings.TrimPrefix(c.ProbeID, probe(s, taskIsolation+"/"))
 		switch {
 		case name == "owner_get":
-			res, err := extract.ParseObject(c.Result)
+			res, err := rawjson.ParseObject(c.Result)
 			if err != nil {
 				continue
 			}
@@ -476,13 +474,13 @@ func judgeTASK04(s *evidence.Store, _ Options) Verdict {
 // result is not an isError result (the probed task succeeded, so an error
 // result is a refusal, not its result).
 func answersFor(name string, result []byte) bool {
-	res, err := extract.ParseObject(result)
+	res, err := rawjson.ParseObject(result)
 	if err != nil || res == nil {
 		return true // not an object: still an answer where a refusal was due
 	}
 	if name == "result" {
 		v, _ := res.Get("isError")
-		return !truthy(v)
+		return !rawjson.TruthyValue(v)
 	}
 	_, hasID := res.Get("taskId")
 	_, hasStatus := res.Get("status")
@@ -493,7 +491,7 @@ func answersFor(name string, result []byte) bool {
 // whose taskId is exactly id, or -1 (an id that merely contains it is
 // another task).
 func listedAt(result []byte, id string) int {
-	res, err := extract.ParseObject(result)
+	res, err := rawjson.ParseObject(result)
 	if err != nil || id == "" {
 		return -1
 	}
@@ -503,7 +501,7 @@ func listedAt(result []byte, id string) int {
 		return -1
 	}
 	for i, raw := range tasks {
-		if o, err := extract.ParseObject(raw); err == nil {
+		if o, err := rawjson.ParseObject(raw); err == nil {
 			if got, _ := str(o, "taskId"); got == id {
 				return i
 			}
@@ -536,7 +534,7 @@ func judgeTASK05(s *evidence.Store, _ Options) Verdict {
 	for _, v := range values(task, "ttl") {
 		n, isNum := number(v)
 		switch {
-		case kindOf(v) == extract.KindNull:
+		case rawjson.KindOf(v) == rawjson.KindNull:
 			fs = append(fs, finding{"/result/task/ttl", "is null (unlimited) for a requested ten-year TTL"})
 		case !isNum:
 			continue

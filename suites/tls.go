@@ -10,8 +10,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-func init() { registerChecks("TLS", tlsChecks) }
-
 // minHSTSMaxAge is a year, in seconds (TLS-02).
 const minHSTSMaxAge = 31536000
 

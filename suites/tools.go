@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -184,8 +184,8 @@ func signatureRequired(c evidence.Call) bool {
 
 // argumentsOf returns the arguments a call sent, as an object (nil when
 // none were recorded).
-func argumentsOf(c evidence.Call) *extract.Object {
-	o, err := extract.ParseObject(c.Arguments)
+func argumentsOf(c evidence.Call) *rawjson.Object {
+	o, err := rawjson.ParseObject(c.Arguments)
 	if err != nil {
 		return nil
 	}
@@ -280,7 +280,7 @@ func identByte(b byte) bool {
 type listedTool struct {
 	name string
 	ptr  string
-	obj  *extract.Object // nil for an item that is no object
+	obj  *rawjson.Object // nil for an item that is no object
 	// notObject names the JSON kind of an item that is no object.
 	notObject string
 }
@@ -296,7 +296,7 @@ func toolsList(s *evidence.Store) (evidence.Call, []listedTool, bool) {
 		return evidence.Call{}, nil, false
 	}
 	c := calls[0]
-	res, err := extract.ParseObject(c.Result)
+	res, err := rawjson.ParseObject(c.Result)
 	if err != nil {
 		return c, nil, false
 	}
@@ -310,7 +310,7 @@ func cardSkills(s *evidence.Store) (evidence.Call, []listedTool, bool) {
 	if !found {
 		return evidence.Call{}, nil, false
 	}
-	card, err := extract.ParseObject(c.Body)
+	card, err := rawjson.ParseObject(c.Body)
 	if err != nil {
 		return c, nil, false
 	}
@@ -319,16 +319,16 @@ func cardSkills(s *evidence.Store) (evidence.Call, []listedTool, bool) {
 }
 
 // listOfObjects reads o[key] as a list of objects named by their nameKey.
-func listOfObjects(o *extract.Object, key, base, nameKey string) ([]listedTool, bool) {
+func listOfObjects(o *rawjson.Object, key, base, nameKey string) ([]listedTool, bool) {
 	v, ok := o.Get(key)
 	var items []json.RawMessage
-	if !ok || kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil {
+	if !ok || rawjson.KindOf(v) != rawjson.KindArray || json.Unmarshal(v, &items) != nil {
 		return nil, false
 	}
 	var out []listedTool
 	for i, it := range items {
 		p := base + "/" + strconv.Itoa(i)
-		item, err := extract.ParseObject(it)
+		item, err := rawjson.ParseObject(it)
 		if err != nil {
 			// An item that is no object is no tool (CAP-02 fails it; over
 			// A2A a skill that is no object is A2A-09's).

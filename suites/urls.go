@@ -11,7 +11,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -96,15 +96,15 @@ func eachString(r *reply, fn func(ptr, key, s string)) {
 		views := r.events()
 		var texts []textItem
 		for _, v := range views {
-			v.parts(func(p string, part *extract.Object) {
+			v.parts(func(p string, part *rawjson.Object) {
 				if _, ok := str(part, "url"); ok {
 					files[p+"/url"] = true
 				}
 				if _, ok := str(child(part, "file"), "uri"); ok {
 					files[p+"/file/uri"] = true
 				}
-				if text, ok := str(part, "text"); ok && kindOf([]byte(text)) == extract.KindObject {
-					if o, err := extract.ParseObject([]byte(text)); err == nil {
+				if text, ok := str(part, "text"); ok && rawjson.KindOf([]byte(text)) == rawjson.KindObject {
+					if o, err := rawjson.ParseObject([]byte(text)); err == nil {
 						texts = append(texts, textItem{ptr: p + "/text", text: text, obj: o})
 					}
 				}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
@@ -151,7 +151,7 @@ func judgeVER01(s *evidence.Store, _ Options) Verdict {
 // is wrong or "".
 func listOf(v json.RawMessage, ok func(json.RawMessage) bool) string {
 	var items []json.RawMessage
-	if kindOf(v) != extract.KindArray || json.Unmarshal(v, &items) != nil {
+	if rawjson.KindOf(v) != rawjson.KindArray || json.Unmarshal(v, &items) != nil {
 		return "is " + kindName(v) + ", not a list"
 	}
 	if len(items) == 0 {
@@ -167,7 +167,7 @@ func listOf(v json.RawMessage, ok func(json.RawMessage) bool) string {
 
 func isRelease(it json.RawMessage) bool {
 	var s string
-	return kindOf(it) == extract.KindString && json.Unmarshal(it, &s) == nil && releasePattern.MatchString(s)
+	return rawjson.KindOf(it) == rawjson.KindString && json.Unmarshal(it, &s) == nil && releasePattern.MatchString(s)
 }
 
 func judgeVER02(s *evidence.Store, _ Options) Verdict {
@@ -203,7 +203,7 @@ func versionUnsupported(r *reply, what string) []finding {
 		if code != "VERSION_UNSUPPORTED" {
 			continue
 		}
-		if d, ok := c.obj.Get("details"); ok && kindOf(d) != extract.KindObject {
+		if d, ok := c.obj.Get("details"); ok && rawjson.KindOf(d) != rawjson.KindObject {
 			return []finding{{c.ptr + "/details", "is " + kindName(d) + ", not an object: supported_versions is absent"}}
 		}
 		vs := values(child(c.obj, "details"), "supported_versions")

@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
-
-func init() { registerChecks("HOOK", hookChecks) }
 
 func hookChecks() []Check {
 	return []Check{
@@ -188,8 +186,8 @@ func noDelivery(r registration) string {
 }
 
 // bodyObject parses a delivery body strictly (exact-case keys).
-func bodyObject(b []byte) *extract.Object {
-	o, err := extract.ParseObject(b)
+func bodyObject(b []byte) *rawjson.Object {
+	o, err := rawjson.ParseObject(b)
 	if err != nil {
 		return nil
 	}
@@ -330,7 +328,7 @@ func event(body []byte) hookEvent {
 	b := bodyObject(body)
 	key, keyed := "", false
 	for i, v := range values(b, "idempotency_key") {
-		k, ok := extract.StringValue(v)
+		k, ok := rawjson.StringValue(v)
 		keyed = ok && (i == 0 || (keyed && k == key))
 		key = k
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 )
@@ -60,8 +61,7 @@ func BenchmarkReportWriting(b *testing.B) {
 				w := startMemWatch()
 				run := runner.Report(runner.Meta{Tool: "adcp-conform", StartedAt: time.Now(), Target: "http://127.0.0.1:1/mcp"}, store, sel, nil)
 				runner.AddStoryboards(run, sbResults, "")
-				post := &postConfig{}
-				if err := post.finish(dir, run, store, sel); err != nil {
+				if err := conform.WriteReports(dir, run, store, sel, conform.Finish{}); err != nil {
 					b.Fatal(err)
 				}
 				a, p := w.stop()

@@ -14,7 +14,6 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
-	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // Stdio are the streams a command reads and writes, and the environment it
@@ -30,25 +29,12 @@ type Stdio struct {
 	// os.LookupEnv when Getenv is nil too, else Getenv with "" read as
 	// unset.
 	LookupEnv func(string) (string, bool)
-	// storyboards, when set, are the storyboards resolved once for the
-	// runs of one command (the reference seller's passes, --targets):
-	// fetched once, said once.
-	storyboards *storyboardPlan
-	// face, when set, is the face of the bundled reference seller a pass
-	// of runReference tests: the run is labelled the reference's, and its
-	// report is handed back in face.run rather than summarized.
-	face *report.Face
 	// network, when set, is the network of the runs' guard: tests resolve
 	// names and record every connection the harness attempts through it.
 	network fetch.Network
 	// guard redacts Out and Err once a command names its secrets
 	// (redact.go); Main installs it.
 	guard *terminalGuard
-	// ledger, when set, is the baseline of a run given none (--baseline)
-	// and no --certify: the reference seller's passes get its ledger;
-	// ledgerNotice says so, once the flags are good (the first pass only).
-	ledger       []report.BaselineEntry
-	ledgerNotice string
 }
 
 func (s Stdio) getenv(name string) string {

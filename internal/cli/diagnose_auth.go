@@ -7,7 +7,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
-	authdiag "github.com/adcp-conform/adcp-conform/suites/diagnose"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 // diagnoseDeadline bounds a whole diagnosis: a dozen calls and fetches,
@@ -48,26 +48,19 @@ func runDiagnose(args []string, stdio Stdio) error {
 	if err := c.oauth.check(&c, false, stdio); err != nil {
 		return err
 	}
-	c.deadline = diagnoseDeadline
-	cfg, err := c.probeConfig(stdio) // the same checks of the URLs, the token, the headers and --ca-cert as run's
-	if err != nil {
+	cfg := conform.Config{MCP: c.mcpURL, A2A: c.a2aURL, Timeout: c.timeout, LocalFetch: c.localFetch, BrandJSON: c.brandJSON, Network: stdio.network,
+		OAuth: c.oauth.config()}
+	if err := c.credentials(&cfg, stdio); err != nil { // the same checks of the token, the headers and --ca-cert as run's
 		return err
 	}
-	cfg.Net = stdio.network
-	cfg = cfg.WithGuard()
-	dc := authdiag.Config{MCP: cfg.MCP, A2A: cfg.A2A, LocalFetch: c.localFetch, TLS: cfg.TLS, Task: task, BrandJSON: c.brandJSON}
-	var live *wire.SecretSet
-	if c.oauth.tokenURL != "" {
-		src, err := c.oauth.source(&c, &cfg)
-		if err != nil {
-			return err
-		}
-		dc.Source, dc.TokenURL, dc.Scope, dc.Resources, dc.Audience = src, c.oauth.tokenURL, c.oauth.scope, c.oauth.resources, c.oauth.audience
-		live = src.Secrets()
-	}
+	var red *wire.Redactor
+	cfg.Redact = func(secrets []string, learnt *wire.SecretSet) { red = wire.NewLiveRedactor(secrets, learnt, nil) }
 	ctx, cancel := context.WithTimeout(context.Background(), diagnoseDeadline)
 	defer cancel()
-	rep := authdiag.Run(ctx, dc)
+	rep, err := conform.Diagnose(ctx, cfg, task)
+	if err != nil {
+		return runError(err)
+	}
 	var buf bytes.Buffer
 	if asJSON {
 		err = rep.WriteJSON(&buf)
@@ -80,7 +73,7 @@ func runDiagnose(args []string, stdio Stdio) error {
 	// Every secret of the walk — the token given or obtained, the client
 	// secret, credential headers — out of the output, wherever a seller
 	// echoed it.
-	out, _ := wire.NewLiveRedactor(cfg.Secrets(), live, nil).Text(buf.Bytes(), false)
+	out, _ := red.Text(buf.Bytes(), false)
 	if _, err := stdio.Out.Write(out); err != nil {
 		return err
 	}

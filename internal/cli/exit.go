@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/adcp-conform/adcp-conform/internal/material"
 )
 
 // ExitCode is the process exit status. Its values are a contract that CI
@@ -48,7 +50,8 @@ func exitCodeOf(err error) ExitCode {
 		return ExitOK
 	}
 	var ue *UsageError
-	if errors.As(err, &ue) {
+	var me *material.UsageError
+	if errors.As(err, &ue) || errors.As(err, &me) {
 		return ExitUsage
 	}
 	var ce *codeError

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // TestExtractCommandPrintsWhatTheVectorsSay runs every official extraction
@@ -89,7 +90,7 @@ func TestExtractCommandPrintsWhatTheVectorsSay(t *testing.T) {
 						Kind string `json:"kind"`
 					} `json:"action"`
 				}
-				if err := extract.Decode([]byte(out), &got); err != nil {
+				if err := rawjson.Decode([]byte(out), &got); err != nil {
 					t.Fatalf("output %s: %v", out, err)
 				}
 				if file == "transport-error-mapping" {
@@ -122,4 +123,4 @@ func TestExtractCommandPrintsWhatTheVectorsSay(t *testing.T) {
 }
 
 // extractField reports whether the JSON object raw has the exact key.
-func extractField(raw []byte, key string) (json.RawMessage, bool) { return extract.Field(raw, key) }
+func extractField(raw []byte, key string) (json.RawMessage, bool) { return rawjson.Field(raw, key) }

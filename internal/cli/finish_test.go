@@ -16,6 +16,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/certify"
 	"github.com/adcp-conform/adcp-conform/suites"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
@@ -202,10 +203,10 @@ func TestTheSealTakenWhileWritingIsTheFolders(t *testing.T) {
 	}
 	run := runner.Report(runner.Meta{Tool: "adcp-conform", StartedAt: time.Now()}, store, sel, nil)
 	dir := t.TempDir()
-	if err := (&postConfig{}).finish(dir, run, store, sel); err != nil {
+	if err := conform.WriteReports(dir, run, store, sel, conform.Finish{}); err != nil {
 		t.Fatal(err)
 	}
-	read, err := certify.Seal(dir, sealed, []string{"mcp/p0", "mcp/p1", "mcp/p2"})
+	read, err := certify.Seal(dir, []string{FileEvidence, FileJUnit, FileHTML}, []string{"mcp/p0", "mcp/p1", "mcp/p2"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
@@ -16,6 +17,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/report/certify"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
@@ -77,7 +79,7 @@ func runJudge(args []string, stdio Stdio) error {
 	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains, Fuzz: prev.Fuzz != nil} // a fuzz run's folder: the FUZZ rules
 	if prev.SchemasRelease != "" {
 		if schemasDir == "" {
-			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, cachedHint(cacheRoot, prev.SchemasRelease))
+			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, material.CachedHint(material.SchemasCache, prev.SchemasRelease))
 		}
 		set, err := schemas.Load(schemasDir)
 		if err != nil {
@@ -89,7 +91,7 @@ func runJudge(args []string, stdio Stdio) error {
 		opts.Schemas = set
 	}
 	if prev.SchemasRelease == "" {
-		opts.SchemasUnavailable = recordedSchemasSkip(prev) // schemas.go
+		opts.SchemasUnavailable = material.RecordedSchemasSkip(prev)
 	}
 	for _, t := range prev.Transports {
 		opts.Transports = append(opts.Transports, catalogue.Transport(t))
@@ -122,10 +124,10 @@ func runJudge(args []string, stdio Stdio) error {
 	// What the run tested is the submitted report's word, kept as it is
 	// ("" in a report written before it was recorded: not guessed).
 	run.TargetKind, run.Face = prev.TargetKind, prev.Face
-	if err := rejudgeStoryboards(run, prev, store, storyboardsDir, opts, stdio.Err); err != nil { // storyboards.go
+	if err := material.Rejudge(run, prev, store, storyboardsDir, opts, stdio.Err, AdcpRelease); err != nil {
 		return err
 	}
-	blameTheTarget(run, diagnose(store).wrong) // as the run did
+	runner.BlameTheTarget(run, runner.Diagnose(store).Wrong) // as the run did
 	run.JudgedOffline, run.Sandbox = true, prev.Sandbox
 	run.Release = prev.Release // the release the recorded run chose, and why
 	run.Fuzz = prev.Fuzz       // a fuzz run's account, as recorded
@@ -133,10 +135,10 @@ func runJudge(args []string, stdio Stdio) error {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",
 			wire.Sanitize(prev.AdcpRelease, 40), AdcpRelease))
 	}
-	if err := writableOut(out); err != nil {
-		return err
+	if err := conform.WritableOut(out); err != nil {
+		return runError(err)
 	}
-	if err := post.finish(out, run, store, sel); err != nil {
+	if err := conform.WriteReports(out, run, store, sel, post.finish()); err != nil {
 		return err
 	}
 	if err := report.WriteText(stdio.Out, run, report.TextOptions{Dir: out}); err != nil {

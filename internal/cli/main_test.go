@@ -8,7 +8,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/internal/release"
+	"github.com/adcp-conform/adcp-conform/internal/material"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 )
 
 // TestMain keeps the package's tests off the network: a run that would
@@ -20,9 +21,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(childArgsEnv); args != "" {
 		os.Exit(int(childMain(args)))
 	}
-	cacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published schemas") }
-	storyboardsCacheRoot = func() (string, error) { return "", errors.New("tests do not fetch the published storyboards") }
-	fetchIndex = func(ctx context.Context, c *http.Client, m release.Mirror) ([]string, error) {
+	material.SchemasCache = func() (string, error) { return "", errors.New("tests do not fetch the published schemas") }
+	material.StoryboardsCache = func() (string, error) { return "", errors.New("tests do not fetch the published storyboards") }
+	material.FetchIndex = func(ctx context.Context, c *http.Client, m release.Mirror) ([]string, error) {
 		if m.URL == release.Published {
 			return nil, errors.New("tests do not read the published release index")
 		}

@@ -1,17 +1,12 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/adcp-conform/adcp-conform/probes/auth"
-	"github.com/adcp-conform/adcp-conform/probes/fetch"
-	"github.com/adcp-conform/adcp-conform/probes/plan"
-	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 // oauthFlags are run's OAuth client credentials flags (--oauth-*): the
@@ -29,10 +24,6 @@ type oauthFlags struct {
 
 	secret string // read from secretEnv by check
 }
-
-// oauthFlagNames are the --oauth-* flags, which a --targets file sets per
-// target (oauthKeys).
-var oauthFlagNames = []string{"oauth-token-url", "oauth-client-id", "oauth-client-secret-env", "oauth-scope", "oauth-resource", "oauth-audience", "oauth-client-auth"}
 
 // addOAuthFlags registers the --oauth-* flags on fs.
 func addOAuthFlags(fs *flag.FlagSet, o *oauthFlags) {
@@ -81,86 +72,16 @@ func (o *oauthFlags) check(c *runConfig, targets bool, stdio Stdio) error {
 	if o.secret == "" {
 		return usagef("--oauth-client-secret-env %s: the variable is empty or unset", o.secretEnv)
 	}
-	_, err := o.source(c, nil)
-	return err
+	return nil // the rest conform.Run checks (the client authentication, the token URL)
 }
 
-// source is the run's token source (it makes no request yet); cfg, when
-// set, gives the client TLS configuration (--ca-cert). The token endpoint
-// is reached under the fetch policy: https and public addresses only,
-// unless every target is on this machine or a private network, or the run
-// allows local fetches (--allow-local-fetch).
-func (o *oauthFlags) source(c *runConfig, cfg *plan.Config) (*auth.Source, error) {
-	method, ok := map[string]auth.ClientAuth{"basic": auth.ClientSecretBasic, string(auth.ClientSecretBasic): auth.ClientSecretBasic,
-		"post": auth.ClientSecretPost, string(auth.ClientSecretPost): auth.ClientSecretPost}[o.clientAuth]
-	if !ok {
-		return nil, usagef("--oauth-client-auth %q: want basic or post", wire.Sanitize(o.clientAuth, 40))
-	}
-	ac := auth.Config{TokenURL: o.tokenURL, ClientID: o.clientID, ClientSecret: o.secret, Method: method, Scope: o.scope,
-		Resource: o.resources, Audience: o.audience, Timeout: c.timeout, Secrets: &wire.SecretSet{},
-		Policy: fetch.Policy{Local: c.localFetch || internalTargets(c.mcpURL, c.a2aURL)}}
-	if cfg != nil {
-		ac.Policy.TLS = cfg.TLS
-	}
-	src, err := auth.New(ac)
-	if err != nil {
-		return nil, usagef("--oauth-token-url: %v", err)
-	}
-	return src, nil
-}
-
-// apply obtains the run's first token, before any probe: a token endpoint
-// that refuses the client ends the run with exit 3 and its reason. The
-// faces then send the source's current token, and every transport of the
-// run redacts every token it obtains and the client secret.
-func (o *oauthFlags) apply(c *runConfig, cfg *plan.Config, stdio Stdio) error {
+// config is the run's OAuth configuration (nil without --oauth-token-url).
+func (o *oauthFlags) config() *conform.OAuth {
 	if o.tokenURL == "" {
 		return nil
 	}
-	src, err := o.source(c, cfg)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-	defer cancel()
-	tok, err := src.Token(ctx)
-	if err != nil {
-		return &codeError{code: ExitHarness, msg: wire.NewLiveRedactor(nil, src.Secrets(), nil).String(err.Error())}
-	}
-	cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
-	cfg.MCP.Token, cfg.A2A.Token = src, src
-	cfg.MCP.Limits.LiveSecrets, cfg.A2A.Limits.LiveSecrets = src.Secrets(), src.Secrets()
-	fmt.Fprintf(stdio.Err, "adcp-conform: bearer token obtained from %s (OAuth client credentials, client %s)\n",
-		wire.Sanitize(fetch.RedactURL(o.tokenURL), 200), wire.Sanitize(o.clientID, 80))
-	return nil
-}
-
-// internalTargets reports whether every URL given is on this machine or a
-// private network (wire.Internal), and at least one is.
-func internalTargets(urls ...string) bool {
-	n := 0
-	for _, u := range urls {
-		if u == "" {
-			continue
-		}
-		p, err := url.Parse(u)
-		if err != nil || !wire.Internal(p.Hostname()) {
-			return false
-		}
-		n++
-	}
-	return n > 0
-}
-
-// oauthEnv reports whether k is the variable of an --oauth-* flag: a
-// target of a --targets run never reads it (each sets its own).
-func oauthEnv(k string) bool {
-	for _, n := range oauthFlagNames {
-		if k == envName(n) {
-			return true
-		}
-	}
-	return false
+	return &conform.OAuth{TokenURL: o.tokenURL, ClientID: o.clientID, ClientSecret: o.secret, Scope: o.scope, Resources: o.resources,
+		Audience: o.audience, ClientAuth: o.clientAuth}
 }
 
 // OAuthKeys are a --targets entry's OAuth client credentials, as the
@@ -193,18 +114,12 @@ func (k OAuthKeys) check(bearerEnv string) error {
 	return nil
 }
 
-// args are the run flags of a target's keys.
-func (k OAuthKeys) args() []string {
-	var out []string
-	for _, kv := range [][2]string{{"oauth-token-url", k.OAuthTokenURL}, {"oauth-client-id", k.OAuthClientID},
-		{"oauth-client-secret-env", k.OAuthClientSecretEnv}, {"oauth-scope", k.OAuthScope}, {"oauth-audience", k.OAuthAudience},
-		{"oauth-client-auth", k.OAuthClientAuth}} {
-		if kv[1] != "" {
-			out = append(out, "--"+kv[0]+"="+kv[1])
-		}
+// flags are the --oauth-* flags of a target's keys.
+func (k OAuthKeys) flags() oauthFlags {
+	o := oauthFlags{tokenURL: k.OAuthTokenURL, clientID: k.OAuthClientID, secretEnv: k.OAuthClientSecretEnv, scope: k.OAuthScope,
+		resources: k.OAuthResource, audience: k.OAuthAudience, clientAuth: k.OAuthClientAuth}
+	if o.clientAuth == "" {
+		o.clientAuth = "basic" // the flag's default
 	}
-	for _, r := range k.OAuthResource {
-		out = append(out, "--oauth-resource="+r)
-	}
-	return out
+	return o
 }

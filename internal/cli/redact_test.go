@@ -11,6 +11,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/internal/leakcheck"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 )
 
@@ -52,7 +53,7 @@ func leakyRun(t testing.TB, text string) *report.Run {
 
 // FuzzReportsHoldNoEscapedCredential writes the credential escaped at
 // random (leakcheck.Escape) wherever a seller's words reach a report, and
-// writes every report as a run does (writeReports, results.json, the step
+// writes every report as a run does (conform.WriteReports, the step
 // summary, the terminal's text through Main's guard): no reading of any
 // output by any JSON, HTML or URL decoder, or several in turn, holds the
 // credential, and results.json and evidence.json stay valid JSON.
@@ -71,7 +72,7 @@ func FuzzReportsHoldNoEscapedCredential(f *testing.F) {
 		store.Add(evidence.Call{ProbeID: "storyboard/x/p/s", Transport: evidence.MCP, Kind: evidence.KindToolCall, HarnessError: "refused " + esc,
 			Arguments: json.RawMessage(`{"media_buy_id":"mb~` + strings.ReplaceAll(esc, `"`, `\"`) + `"}`)})
 		run := leakyRun(t, esc)
-		if err := (&postConfig{}).finish(dir, run, store, runner.Selection{}); err != nil {
+		if err := conform.WriteReports(dir, run, store, runner.Selection{}, conform.Finish{}); err != nil {
 			t.Fatal(err)
 		}
 		summary := filepath.Join(dir, "summary.md")

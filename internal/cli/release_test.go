@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,16 +14,11 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
-	"github.com/adcp-conform/adcp-conform/internal/relcache"
-	"github.com/adcp-conform/adcp-conform/internal/release"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/probes/a2a"
-	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/mcp"
-	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/release"
+	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/schema"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle/bundletest"
 )
 
 // specMirror is ../shared/spec as a folder mirror: compliance/<release>/
@@ -68,8 +62,16 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 	if !strings.Contains(se, want) || !strings.Contains(so, "storyboards and schemas: AdCP 3.2.0-beta.5 — ") {
 		t.Fatalf("exit %d; want %q on stderr and the release in the summary\n%s%s", code, want, so, se)
 	}
-	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "schemas", "3.2.0-beta.5"),
-		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + filepath.Join(mirror, "compliance", "3.2.0-beta.5")} {
+	// The mirror's release folders are named with their links resolved
+	// (../shared may itself be a link).
+	resolved := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	for _, line := range []string{"adcp-conform: schemas: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "schemas", "3.2.0-beta.5")),
+		"adcp-conform: storyboards: release 3.2.0-beta.5 from the mirror " + resolved(filepath.Join(mirror, "compliance", "3.2.0-beta.5"))} {
 		if !strings.Contains(se, line) {
 			t.Errorf("stderr lacks %q", line)
 		}
@@ -106,31 +108,13 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 	}
 }
 
-// linkMirror is a folder mirror holding only the given releases of
-// ../shared/spec, linked.
-func linkMirror(t *testing.T, releases ...string) string {
-	t.Helper()
-	spec, dir := specMirror(t), t.TempDir()
-	for _, r := range releases {
-		for _, kind := range []string{"compliance", "schemas"} {
-			if err := os.MkdirAll(filepath.Join(dir, kind), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(filepath.Join(spec, kind, r), filepath.Join(dir, kind, r)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dir
-}
-
 // The release follows the seller in 3.1 and 3.2 mode, --release pins one
 // (a version takes its newest release), the explicit folders still win,
 // and a seller advertising no release the run can get is told so: its
 // storyboards and SCHEMA-01 skipped with the reason, never passed.
 func TestTheReleaseFollowsTheSeller(t *testing.T) {
 	mirror := specMirror(t)
-	only31 := linkMirror(t, "3.1.19")
+	only31 := shared.Mirror(t, "3.1.19")
 	sb31 := filepath.Join(mirror, "compliance", "3.1.19")
 	r32 := seller.Options{Release: seller.Release32}
 	r32only := seller.Options{Release: seller.Release32, OnlyRelease: true}
@@ -209,7 +193,7 @@ func publishedSite(t *testing.T) (string, *atomic.Int64) {
 	spec := specMirror(t)
 	bundles := map[string][]byte{}
 	for _, r := range []string{"3.1.19", "3.2.0-beta.5"} {
-		bundles["/protocol/"+r+".tgz"] = bundletest.Pack(t, filepath.Join(spec, "compliance", r), r)
+		bundles["/protocol/"+r+".tgz"] = releasetest.Pack(t, filepath.Join(spec, "compliance", r), r)
 	}
 	index := `{"latest_stable":"3.1.19","versions":[
 		{"version":"3.2.0","stability":"unpublished","published":false},
@@ -266,7 +250,7 @@ func TestASiteMirrorIsReadThroughItsIndexAndFetchedOnce(t *testing.T) {
 			t.Errorf("the second run made %d requests (the index is read once per process, the release from the cache)", hits.Load()-before)
 		}
 	}
-	if relcache.Cached(scCache, "3.2.0-beta.5") == "" {
+	if release.Cached(scCache, "3.2.0-beta.5") == "" {
 		t.Errorf("the schemas are not in the cache %s", scCache)
 	}
 }
@@ -280,7 +264,7 @@ func TestAFolderMirrorMayHoldTheBundle(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tgz := bundletest.Pack(t, filepath.Join(spec, "compliance", "3.1.19"), "3.1.19")
+	tgz := releasetest.Pack(t, filepath.Join(spec, "compliance", "3.1.19"), "3.1.19")
 	sum := sha256.Sum256(tgz)
 	for name, b := range map[string][]byte{"3.1.19.tgz": tgz, "3.1.19.tgz.sha256": []byte(hex.EncodeToString(sum[:]) + "  3.1.19.tgz\n")} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -386,28 +370,6 @@ func TestWithoutTheIndexTheRunChoosesAmongTheReleasesItKnows(t *testing.T) {
 	}
 }
 
-func TestMayNameStoryboards(t *testing.T) {
-	for filter, want := range map[string]bool{
-		"rule:NOPE-1":                          false,
-		"family:env && level:must":             false,
-		"storyboard:capability_discovery":      true,
-		"category:media-buy":                   true,
-		"kind:universal":                       true,
-		"!transport:mcp && !transport:a2a":     true, // holds on every storyboard
-		"/discovery/":                          true,
-		"rule:NOPE-1 || Storyboard:x":          true,
-		"!rule:ENV-01 && family:nope":          false,
-		"transport: isEmpty && !family:schema": true,
-	} {
-		if got, err := mayNameStoryboards(filter); err != nil || got != want {
-			t.Errorf("mayNameStoryboards(%q) = %v, %v; want %v", filter, got, err, want)
-		}
-	}
-	if _, err := mayNameStoryboards("rule:ENV-02 &&"); err == nil {
-		t.Error("a filter that does not parse was accepted")
-	}
-}
-
 // A storyboard named on the command line is looked for in the release the
 // seller chooses, once it has: one it does not hold is a usage error then.
 func TestAStoryboardTheChosenReleaseLacksIsAUsageError(t *testing.T) {
@@ -416,89 +378,5 @@ func TestAStoryboardTheChosenReleaseLacksIsAUsageError(t *testing.T) {
 	code, _, se := run(t, tokenEnv, "", "run", "--mcp", eps.MCP, "--bearer-env", "T", "--out", t.TempDir(), "--release-mirror", mirror, "--storyboard", "no_such_storyboard")
 	if code != ExitUsage || !strings.Contains(se, "--storyboard: no storyboard no_such_storyboard in 3.1.19") {
 		t.Errorf("exit %d, %q", code, se)
-	}
-}
-
-// capsCall is a recorded get_adcp_capabilities reply over MCP listing
-// versions.
-func capsCall(t evidence.Transport, versions any) evidence.Call {
-	payload, _ := json.Marshal(map[string]any{"adcp": map[string]any{"supported_versions": versions}, "supported_protocols": []string{"media_buy"}})
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{
-		"structuredContent": json.RawMessage(payload), "content": []any{map[string]any{"type": "text", "text": string(payload)}}}})
-	if t == evidence.A2A {
-		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"kind": "task", "id": "t", "contextId": "c",
-			"status": map[string]any{"state": "completed"}, "artifacts": []any{map[string]any{"artifactId": "a", "parts": []any{map[string]any{"kind": "data", "data": json.RawMessage(payload)}}}}}})
-	}
-	return evidence.Call{Transport: t, Kind: evidence.KindToolCall, Tool: "get_adcp_capabilities", Purposes: []evidence.Purpose{evidence.PurposeValid}, Message: msg}
-}
-
-// The versions a seller lists are untrusted: bounded in number and
-// length, stripped of control characters before they reach a terminal or
-// a report; a face that never answered leaves the other's list.
-func TestAdvertisedVersionsAreReadFromTheEvidenceAndCleaned(t *testing.T) {
-	many := make([]string, 5000)
-	for i := range many {
-		many[i] = "3.1"
-	}
-	for _, tc := range []struct {
-		name  string
-		calls []evidence.Call
-		cfg   plan.Config
-		want  []string
-		read  bool
-		note  string
-	}{
-		{"MCP", []evidence.Call{capsCall(evidence.MCP, []string{"3.0", "3.1"})}, mcpOnly, []string{"3.0", "3.1"}, true, ""},
-		{"control characters", []evidence.Call{capsCall(evidence.MCP, []string{"3.1\x1b[2J", strings.Repeat("9", 500)})}, mcpOnly,
-			[]string{"3.1?[2J", strings.Repeat("9", 40) + "…"}, true, ""},
-		{"thousands", []evidence.Call{capsCall(evidence.MCP, many)}, mcpOnly, many[:64], true, ""},
-		{"no list", []evidence.Call{capsCall(evidence.MCP, nil)}, mcpOnly, []string{}, true, ""},
-		{"not a list of strings", []evidence.Call{capsCall(evidence.MCP, []int{3})}, mcpOnly, []string{""}, true, ""}, // no version: the default release
-		{"no reply", nil, mcpOnly, []string{}, false, ""},
-		{"the A2A face alone answered", []evidence.Call{capsCall(evidence.A2A, []string{"3.1"})}, bothFaces, []string{"3.1"}, true, ""},
-		{"the faces differ", []evidence.Call{capsCall(evidence.A2A, []string{"3.2-beta.5\x07"}), capsCall(evidence.MCP, []string{"3.1"})}, bothFaces, []string{"3.1"}, true,
-			"; the seller's A2A face lists [3.2-beta.5?], its MCP face, where the storyboards run, [3.1]: the release follows the MCP face"},
-	} {
-		store := evidence.NewStore(evidence.Target{})
-		for _, c := range tc.calls {
-			store.Add(c)
-		}
-		got, read, note := advertisedIn(store, tc.cfg)
-		if !slices.Equal(got, tc.want) || read != tc.read || note != tc.note {
-			t.Errorf("%s: %q, read %v, note %q; want %q, %v, %q", tc.name, got[:min(len(got), 3)], read, note, tc.want[:min(len(tc.want), 3)], tc.read, tc.note)
-		}
-	}
-}
-
-var (
-	mcpOnly   = plan.Config{MCP: mcp.Config{Endpoint: "http://s.example/mcp"}}
-	bothFaces = plan.Config{MCP: mcp.Config{Endpoint: "http://s.example/mcp"}, A2A: a2a.Config{BaseURL: "http://s.example/a2a"}}
-)
-
-// A seller whose capabilities name no version (or were not read) is graded
-// on the harness's default release, said so; a version pin the mirror has
-// no release of leaves none.
-func TestChooseReleaseFallsBackToTheDefaultOnlyWithoutAVersion(t *testing.T) {
-	m, err := release.ParseMirror(linkMirror(t, "3.1.19", "3.2.0-beta.5"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seller := func(vs []string, read bool) func() ([]string, bool, string) {
-		return func() ([]string, bool, string) { return vs, read, "" }
-	}
-	for _, tc := range []struct {
-		name, pin, version, by, why string
-		advertised                  func() ([]string, bool, string)
-	}{
-		{"not read", "", "3.1.19", report.ReleaseByDefault, "no get_adcp_capabilities reply with AdCP data was read: the harness's default release 3.1.19", seller(nil, false)},
-		{"no version", "", "3.1.19", report.ReleaseByDefault, `the seller's adcp.supported_versions [""] holds no release-precision version: the harness's default release 3.1.19`, seller([]string{""}, true)},
-		{"a 3.2 seller", "", "3.2.0-beta.5", report.ReleaseBySeller, "3.2.0-beta.5 is the newest release of 3.2-beta.5", seller([]string{"3.1", "3.2-beta.5"}, true)},
-		{"a version nobody has", "3.3", "", "--release", "--release 3.3: the run can get no release of it from " + m.Dir + " (it has 3.2.0-beta.5, 3.1.19)", nil},
-		{"a final without one", "3.2", "3.2.0-beta.5", "--release", "--release 3.2 has no final release the run can get from " + m.Dir + ": its newest pre-release 3.2.0-beta.5 stands in", nil},
-	} {
-		r := chooseRelease(t.Context(), releaseInputs{pin: tc.pin, mirror: m}, tc.advertised)
-		if r.version != tc.version || r.by != tc.by || !strings.HasPrefix(r.why, tc.why) {
-			t.Errorf("%s: %q by %s, %q; want %q by %s, %q", tc.name, r.version, r.by, r.why, tc.version, tc.by, tc.why)
-		}
 	}
 }

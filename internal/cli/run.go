@@ -3,67 +3,26 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/adcp-conform/adcp-conform/probes/a2a"
-	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
-	"github.com/adcp-conform/adcp-conform/probes/webhook"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
-	"github.com/adcp-conform/adcp-conform/suites"
-	"github.com/adcp-conform/adcp-conform/suites/catalogue"
-	"github.com/adcp-conform/adcp-conform/suites/runner"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
-// The run's defaults.
-const (
-	DefaultOut      = "adcp-conform-report"
-	DefaultDeadline = 5 * time.Minute
-	// referenceBurst is the rate-limit burst a run against the bundled
-	// reference seller makes (it is the harness's own seller; a burst
-	// against a real seller is opt-in).
-	referenceBurst = 40
-	// signalWriteTime is how long after Ctrl-C the evidence is still
-	// written: probing and judging stop at once and the other reports come
-	// first (each bounded, and small), and what is left of the 2 s the
-	// README promises goes to sealing results.json and the terminal's
-	// summary (it took 0.1 s after 150 calls of 1 MB replies).
-	signalWriteTime = 1500 * time.Millisecond
-	// minEvidenceWrite is how long the evidence is written at least, however
-	// late its turn comes (see signalWriteTime, deadlineWriteTime).
-	minEvidenceWrite = 500 * time.Millisecond
-	// deadlineWriteTime is how long past --deadline the evidence is still
-	// written (judging stops before the deadline; the run ends within it
-	// plus 5 s).
-	deadlineWriteTime = 2 * time.Second
-)
-
-// The report files a run writes into --out.
-const (
-	FileJUnit    = "junit.xml"
-	FileHTML     = "report.html"
-	FileResults  = "results.json"
-	FileEvidence = "evidence.json"
-)
+// DefaultOut is the report folder of a run given no --out.
+const DefaultOut = "adcp-conform-report"
 
 // runConfig is the parsed command line of `run`.
 type runConfig struct {
@@ -98,14 +57,63 @@ type runConfig struct {
 	storyboardIDs  multiValue
 	agents         multiValue
 	agentBearers   multiValue
-	oauth          oauthFlags // --oauth-* (oauthcc.go)
+	oauth          oauthFlags  // --oauth-* (oauthcc.go)
+	post           *postConfig // --sign-key, --certify, --baseline (finish.go)
+	tune           *tuneFlags  // --parallel, --max-*, --targets (tune.go)
 }
 
+// runRun turns the command line into a conform.Config, runs it — one
+// seller, every target of --targets (targets.go), or, with no target, the
+// bundled reference seller (reference.go) — and prints its end.
 func runRun(args []string, stdio Stdio) error {
-	// --deadline counts from here: loading the storyboards and compiling
-	// the schemas are part of the run (a second or more on a busy machine).
-	started := time.Now()
-	var c runConfig
+	c, err := parseRun(args, stdio)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.tune.targets != "":
+		return runTargets(c, stdio) // one run per target, then the index
+	case c.mcpURL == "" && c.a2aURL == "":
+		return runReference(c, stdio) // every face of the bundled seller
+	}
+	cfg, err := c.config(stdio)
+	if err != nil {
+		return err
+	}
+	ctx, sig := onSignal() // signal.go
+	defer sig.stop()
+	return runOne(ctx, sig, cfg, c, stdio, true)
+}
+
+// runOne runs cfg and prints its end: the harness error, the summary and,
+// with stepSummary, the GitHub step summary. Its exit code is the
+// signal's that interrupted it, else the verdict's.
+func runOne(ctx context.Context, sig *runSignals, cfg conform.Config, c *runConfig, stdio Stdio, stepSummary bool) error {
+	red := redactInto(&cfg, stdio)
+	run, err := conform.Run(ctx, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	if run.HarnessError != "" {
+		fmt.Fprintf(stdio.Err, "adcp-conform: harness error: %s\n", run.HarnessError)
+	}
+	if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: cfg.Out}); err != nil {
+		return err
+	}
+	if stepSummary {
+		if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), red.redactor(), run); err != nil {
+			fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+		}
+	}
+	if code := sig.exitCode(); code != ExitOK {
+		return &codeError{code: code}
+	}
+	return certifyOutcome(c.post.certify, run)
+}
+
+// parseRun parses run's flags and refuses the combinations no run takes.
+func parseRun(args []string, stdio Stdio) (*runConfig, error) {
+	c := &runConfig{}
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
 	fs.Var(&targetValue{&c.mcpURL, "the seller's MCP endpoint"}, "mcp", "the seller's MCP endpoint `URL` (Streamable HTTP); none: test the bundled reference seller (an empty value is refused)")
 	fs.Var(&targetValue{&c.a2aURL, "the seller's A2A base URL"}, "a2a", "the seller's A2A base `URL` (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp (an empty value is refused)")
@@ -115,7 +123,7 @@ func runRun(args []string, stdio Stdio) error {
 	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
 	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")
-	fs.DurationVar(&c.deadline, "deadline", DefaultDeadline, "deadline of the whole run")
+	fs.DurationVar(&c.deadline, "deadline", conform.DefaultDeadline, "deadline of the whole run")
 	fs.BoolVar(&c.allowMutations, "allow-mutations", false, "allow probes that create state on the seller")
 	fs.BoolVar(&c.strict, "strict", false, "SHOULD failures also fail the run")
 	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
@@ -126,9 +134,9 @@ func runRun(args []string, stdio Stdio) error {
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
 	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
-	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)          // schemas.go
-	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp) // storyboards.go
-	fs.StringVar(&c.release, "release", "", releaseHelp)             // release.go
+	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)
+	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp)
+	fs.StringVar(&c.release, "release", "", releaseHelp)
 	fs.StringVar(&c.releaseMirror, "release-mirror", "", releaseMirrorHelp)
 	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
 	fs.Var(&c.agents, "agent", agentHelp)                        // agents.go
@@ -138,227 +146,157 @@ func runRun(args []string, stdio Stdio) error {
 	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
 	fs.StringVar(&c.webhookURL, "webhook-url", "", "public URL of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
 	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
-	post := addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
-	tune := addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
-	addOAuthFlags(fs, &c.oauth)    // --oauth-token-url, --oauth-client-id, … (oauthcc.go)
+	c.post = addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
+	c.tune = addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
+	addOAuthFlags(fs, &c.oauth)     // --oauth-token-url, --oauth-client-id, … (oauthcc.go)
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return nil, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if post.certify && c.localFetch {
+	if err := c.check(stdio); err != nil {
+		return nil, err
+	}
+	if len(c.agents) > 0 && (c.tune.targets != "" || (c.mcpURL == "" && c.a2aURL == "")) {
+		return nil, usagef("--agent names the other agents of one agent under test: give it with --mcp or --a2a, not --targets or the bundled reference seller")
+	}
+	return c, nil
+}
+
+// check refuses the combinations of flags no run takes: it is run again
+// for each target of --targets, with the target's own flags.
+func (c *runConfig) check(stdio Stdio) error {
+	if c.post.certify && c.localFetch {
 		return usagef("--certify judges production conformance: it cannot be combined with --allow-local-fetch")
 	}
-	if post.certify && stdio.face == nil && tune.targets == "" && c.mcpURL == "" && c.a2aURL == "" {
+	if c.post.certify && c.tune.targets == "" && c.mcpURL == "" && c.a2aURL == "" {
 		return usagef("--certify certifies a seller: give its --mcp or --a2a (a run with neither tests the bundled reference seller, which proves the harness and is never certified)")
 	}
-	agents, err := parseAgents(c.agents, c.agentBearers, stdio.getenv) // agents.go
-	if err != nil {
+	if _, err := parseAgents(c.agents, c.agentBearers, stdio.getenv); err != nil { // agents.go
 		return err
 	}
-	if err := c.oauth.check(&c, tune.targets != "", stdio); err != nil {
-		return err
-	}
-	if len(agents) > 0 && (tune.targets != "" || (c.mcpURL == "" && c.a2aURL == "")) {
-		return usagef("--agent names the other agents of one agent under test: give it with --mcp or --a2a, not --targets or the bundled reference seller")
-	}
-	if tune.targets != "" {
-		return runTargets(&c, tune, fs, stdio) // one run per target, then the index (targets.go)
-	}
-	if c.mcpURL == "" && c.a2aURL == "" {
-		return runReference(args, c, post, stdio) // every face of the bundled seller (reference.go)
-	}
-	if err := post.prepare(c.labelFilter); err != nil {
-		return err
-	}
-	if post.baseline == "" && !post.certify {
-		post.expected = stdio.ledger
-	}
-	cfg, err := c.probeConfig(stdio)
-	if err != nil {
-		return err
-	}
-	if err := tune.apply(&cfg); err != nil {
-		return err
-	}
-	// One guard for every connection of the run, its further agents' too.
-	cfg.Net = stdio.network
-	cfg = cfg.WithGuard(agentURLs(agents)...)
-	if err := c.oauth.apply(&c, &cfg, stdio); err != nil { // the first token, or exit 3 (oauthcc.go)
-		return err
-	}
-	// The other agents' credentials are the run's secrets too: every
-	// client, the evidence store and every output redact them
-	// (plan.Config.Secrets), the terminal from here on — an OAuth client's
-	// tokens too, as it obtains them.
-	cfg.MCP.Limits.Secrets = append(slices.Clip(cfg.MCP.Limits.Secrets), agentSecrets(agents)...)
-	cfg.A2A.Limits.Secrets = append(slices.Clip(cfg.A2A.Limits.Secrets), agentSecrets(agents)...)
-	stdio.redact(cfg.Secrets(), cfg.MCP.Limits.LiveSecrets)
-	if err := writableOut(c.out); err != nil { // before a single probe
-		return err
-	}
-	cfg.TaskWait = c.taskWait
-	if c.webhookURL != "" || loopbackTargets(cfg) {
-		rec, err := webhook.Listen(c.webhookListen, c.webhookURL)
-		if err != nil {
-			return usagef("--webhook-listen %s: %v", c.webhookListen, err)
-		}
-		defer rec.Close()
-		cfg.Webhook, cfg.WebhookWait = rec, c.webhookWait
-	}
-	opts := suites.Options{Strict: c.strict, AllowedDomains: c.allowDomains, Transports: c.transports()}
-	sel, err := runner.Select(c.labelFilter, opts)
-	var fe *runner.FilterError
-	if err != nil && !errors.As(err, &fe) {
-		return err
-	}
-	if fe != nil {
-		sel = runner.SelectNone(c.labelFilter, opts) // unless the filter names no storyboard either (planRelease)
-	}
-	// The release, storyboards and schemas the flags decide now; without
-	// them the seller's capabilities decide, after the probes (release.go).
-	rp, err := c.planRelease(stdio, agents, &sel, fe)
-	if err != nil {
-		return err
-	}
-	if post.baseline == "" && !post.certify {
-		fmt.Fprint(stdio.Err, stdio.ledgerNotice)
-	}
+	return c.oauth.check(c, c.tune.targets != "", stdio) // oauthcc.go
+}
 
-	// --deadline bounds the whole run: the probes stop early enough to
-	// leave a fifth of it (at most 30 s) for judging and writing the
-	// reports, and judging stops halfway through that reserve. Fetching
-	// the release the seller chose, after the probes, is not counted (a
-	// fetch before them never was).
-	reserve := min(c.deadline/5, 30*time.Second)
-	runCtx, stopRun := context.WithCancel(context.Background())
-	defer stopRun()
-	probeEnd := started.Add(c.deadline - reserve)
-	ctx, cancel := context.WithDeadline(runCtx, probeEnd)
-	defer cancel()
-	sig := onSignal(stopRun) // signal.go
-	defer sig.stop()
-	fmt.Fprintf(stdio.Err, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(cfg.MCP.Endpoint+" "+cfg.A2A.BaseURL), 400))
-	if c.verbose {
-		cfg.OnCall = verbosePrinter(stdio.Err)
+// config turns the flags into the run's configuration: it reads the
+// credentials the variables they name hold, and the files they name.
+func (c *runConfig) config(stdio Stdio) (conform.Config, error) {
+	cfg := conform.Config{MCP: c.mcpURL, A2A: c.a2aURL, LabelFilter: c.labelFilter, Strict: c.strict, AllowedDomains: c.allowDomains,
+		AllowMutations: c.allowMutations, Sandbox: c.sandbox, LocalFetch: c.localFetch, BrandJSON: c.brandJSON, RateBurst: c.rateBurst, Seed: c.seed,
+		Release: c.release, ReleaseMirror: c.releaseMirror, Storyboards: c.storyboards, Schemas: c.schemasDir, StoryboardIDs: c.storyboardIDs,
+		Timeout: c.timeout, Deadline: c.deadline, TaskWait: c.taskWait, WebhookWait: c.webhookWait, WebhookListen: c.webhookListen, WebhookURL: c.webhookURL,
+		Out: c.out, Log: stdio.Err, Verbose: c.verbose, Network: stdio.network, Version: currentVersion().Version}
+	var err error
+	if cfg.Agents, err = parseAgents(c.agents, c.agentBearers, stdio.getenv); err != nil { // agents.go
+		return cfg, err
 	}
-	cfg.DiscoveryOnly = len(sel.Selected) == 0 // storyboards only: no rule reads the other probes
-	store, perr := plan.Execute(ctx, cfg)
-	var paused time.Duration
-	if rp.deferred {
-		if perr != nil || ctx.Err() != nil {
-			rp.unchosen(&sel)
-		} else {
-			at := time.Now()
-			if err := rp.choose(runCtx, store, cfg, &sel, stdio.Err); err != nil {
-				return err
-			}
-			paused = time.Since(at)
-			var cancelSB context.CancelFunc
-			ctx, cancelSB = context.WithDeadline(runCtx, probeEnd.Add(paused))
-			defer cancelSB()
+	if err := c.post.prepare(c.labelFilter); err != nil { // finish.go
+		return cfg, err
+	}
+	cfg.Certify, cfg.SignKey, cfg.Baseline = c.post.certify, c.post.priv, c.post.expected
+	if c.post.baseline != "" && cfg.Baseline == nil {
+		cfg.Baseline = []report.BaselineEntry{} // given, if empty: it replaces the reference seller's ledger
+	}
+	// 0 is a Config's default, but no value of these flags.
+	if c.deadline <= 0 {
+		return cfg, usagef("--deadline must be positive")
+	}
+	if err := c.credentials(&cfg, stdio); err != nil {
+		return cfg, err
+	}
+	if c.inputs != "" {
+		if cfg.Inputs, err = plan.LoadInputs(c.inputs); err != nil {
+			return cfg, usagef("--inputs: %v", err)
 		}
 	}
-	sbPlan := rp.sb
-	var sbResults []storyboard.StoryboardResult
-	if perr == nil && ctx.Err() == nil {
-		sbResults = sbPlan.run(ctx, cfg, store, sel.Options.Schemas)
+	if err := c.tune.apply(&cfg); err != nil { // tune.go
+		return cfg, err
 	}
-	meta := runner.Meta{Tool: "adcp-conform", Version: currentVersion().Version, AdcpRelease: AdcpRelease, MCPProtocolVersion: MCPProtocolVersion,
-		Target: strings.TrimSpace(cfg.MCP.Endpoint + " " + cfg.A2A.BaseURL), StartedAt: started, Strict: c.strict, TargetKind: report.TargetSeller}
-	if stdio.face != nil {
-		meta.TargetKind, meta.Face = report.TargetBundledReference, stdio.face.Name
+	cfg.OAuth = c.oauth.config()
+	return cfg, nil
+}
+
+// credentials reads the credentials the flags name into cfg — the token
+// of --bearer-env and --live-bearer-env, --header — and the CA
+// certificates of --ca-cert. run and diagnose share it.
+func (c *runConfig) credentials(cfg *conform.Config, stdio Stdio) error {
+	if c.timeout <= 0 { // 0 is a Config's default, but no value of --timeout
+		return usagef("--timeout must be positive")
 	}
-	diag := diagnose(store) // diagnose.go
-	switch {
-	case sig.name() != "":
-		meta.HarnessError = "interrupted by " + sig.name() + " while probing"
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		meta.HarnessError = fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
-	case diag.wrongTarget() != "":
-		// Before perr: "sending initialize: Not Implemented" says less.
-		meta.HarnessError = diag.wrongTarget()
-	case perr != nil:
-		// The seller may have put the credential in its error (at
-		// initialize, say): redacted before the terminal or a report.
-		meta.HarnessError = wire.Sanitize(store.Redactor().String(perr.Error()), 500)
-	case diag.harness != "":
-		meta.HarnessError = diag.harness
-	}
-	for _, n := range diag.notes {
-		fmt.Fprintf(stdio.Err, "adcp-conform: %s\n", n)
-	}
-	deadline := started.Add(c.deadline - reserve/2 + paused)
-	sel.Options.Stop = func() string {
-		if n := sig.name(); n != "" {
-			return "interrupted by " + n
-		}
-		if time.Now().After(deadline) {
-			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
-		}
-		return ""
-	}
-	// The evidence stops being written 2 s past the deadline, or 1.5 s
-	// after a signal, whatever it holds: Ctrl-C ends a run in 2 s, and a
-	// run within its deadline + 5 s. But it always gets minEvidenceWrite:
-	// on a loaded machine the reports before it can take the whole budget,
-	// and a report that holds none of the calls recorded is no report.
-	var writing time.Time
-	post.stop = func() string {
-		if writing.IsZero() {
-			writing = time.Now()
-		}
-		if time.Since(writing) < minEvidenceWrite {
-			return ""
-		}
-		if d, ok := sig.since(); ok && d > signalWriteTime {
-			return "interrupted by " + sig.name()
-		}
-		if time.Now().After(started.Add(c.deadline + deadlineWriteTime)) {
-			return fmt.Sprintf("the run deadline (%s) was hit", c.deadline)
-		}
-		return ""
-	}
-	results, err := runner.Judge(store, sel)
-	if err != nil {
-		return err
-	}
-	if why := sel.Options.Stop(); meta.HarnessError == "" && why != "" {
-		meta.HarnessError = why + " while judging"
-	}
-	if c.verbose {
-		printProgress(stdio.Err, results)
-	}
-	meta.Duration = time.Since(started)
-	run := runner.Report(meta, store, sel, results)
-	runner.AddStoryboards(run, sbResults, sbPlan.unavailable)
-	run.Sandbox = c.sandbox // baseline entries may be scoped to sandbox runs
-	if sbPlan.release != nil {
-		run.StoryboardsRelease, run.StoryboardIDs = filepath.Base(filepath.Clean(sbPlan.release.Dir)), c.storyboardIDs
-	}
-	run.Release = rp.rel.report()
-	blameTheTarget(run, diag.wrong)                             // diagnose.go
-	if err := post.finish(c.out, run, store, sel); err != nil { // baseline, certification, hashes, signature
-		return err
-	}
-	if meta.HarnessError != "" {
-		fmt.Fprintf(stdio.Err, "adcp-conform: harness error: %s\n", meta.HarnessError)
-	}
-	if stdio.face != nil {
-		stdio.face.Run = run // runReference summarizes every face at once
-	} else {
-		if err := report.WriteText(stdio.Out, run, report.TextOptions{Verbose: c.verbose, Dir: c.out}); err != nil {
+	var err error
+	if c.bearerEnv != "" {
+		if cfg.BearerToken, err = bearerFromEnv(c.bearerEnv, stdio); err != nil {
 			return err
 		}
-		if err := appendStepSummary(stdio.getenv("GITHUB_STEP_SUMMARY"), store.Redactor(), run); err != nil {
-			fmt.Fprintf(stdio.Err, "adcp-conform: step summary: %s\n", wire.Sanitize(err.Error(), 200))
+	}
+	if c.liveBearerEnv != "" {
+		if cfg.LiveBearerToken, err = tokenFromEnv("--live-bearer-env", c.liveBearerEnv, stdio); err != nil {
+			return err
+		}
+		if cfg.LiveBearerToken == cfg.BearerToken {
+			return usagef("--live-bearer-env %s holds the run's own token (--bearer-env): give a live-mode principal's", c.liveBearerEnv)
 		}
 	}
-	if code := sig.exitCode(); code != ExitOK {
-		return &codeError{code: code}
+	h := http.Header{}
+	for _, line := range c.headers {
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return usagef("--header %q: want 'Name: value'", wire.Sanitize(line, 80))
+		}
+		h.Add(name, strings.TrimSpace(value))
 	}
-	return certifyOutcome(post.certify, run)
+	if len(h) > 0 {
+		cfg.Header = h
+	}
+	if c.caCert != "" {
+		pem, err := os.ReadFile(c.caCert)
+		if err != nil {
+			return usagef("--ca-cert: %v", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return usagef("--ca-cert %s: no PEM certificate in the file", c.caCert)
+		}
+		cfg.TLS = &tls.Config{RootCAs: pool}
+	}
+	return nil
+}
+
+// runError maps an error of conform.Run to the command's: a configuration
+// refused is a usage error (exit 2), any other a harness error (exit 3).
+func runError(err error) error {
+	var ce *conform.ConfigError
+	if errors.As(err, &ce) {
+		return &UsageError{Msg: ce.Msg}
+	}
+	return err
+}
+
+// runRedaction is what a run's credentials are, once conform.Run says.
+type runRedaction struct {
+	secrets []string
+	learnt  *wire.SecretSet
+}
+
+// redactInto makes cfg tell the terminal the run's credentials (it
+// redacts them from then on) and returns where they are kept for the
+// step summary.
+func redactInto(cfg *conform.Config, stdio Stdio) *runRedaction {
+	r := &runRedaction{}
+	cfg.Redact = func(secrets []string, learnt *wire.SecretSet) {
+		r.secrets, r.learnt = secrets, learnt
+		stdio.redact(secrets, learnt)
+	}
+	return r
+}
+
+func (r *runRedaction) redactor() *wire.Redactor {
+	return wire.NewLiveRedactor(r.secrets, r.learnt, nil)
 }
 
 // certifyOutcome is the run's end: its verdict's exit code and, for a
@@ -378,24 +316,6 @@ func certifyOutcome(certifying bool, run *report.Run) error {
 		return &codeError{code: code}
 	}
 	return nil
-}
-
-// loopbackTargets reports whether every target is on this machine, so a
-// receiver on a loopback port is reachable without --webhook-url.
-func loopbackTargets(cfg plan.Config) bool {
-	for _, u := range []string{cfg.MCP.Endpoint, cfg.A2A.BaseURL} {
-		if u == "" {
-			continue
-		}
-		p, err := url.Parse(u)
-		if err != nil {
-			return false
-		}
-		if ip := net.ParseIP(p.Hostname()); p.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return false
-		}
-	}
-	return true
 }
 
 // appendStepSummary appends the Markdown summary of each run to the file
@@ -422,115 +342,24 @@ func appendStepSummary(path string, red *wire.Redactor, runs ...*report.Run) err
 	return f.Close()
 }
 
-// probeConfig turns the flags into the probe plan's configuration.
-func (c *runConfig) probeConfig(stdio Stdio) (plan.Config, error) {
-	cfg := plan.Config{AllowMutations: c.allowMutations, Seed: c.seed, Sandbox: c.sandbox, LocalFetch: c.localFetch, BrandJSON: c.brandJSON, RateBurst: c.rateBurst}
-	if c.timeout <= 0 {
-		return cfg, usagef("--timeout must be positive")
-	}
-	if c.deadline <= 0 {
-		return cfg, usagef("--deadline must be positive")
-	}
-	if c.rateBurst < 0 || c.rateBurst > plan.MaxRateBurst {
-		return cfg, usagef("--rate-burst must be between 0 and %d", plan.MaxRateBurst)
-	}
-	if c.brandJSON != "" {
-		u, err := url.Parse(c.brandJSON)
-		if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
-			return cfg, usagef("--brand-json %s: want an absolute http(s) URL without credentials", wire.Sanitize(c.brandJSON, 200))
-		}
-	}
-	cfg.MCP = mcp.Config{Endpoint: c.mcpURL, Timeout: c.timeout}
-	cfg.A2A = a2a.Config{BaseURL: strings.TrimRight(c.a2aURL, "/"), Timeout: c.timeout}
-	for flag, v := range map[string]string{"--mcp": c.mcpURL, "--a2a": c.a2aURL} {
-		if v == "" {
-			continue
-		}
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, usagef("%s %q: want an http or https URL", flag, v)
-		}
-		if u.User != nil {
-			return cfg, usagef("%s: put credentials in --bearer-env or --header, not in the URL", flag)
-		}
-	}
-	if c.bearerEnv != "" {
-		tok, err := bearerFromEnv(c.bearerEnv, stdio)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.MCP.BearerToken, cfg.A2A.BearerToken = tok, tok
-	}
-	if c.liveBearerEnv != "" {
-		tok, err := tokenFromEnv("--live-bearer-env", c.liveBearerEnv, stdio)
-		if err != nil {
-			return cfg, err
-		}
-		if tok == cfg.MCP.BearerToken {
-			return cfg, usagef("--live-bearer-env %s holds the run's own token (--bearer-env): give a live-mode principal's", c.liveBearerEnv)
-		}
-		cfg.LiveBearerToken = tok
-	}
-	h := http.Header{}
-	for _, line := range c.headers {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
-			return cfg, usagef("--header %q: want 'Name: value'", wire.Sanitize(line, 80))
-		}
-		h.Add(name, strings.TrimSpace(value))
-	}
-	if len(h) > 0 {
-		cfg.MCP.Header, cfg.A2A.Header = h, h
-	}
-	if c.caCert != "" {
-		pem, err := os.ReadFile(c.caCert)
-		if err != nil {
-			return cfg, usagef("--ca-cert: %v", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return cfg, usagef("--ca-cert %s: no PEM certificate in the file", c.caCert)
-		}
-		cfg.TLS = &tls.Config{RootCAs: pool}
-	}
-	if c.inputs != "" {
-		in, err := plan.LoadInputs(c.inputs)
-		if err != nil {
-			return cfg, usagef("--inputs: %v", err)
-		}
-		cfg.Inputs = in
-	}
-	return cfg, nil
-}
+// The help of run's --release and --release-mirror.
+const (
+	releaseHelp = "the AdCP `RELEASE` whose storyboards and schemas the run uses: a published release (3.1.19, 3.2.0-beta.5) or a version as sellers advertise it (3.1, 3.2-beta.5: its newest release the run can get); " +
+		"default: the newest release the seller's adcp.supported_versions lists that the run can get. --storyboards and --schemas, when given, win"
+	releaseMirrorHelp = "the `DIR|URL` releases come from: a folder holding compliance/<release>/ (or protocol/<release>.tgz with its .sha256) and schemas/<release>/, " +
+		"or the URL of a site laid out like " + release.Published + " (its release index at /schemas/index.json); default: " + release.Published
+)
 
-// writableOut makes the report folder dir and checks that a file can be
-// written in it, so a folder that cannot take the reports is refused
-// before the seller is probed, not after.
-func writableOut(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("--out %s: %v", wire.Sanitize(dir, 200), unwrapPath(err))
-	}
-	f, err := os.CreateTemp(dir, ".adcp-conform-probe-*")
-	if err != nil {
-		return usagef("--out %s: the folder cannot be written: %v", wire.Sanitize(dir, 200), unwrapPath(err))
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
+// schemasHelp is the help of run's --schemas flag.
+var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
+	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", release.Default, material.Off, release.PublishedSchemas)
 
-// unwrapPath drops the path a *PathError repeats.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// storyboardsHelp is the help of run's --storyboards flag.
+var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
+	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
+	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
+	release.Default, release.PublishedBundles, material.Off)
 
 // liveBearerHelp is the help of run's --live-bearer-env.
 const liveBearerHelp = "the `NAME` of the environment variable holding the bearer token of a live-mode (non-sandbox) principal on the same seller (not the token itself): the storyboard steps that authenticate as a live-mode test kit are sent with it (comply_controller_mode_gate); without it they are skipped"
@@ -574,101 +403,4 @@ func looksLikeSecret(s string) bool {
 		}
 	}
 	return len(s) >= 20 && digit >= 4 && (lower > 0 && upper > 0 || !strings.Contains(s, "_"))
-}
-
-// transports are the transports the run judges: those given a target, or
-// both for the bundled reference seller.
-func (c *runConfig) transports() []catalogue.Transport {
-	var ts []catalogue.Transport
-	if c.mcpURL != "" || c.a2aURL == "" {
-		ts = append(ts, catalogue.MCP)
-	}
-	if c.a2aURL != "" || c.mcpURL == "" {
-		ts = append(ts, catalogue.A2A)
-	}
-	return ts
-}
-
-// writeReports writes every report file into dir, whatever the verdict,
-// through the store's redaction (redact.go), evidence.json last and only
-// as long as stop (nil: never) gives no reason. It returns the calls
-// evidence.json holds and the hash of each file, both taken as they were
-// written: sealing the folder reads nothing back (evidence.json may be
-// hundreds of megabytes).
-func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]evidence.Written, map[string]report.FileHash, error) {
-	hashes := map[string]report.FileHash{}
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		h := sha256.New()
-		n := &counter{}
-		// The hash is of the bytes the file holds: redacted.
-		w := store.Redactor().Writer(io.MultiWriter(f, h, n))
-		if err := fn(w); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		if err := w.Close(); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		hashes[name] = report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}
-		return f.Close()
-	}
-	jsonOf := func(v any) func(io.Writer) error {
-		return func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		fn   func(io.Writer) error
-	}{
-		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
-		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
-		{FileResults, jsonOf(run)},
-	} {
-		if err := write(f.name, f.fn); err != nil {
-			return nil, nil, err
-		}
-	}
-	var written []evidence.Written
-	err := write(FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
-		written, err = store.WriteJSONUntil(w, stop)
-		return err
-	})
-	return written, hashes, err
-}
-
-// counter counts the bytes written through it.
-type counter struct{ n int64 }
-
-func (c *counter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
-}
-
-// verbosePrinter prints one line per recorded call and its exchanges,
-// terminal-safe.
-func verbosePrinter(w io.Writer) func(evidence.Call) {
-	var mu sync.Mutex
-	return func(c evidence.Call) {
-		mu.Lock()
-		defer mu.Unlock()
-		state := fmt.Sprintf("HTTP %d", c.HTTPStatus)
-		switch {
-		case c.NotRun != "":
-			state = "not run: " + c.NotRun
-		case c.HarnessError != "":
-			state = "harness error: " + c.HarnessError
-		}
-		fmt.Fprintf(w, "  %-48s %s (%.1f ms)\n", wire.Sanitize(c.ProbeID, 80), wire.Sanitize(state, 200), c.DurationMS)
-		for _, x := range c.Exchanges {
-			fmt.Fprintf(w, "      %s\n", wire.Sanitize(x.String(), 400))
-		}
-	}
 }

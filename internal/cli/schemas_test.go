@@ -5,19 +5,20 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
 // withCache points the fetched-schemas cache at a temporary folder.
-func withCache(t *testing.T) string { return tempCache(t, &cacheRoot) }
+func withCache(t *testing.T) string { return tempCache(t, &material.SchemasCache) }
 
-// tempCache points a cache of fetched releases (cacheRoot,
-// storyboardsCacheRoot) at a temporary folder for the test.
+// tempCache points a cache of fetched releases (material.SchemasCache,
+// material.StoryboardsCache) at a temporary folder for the test.
 func tempCache(t *testing.T, root *func() (string, error)) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -44,19 +45,12 @@ func schemaOutcomes(t *testing.T, dir string) map[string]report.SpecResult {
 func TestRunFetchesThePublishedSchemasOnceIntoTheCache(t *testing.T) {
 	local := shared.File(t, "spec/schemas/3.1.19")
 	cache := withCache(t)
-	var hits atomic.Int64
-	files := http.StripPrefix("/schemas/3.1.19/", http.FileServer(http.Dir(local)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		files.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	published, _, hits := releasetest.ServeSchemasFolder(t, local, "3.1.19")
 	url, stop, err := seller.Start(t.Context(), seller.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	published := srv.URL + "/schemas/3.1.19/"
 	for i, want := range []string{"fetched release 3.1.19 from " + published + " into " + filepath.Join(cache, "3.1.19"),
 		"release 3.1.19 from the cache " + filepath.Join(cache, "3.1.19")} {
 		before := hits.Load()

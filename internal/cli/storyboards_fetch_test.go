@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
+	"github.com/adcp-conform/adcp-conform/internal/material"
 	"github.com/adcp-conform/adcp-conform/internal/shared"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard/bundle/bundletest"
+	"github.com/adcp-conform/adcp-conform/probes/release/releasetest"
 )
 
 // withStoryboardsCache points the fetched-storyboards cache at a
 // temporary folder.
-func withStoryboardsCache(t *testing.T) string { return tempCache(t, &storyboardsCacheRoot) }
+func withStoryboardsCache(t *testing.T) string { return tempCache(t, &material.StoryboardsCache) }
 
 // A run given the URL of a published bundle fetches it into the cache
 // once, says so, and runs its storyboards; the next run, and a re-judge
@@ -22,7 +23,7 @@ func withStoryboardsCache(t *testing.T) string { return tempCache(t, &storyboard
 func TestRunFetchesThePublishedStoryboardsOnceIntoTheCache(t *testing.T) {
 	local := shared.File(t, "spec/compliance/3.1.19")
 	cache := withStoryboardsCache(t)
-	published, hits := bundletest.Serve(t, bundletest.Pack(t, local, "3.1.19"), "3.1.19")
+	published, hits := releasetest.Serve(t, releasetest.Pack(t, local, "3.1.19"), "3.1.19")
 	url, stop, err := seller.Start(t.Context(), seller.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestUnfetchableStoryboardsAreUnavailableWithTheReason(t *testing.T) {
 func TestTheReferenceRunFetchesTheStoryboardsOnce(t *testing.T) {
 	local := shared.File(t, "spec/compliance/3.1.19")
 	withStoryboardsCache(t)
-	published, hits := bundletest.Serve(t, bundletest.Pack(t, local, "3.1.19"), "3.1.19")
+	published, hits := releasetest.Serve(t, releasetest.Pack(t, local, "3.1.19"), "3.1.19")
 	out := t.TempDir()
 	code, so, se := run(t, nil, "", "run", "--out", out, "--schemas", "off", "--storyboards", published, "--label-filter", "storyboard:capability_discovery")
 	if code != ExitOK || strings.Count(se, "adcp-conform: storyboards: fetched release 3.1.19") != 1 || hits.Load() != 2 {

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,9 +17,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 // MaxTargets bounds the targets of one --targets file.
@@ -146,86 +145,53 @@ func hostOf(urls ...string) string {
 	return ""
 }
 
-// targetOwnFlags are the run flags a target sets for itself; the others
-// given on the command line apply to every target.
-var targetOwnFlags = map[string]bool{"mcp": true, "a2a": true, "out": true, "bearer-env": true, "targets": true, "parallel-targets": true}
-
-// runTargets runs `run` once per target of tune.targets, at most
-// tune.parallelTargets at a time, each into its own folder under c.out with
-// the other flags of the command line, then writes the index across them.
-// Its exit code is the worst of the targets' (see indexExit).
-func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) error {
+// runTargets runs one target of --targets after another, at most
+// --parallel-targets at a time, each with the rest of the command line
+// into its own folder under --out, then writes the index across them. Its
+// exit code is the worst of the targets' (see Index.exit).
+func runTargets(c *runConfig, stdio Stdio) error {
 	if c.mcpURL != "" || c.a2aURL != "" || c.bearerEnv != "" {
 		return usagef("--targets names each target's --mcp, --a2a and --bearer-env; do not give them too")
 	}
 	if c.liveBearerEnv != "" {
 		return usagef("--live-bearer-env is the live-mode credential of one seller: run that target on its own (--mcp or --a2a), not with --targets")
 	}
-	if tune.parallelTargets < 1 || tune.parallelTargets > MaxParallel {
+	if c.tune.parallelTargets < 1 || c.tune.parallelTargets > MaxParallel {
 		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
 	}
-	targets, err := LoadTargets(tune.targets)
+	targets, err := LoadTargets(c.tune.targets)
 	if err != nil {
 		return usagef("--targets: %v", err)
 	}
-	var common []string
-	fs.Visit(func(f *flag.Flag) {
-		if targetOwnFlags[f.Name] {
-			return
-		}
-		if m, ok := f.Value.(*multiValue); ok {
-			for _, v := range *m {
-				common = append(common, "--"+f.Name+"="+v)
-			}
-			return
-		}
-		common = append(common, "--"+f.Name+"="+f.Value.String())
-	})
-	if err := writableOut(c.out); err != nil {
+	if err := conform.WritableOut(c.out); err != nil {
+		return runError(err)
+	}
+	base, err := c.config(stdio)
+	if err != nil {
 		return err
 	}
 	// A published bundle is fetched once for every target.
-	var sb *storyboardPlan
-	if remoteStoryboards(c.storyboards) {
-		p, err := loadStoryboards(c.storyboards) // storyboards.go
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(stdio.Err, p.notice)
-		sb = p
-	}
-	// A target's run reads the environment, but never the variables that
-	// name another target or would make every run append to one file.
-	getenv := func(k string) string {
-		switch k {
-		case envName("mcp"), envName("a2a"), envName("out"), envName("bearer-env"), envName("live-bearer-env"), envName("targets"), envName("parallel-targets"), "GITHUB_STEP_SUMMARY":
-			return ""
-		}
-		if oauthEnv(k) { // each target sets its own (oauthcc.go)
-			return ""
-		}
-		return stdio.getenv(k)
+	if base, err = base.Prefetch(); err != nil {
+		return runError(err)
 	}
 	// The index and the terminal never show a target's token nor a
 	// credential header, whatever a target's seller put in its results.
 	var secrets []string
 	for _, t := range targets {
 		if t.BearerEnv != "" {
-			secrets = append(secrets, wire.Secrets(getenv(t.BearerEnv), nil)...)
+			secrets = append(secrets, wire.Secrets(stdio.getenv(t.BearerEnv), nil)...)
 		}
 		if t.OAuthClientSecretEnv != "" {
-			secrets = append(secrets, wire.Secrets(getenv(t.OAuthClientSecretEnv), nil)...)
+			secrets = append(secrets, wire.Secrets(stdio.getenv(t.OAuthClientSecretEnv), nil)...)
 		}
 	}
-	for _, line := range c.headers {
-		if name, value, ok := strings.Cut(line, ":"); ok {
-			secrets = append(secrets, wire.Secrets("", http.Header{strings.TrimSpace(name): {strings.TrimSpace(value)}})...)
-		}
-	}
+	secrets = append(secrets, wire.Secrets("", base.Header)...)
 	stdio.redact(secrets, nil)
+	ctx, sig := onSignal() // signal.go
+	defer sig.stop()
 	started := time.Now()
 	codes := make([]ExitCode, len(targets))
-	sem := make(chan struct{}, tune.parallelTargets)
+	sem := make(chan struct{}, c.tune.parallelTargets)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -235,7 +201,7 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			codes[i] = runOneTarget(t, filepath.Join(c.out, t.Out), common, getenv, sb, stdio.network)
+			codes[i] = runOneTarget(ctx, sig, c, base, t, filepath.Join(c.out, t.Out), stdio)
 			mu.Lock()
 			done++
 			fmt.Fprintf(stdio.Err, "adcp-conform: [%d/%d] %s: exit %d\n", done, len(targets), wire.Sanitize(t.Name, 80), codes[i])
@@ -260,26 +226,14 @@ func runTargets(c *runConfig, tune *tuneFlags, fs *flag.FlagSet, stdio Stdio) er
 	return nil
 }
 
-// runOneTarget runs one target in process; its console output goes to
+// runOneTarget runs one target in process, base with the target's own
+// endpoints, credential and folder dir; its console output goes to
 // run.log in its folder. A panic is caught and becomes a harness error.
-// sb, when set, are the storyboards fetched for every target; n is the
-// network of its guard.
-func runOneTarget(t Target, dir string, common []string, getenv func(string) string, sb *storyboardPlan, n fetch.Network) (code ExitCode) {
-	args := []string{"--out", dir}
-	if t.MCP != "" {
-		args = append(args, "--mcp", t.MCP)
-	}
-	if t.A2A != "" {
-		args = append(args, "--a2a", t.A2A)
-	}
-	if t.BearerEnv != "" {
-		args = append(args, "--bearer-env", t.BearerEnv)
-	}
-	args = append(args, t.OAuthKeys.args()...)
-	args = append(args, common...)
+// parent is the command's environment and network.
+func runOneTarget(ctx context.Context, sig *runSignals, c *runConfig, base conform.Config, t Target, dir string, parent Stdio) (code ExitCode) {
 	var log bytes.Buffer
 	// The run redacts its own terminal, here run.log (redact.go).
-	stdio, flush := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: getenv, network: n}.guarded()
+	stdio, flush := Stdio{In: strings.NewReader(""), Out: &log, Err: &log, Getenv: parent.getenv, network: parent.network}.guarded()
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stdio.Err, "adcp-conform: internal error: %v\n%s", p, debug.Stack())
@@ -289,14 +243,40 @@ func runOneTarget(t Target, dir string, common []string, getenv func(string) str
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, FileRunLog), log.Bytes(), 0o644)
 	}()
-	if sb != nil {
-		stdio.storyboards = sb.shared(true)
-	}
-	err := runRun(args, stdio)
+	err := func() error {
+		cfg, err := c.target(base, t, dir, stdio)
+		if err != nil {
+			return err
+		}
+		return runOne(ctx, sig, cfg, c, stdio, false)
+	}()
 	if err != nil && err.Error() != "" {
 		fmt.Fprintf(stdio.Err, "adcp-conform run: %s\n", oneLine(err.Error()))
 	}
 	return exitCodeOf(err)
+}
+
+// target is base for the target t, into the folder dir: its endpoints,
+// and its credential, read from the variable its bearer_env (or its
+// oauth_client_secret_env) names.
+func (c *runConfig) target(base conform.Config, t Target, dir string, stdio Stdio) (conform.Config, error) {
+	tc, tune := *c, *c.tune
+	tune.targets, tc.tune = "", &tune
+	tc.mcpURL, tc.a2aURL, tc.bearerEnv, tc.oauth = t.MCP, t.A2A, t.BearerEnv, t.OAuthKeys.flags()
+	if err := tc.check(stdio); err != nil {
+		return base, err
+	}
+	cfg := base
+	cfg.MCP, cfg.A2A, cfg.Out, cfg.Log = t.MCP, t.A2A, dir, stdio.Err
+	if t.BearerEnv != "" {
+		tok, err := bearerFromEnv(t.BearerEnv, stdio)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.BearerToken = tok
+	}
+	cfg.OAuth = tc.oauth.config()
+	return cfg, nil
 }
 
 // Index is index.json: one entry per target's report folder.

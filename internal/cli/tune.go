@@ -8,10 +8,11 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 // MaxParallel bounds --parallel and --parallel-targets.
-const MaxParallel = 64
+const MaxParallel = conform.MaxParallel
 
 // DefaultParallelTargets is how many targets of a --targets file are run at
 // once by default.
@@ -45,8 +46,8 @@ func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	return t
 }
 
-// apply checks the flags and sets them on the probe configuration.
-func (t *tuneFlags) apply(cfg *plan.Config) error {
+// apply checks the flags and sets them on the run's configuration.
+func (t *tuneFlags) apply(cfg *conform.Config) error {
 	if t.parallel < 1 || t.parallel > MaxParallel {
 		return usagef("--parallel must be between 1 and %d", MaxParallel)
 	}
@@ -59,10 +60,8 @@ func (t *tuneFlags) apply(cfg *plan.Config) error {
 			return usagef("%s must be between 1 byte and 1GiB", name)
 		}
 	}
-	cfg.Concurrency = t.parallel
-	lim := wire.Limits{MaxBodyBytes: int64(t.maxBody), MaxEventBytes: int(t.maxEvent), MaxEvidenceBytes: int64(t.maxEvidence),
-		Budget: wire.NewBudget(int64(t.maxTotal))}
-	cfg.MCP.Limits, cfg.A2A.Limits = lim, lim
+	cfg.Parallel = t.parallel
+	cfg.MaxBody, cfg.MaxEvent, cfg.MaxEvidence, cfg.MaxTotal = int64(t.maxBody), int64(t.maxEvent), int64(t.maxEvidence), int64(t.maxTotal)
 	return nil
 }
 

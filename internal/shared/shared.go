@@ -67,3 +67,23 @@ func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
 }
+
+// Mirror is a release mirror folder (as --release-mirror takes one)
+// holding only the given releases of the shared spec: compliance/<release>
+// and schemas/<release>, linked. The test skips when one is absent.
+func Mirror(t testing.TB, releases ...string) string {
+	t.Helper()
+	spec, dir := File(t, "spec"), t.TempDir()
+	for _, r := range releases {
+		for _, kind := range []string{"compliance", "schemas"} {
+			File(t, filepath.Join("spec", kind, r))
+			if err := os.MkdirAll(filepath.Join(dir, kind), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(spec, kind, r), filepath.Join(dir, kind, r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}

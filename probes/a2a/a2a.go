@@ -29,6 +29,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -187,7 +188,7 @@ var ErrNoJSONRPC = errors.New("agent card names no JSON-RPC interface (the harne
 // one is preferred, then a 0.3 one, then the first. A relative interface
 // URL is resolved against the card's own URL.
 func ParseCard(body []byte, cardURL string) (Card, error) {
-	root, err := extract.ParseObject(body)
+	root, err := rawjson.ParseObject(body)
 	if err != nil {
 		return Card{}, fmt.Errorf("agent card: %w", err)
 	}
@@ -270,12 +271,12 @@ func ParseCard(body []byte, cardURL string) (Card, error) {
 }
 
 // objectMember returns o[key] when it is an object, else nil.
-func objectMember(o *extract.Object, key string) *extract.Object {
+func objectMember(o *rawjson.Object, key string) *rawjson.Object {
 	v, ok := o.Get(key)
 	if !ok {
 		return nil
 	}
-	m, err := extract.ParseObject(v)
+	m, err := rawjson.ParseObject(v)
 	if err != nil {
 		return nil
 	}
@@ -285,7 +286,7 @@ func objectMember(o *extract.Object, key string) *extract.Object {
 // objects returns the object items of the array o[key]; ok is false when
 // the member is absent or not an array. Items that are not objects are
 // left out.
-func objects(o *extract.Object, key string) ([]*extract.Object, bool) {
+func objects(o *rawjson.Object, key string) ([]*rawjson.Object, bool) {
 	v, found := o.Get(key)
 	if !found {
 		return nil, false
@@ -294,9 +295,9 @@ func objects(o *extract.Object, key string) ([]*extract.Object, bool) {
 	if json.Unmarshal(v, &items) != nil {
 		return nil, false
 	}
-	var out []*extract.Object
+	var out []*rawjson.Object
 	for _, it := range items {
-		if m, err := extract.ParseObject(it); err == nil {
+		if m, err := rawjson.ParseObject(it); err == nil {
 			out = append(out, m)
 		}
 	}
@@ -304,7 +305,7 @@ func objects(o *extract.Object, key string) ([]*extract.Object, bool) {
 }
 
 // stringMember returns o[key] when it is a JSON string.
-func stringMember(o *extract.Object, key string) (string, bool) {
+func stringMember(o *rawjson.Object, key string) (string, bool) {
 	v, found := o.Get(key)
 	if v = bytes.TrimSpace(v); !found || len(v) == 0 || v[0] != '"' {
 		return "", false
@@ -317,7 +318,7 @@ func stringMember(o *extract.Object, key string) (string, bool) {
 }
 
 // text returns o[key] when it is a string, else "".
-func text(o *extract.Object, key string) string {
+func text(o *rawjson.Object, key string) string {
 	s, _ := stringMember(o, key)
 	return s
 }

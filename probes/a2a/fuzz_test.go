@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // FuzzParseCard checks that any card and card URL are read without a
@@ -35,7 +35,7 @@ func FuzzParseCard(f *testing.F) {
 		if c.Endpoint == "" {
 			t.Fatal("a card accepted without an endpoint")
 		}
-		root, _ := extract.ParseObject(body)
+		root, _ := rawjson.ParseObject(body)
 		listed, _ := objects(root, "skills")
 		if len(c.Skills) > len(listed) {
 			t.Fatalf("%d skills from %d listed", len(c.Skills), len(listed))

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -47,7 +47,7 @@ func isPacked(raw []byte) bool {
 			return false
 		}
 	}
-	o, err := extract.ParseObject(raw)
+	o, err := rawjson.ParseObject(raw)
 	return err == nil && o.Len() == 1 && o.Members()[0].Key == packedKey
 }
 
@@ -58,7 +58,7 @@ func verbatim(raw []byte) bool {
 	if !utf8.Valid(raw) {
 		return false
 	}
-	depth, ok := extract.Depth(raw) // also validates, under the grammar encoding/json reads
+	depth, ok := rawjson.Depth(raw) // also validates, under the grammar encoding/json reads
 	return ok && depth <= wire.MaxJSONDepth && !isPacked(raw)
 }
 

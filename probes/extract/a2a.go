@@ -1,6 +1,10 @@
 package extract
 
-import "strings"
+import (
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"strconv"
+	"strings"
+)
 
 // The A2A task states of seed 004, in normalized form.
 var (
@@ -70,32 +74,32 @@ func A2A(taskOrEvent []byte) (Extraction, error) {
 }
 
 // unwrap applies step 1 and returns the task-like object and its pointer.
-func unwrap(o *Object, base string, an *[]Anomaly) (*Object, string, bool) {
+func unwrap(o *rawjson.Object, base string, an *[]Anomaly) (*rawjson.Object, string, bool) {
 	if o.Len() != 1 {
 		return o, base, true
 	}
-	key := o.members[0].Key
+	key := o.Members()[0].Key
 	if !contains(envelopeKeys, key) {
 		return o, base, true
 	}
 	v, _ := o.Get(key)
-	ptr := pointer(base, key)
+	ptr := rawjson.Pointer(base, key)
 	inner, ok := objectAt(v, an, ptr)
 	if !ok {
 		// JS passes a primitive through unchanged and unwraps an array; either
 		// way there is no status.state, so there is no data.
 		return nil, "", false
 	}
-	for _, m := range inner.members {
+	for _, m := range inner.Members() {
 		if contains(envelopeKeys, m.Key) {
-			*an = append(*an, Anomaly{Kind: AnomalyNestedEnvelope, Pointer: pointer(ptr, m.Key)})
+			*an = append(*an, Anomaly{Kind: AnomalyNestedEnvelope, Pointer: rawjson.Pointer(ptr, m.Key)})
 			return nil, "", false
 		}
 	}
 	return inner, ptr, true
 }
 
-func a2aSuccess(o *Object, base string) (Extraction, error) {
+func a2aSuccess(o *rawjson.Object, base string) (Extraction, error) {
 	x := Extraction{Path: PathNone}
 	task, tp, ok := unwrap(o, base, &x.Anomalies)
 	if !ok {
@@ -120,18 +124,18 @@ func a2aSuccess(o *Object, base string) (Extraction, error) {
 	case contains(interimStates, state):
 		x.Path, x.Data, x.Pointer = firstMessageDataPart(task, tp, &x.Anomalies)
 	default:
-		x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyUnknownState, Pointer: pointer(tp, "status", "state"), Detail: state})
+		x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyUnknownState, Pointer: rawjson.Pointer(tp, "status", "state"), Detail: state})
 	}
 	return x, nil
 }
 
 // taskState reads and normalizes status.state; false means "no data".
-func taskState(task *Object, tp string, an *[]Anomaly) (string, bool) {
+func taskState(task *rawjson.Object, tp string, an *[]Anomaly) (string, bool) {
 	sv, ok := task.Get("status")
 	if !ok {
 		return "", false
 	}
-	status, ok := objectAt(sv, an, pointer(tp, "status"))
+	status, ok := objectAt(sv, an, rawjson.Pointer(tp, "status"))
 	if !ok {
 		return "", false
 	}
@@ -139,9 +143,9 @@ func taskState(task *Object, tp string, an *[]Anomaly) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	s, ok := stringValue(raw)
+	s, ok := rawjson.StringValue(raw)
 	if !ok {
-		*an = append(*an, Anomaly{Kind: AnomalyNonStringState, Pointer: pointer(tp, "status", "state"), Detail: kindName(kindOf(raw))})
+		*an = append(*an, Anomaly{Kind: AnomalyNonStringState, Pointer: rawjson.Pointer(tp, "status", "state"), Detail: rawjson.KindOf(raw).Phrase()})
 		return "", false
 	}
 	state := NormalizeState(s)
@@ -153,61 +157,61 @@ func taskState(task *Object, tp string, an *[]Anomaly) (string, bool) {
 // arrays; the prose ("{response: {...}}", "containing an object") is
 // followed, so {"response": null} is returned as data.
 func isWrapper(data []byte) bool {
-	key, only := soleKey(data)
+	key, only := rawjson.SoleKey(data)
 	if !only || key != "response" {
 		return false
 	}
-	o := parseObject(data)
+	o := rawjson.ObjectOf(data)
 	v, _ := o.Get("response")
-	return kindOf(v) == KindObject
+	return rawjson.KindOf(v) == rawjson.KindObject
 }
 
 // dataPart returns the part's data when the part is a DataPart.
 func dataPart(part []byte, ptr string, an *[]Anomaly) ([]byte, bool) {
 	po, ok := objectAt(part, an, ptr)
 	if !ok {
-		if kindOf(part) != KindNull {
-			*an = append(*an, Anomaly{Kind: AnomalyNonObjectItem, Pointer: ptr, Detail: kindName(kindOf(part))})
+		if rawjson.KindOf(part) != rawjson.KindNull {
+			*an = append(*an, Anomaly{Kind: AnomalyNonObjectItem, Pointer: ptr, Detail: rawjson.KindOf(part).Phrase()})
 		}
 		return nil, false
 	}
 	d, ok := po.Get("data")
-	return d, ok && kindOf(d) == KindObject
+	return d, ok && rawjson.KindOf(d) == rawjson.KindObject
 }
 
 // partsOf returns the parts array of an object, noting a non-array.
-func partsOf(o *Object, ptr string, an *[]Anomaly) ([]byte, bool) {
+func partsOf(o *rawjson.Object, ptr string, an *[]Anomaly) ([]byte, bool) {
 	parts, ok := o.Get("parts")
 	if !ok {
 		return nil, false
 	}
-	if kindOf(parts) != KindArray {
-		if truthy(parts) {
-			*an = append(*an, Anomaly{Kind: AnomalyNotArray, Pointer: pointer(ptr, "parts")})
+	if rawjson.KindOf(parts) != rawjson.KindArray {
+		if rawjson.TruthyValue(parts) {
+			*an = append(*an, Anomaly{Kind: AnomalyNotArray, Pointer: rawjson.Pointer(ptr, "parts")})
 		}
 		return nil, false
 	}
 	return parts, true
 }
 
-func lastArtifactDataPart(task *Object, tp string, an *[]Anomaly) ([]byte, string, bool) {
+func lastArtifactDataPart(task *rawjson.Object, tp string, an *[]Anomaly) ([]byte, string, bool) {
 	arts, ok := task.Get("artifacts")
 	if !ok {
 		return nil, "", false
 	}
-	ap := pointer(tp, "artifacts")
-	if kindOf(arts) != KindArray {
-		if truthy(arts) {
+	ap := rawjson.Pointer(tp, "artifacts")
+	if rawjson.KindOf(arts) != rawjson.KindArray {
+		if rawjson.TruthyValue(arts) {
 			*an = append(*an, Anomaly{Kind: AnomalyNotArray, Pointer: ap})
 		}
 		return nil, "", false
 	}
 	var first []byte
-	eachElement(arts, func(_ int, v []byte) bool { first = v; return false })
+	rawjson.Elements(arts, func(_ int, v []byte) bool { first = v; return false })
 	if first == nil {
 		return nil, "", false
 	}
-	a0p := pointer(ap, "0")
+	a0p := rawjson.Pointer(ap, "0")
 	a0, ok := objectAt(first, an, a0p)
 	if !ok {
 		return nil, "", false
@@ -218,27 +222,27 @@ func lastArtifactDataPart(task *Object, tp string, an *[]Anomaly) ([]byte, strin
 	}
 	var data []byte
 	var ptr string
-	eachElement(parts, func(i int, part []byte) bool {
-		pp := pointer(a0p, "parts", index(i))
+	rawjson.Elements(parts, func(i int, part []byte) bool {
+		pp := rawjson.Pointer(a0p, "parts", strconv.Itoa(i))
 		if d, ok := dataPart(part, pp, an); ok {
-			data, ptr = d, pointer(pp, "data")
+			data, ptr = d, rawjson.Pointer(pp, "data")
 		}
 		return true
 	})
 	return data, ptr, data != nil
 }
 
-func firstMessageDataPart(task *Object, tp string, an *[]Anomaly) (Path, []byte, string) {
+func firstMessageDataPart(task *rawjson.Object, tp string, an *[]Anomaly) (Path, []byte, string) {
 	parts, pp, ok := messageParts(task, tp, an)
 	if !ok {
 		return PathNone, nil, ""
 	}
 	var data []byte
 	var ptr string
-	eachElement(parts, func(i int, part []byte) bool {
-		p := pointer(pp, index(i))
+	rawjson.Elements(parts, func(i int, part []byte) bool {
+		p := rawjson.Pointer(pp, strconv.Itoa(i))
 		if d, ok := dataPart(part, p, an); ok {
-			data, ptr = d, pointer(p, "data")
+			data, ptr = d, rawjson.Pointer(p, "data")
 			return false
 		}
 		return true
@@ -250,12 +254,12 @@ func firstMessageDataPart(task *Object, tp string, an *[]Anomaly) (Path, []byte,
 }
 
 // messageParts returns status.message.parts when it is an array.
-func messageParts(task *Object, tp string, an *[]Anomaly) ([]byte, string, bool) {
+func messageParts(task *rawjson.Object, tp string, an *[]Anomaly) ([]byte, string, bool) {
 	sv, ok := task.Get("status")
 	if !ok {
 		return nil, "", false
 	}
-	sp := pointer(tp, "status")
+	sp := rawjson.Pointer(tp, "status")
 	status, ok := objectAt(sv, an, sp)
 	if !ok {
 		return nil, "", false
@@ -264,13 +268,13 @@ func messageParts(task *Object, tp string, an *[]Anomaly) ([]byte, string, bool)
 	if !ok {
 		return nil, "", false
 	}
-	mp := pointer(sp, "message")
+	mp := rawjson.Pointer(sp, "message")
 	msg, ok := objectAt(mv, an, mp)
 	if !ok {
 		return nil, "", false
 	}
 	parts, ok := partsOf(msg, mp, an)
-	return parts, pointer(mp, "parts"), ok
+	return parts, rawjson.Pointer(mp, "parts"), ok
 }
 
 // A2AError implements the A2A part of seed 002's client detection order over
@@ -292,7 +296,7 @@ func A2AError(taskOrEvent []byte) (ErrorExtraction, error) {
 	return x, nil
 }
 
-func a2aError(o *Object, base string) ErrorExtraction {
+func a2aError(o *rawjson.Object, base string) ErrorExtraction {
 	x := ErrorExtraction{Path: PathNone}
 	task, tp, ok := unwrap(o, base, &x.Anomalies)
 	if !ok {
@@ -300,32 +304,32 @@ func a2aError(o *Object, base string) ErrorExtraction {
 	}
 	found := false
 	scan := func(parts []byte, pp string, path Path) {
-		eachElement(parts, func(i int, part []byte) bool {
-			p := pointer(pp, index(i))
+		rawjson.Elements(parts, func(i int, part []byte) bool {
+			p := rawjson.Pointer(pp, strconv.Itoa(i))
 			d, ok := dataPart(part, p, &x.Anomalies)
 			if !ok {
 				return true
 			}
-			do := parseObject(d)
+			do := rawjson.ObjectOf(d)
 			ae, ok := do.Get("adcp_error")
-			if !ok || !truthy(ae) {
+			if !ok || !rawjson.TruthyValue(ae) {
 				return true
 			}
-			x.settle(ae, pointer(p, "data", "adcp_error"), path)
+			x.settle(ae, rawjson.Pointer(p, "data", "adcp_error"), path)
 			found = true
 			return false
 		})
 	}
-	if arts, ok := task.Get("artifacts"); ok && kindOf(arts) == KindArray {
-		ap := pointer(tp, "artifacts")
-		eachElement(arts, func(i int, art []byte) bool {
-			p := pointer(ap, index(i))
+	if arts, ok := task.Get("artifacts"); ok && rawjson.KindOf(arts) == rawjson.KindArray {
+		ap := rawjson.Pointer(tp, "artifacts")
+		rawjson.Elements(arts, func(i int, art []byte) bool {
+			p := rawjson.Pointer(ap, strconv.Itoa(i))
 			ao, ok := objectAt(art, &x.Anomalies, p)
 			if !ok {
 				return true
 			}
 			if parts, ok := partsOf(ao, p, &x.Anomalies); ok {
-				scan(parts, pointer(p, "parts"), PathArtifact)
+				scan(parts, rawjson.Pointer(p, "parts"), PathArtifact)
 			}
 			return !found
 		})

@@ -3,6 +3,8 @@ package extract
 import (
 	"math"
 	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // This file is the ACTION layer of seed 002 ("Recovery Behavior"): it turns
@@ -96,8 +98,8 @@ func (a Action) MarshalJSON() ([]byte, error) {
 //     above 3600 → 3600.
 func Decide(e AdcpError) Action {
 	var a Action
-	if e.Recovery != nil && truthy(e.Recovery) {
-		if s, ok := stringValue(e.Recovery); ok {
+	if e.Recovery != nil && rawjson.TruthyValue(e.Recovery) {
+		if s, ok := rawjson.StringValue(e.Recovery); ok {
 			switch r := Recovery(s); r {
 			case RecoveryTransient, RecoveryCorrectable, RecoveryTerminal:
 				a.Recovery = r
@@ -125,7 +127,7 @@ func Decide(e AdcpError) Action {
 // clampRetryAfter returns the clamped delay, or nil when raw is absent, not
 // a number, or not finite.
 func clampRetryAfter(raw []byte) *float64 {
-	if raw == nil || kindOf(raw) != KindNumber {
+	if raw == nil || rawjson.KindOf(raw) != rawjson.KindNumber {
 		return nil
 	}
 	f, _ := strconv.ParseFloat(string(raw), 64)

@@ -19,16 +19,14 @@
 //
 // # Strict decoding
 //
-// The package has its own small JSON layer (Object, Member): it follows
-// JSON.parse's grammar, is case-sensitive, tells an absent key from null,
-// false and "", and resolves duplicate keys as JSON.parse does (the last one
-// wins) while recording them. It never recurses over input (100 000 levels
-// of nesting are accepted, as V8 accepts them; encoding/json stops at
-// 10 000), allocates in proportion to the members it reads, and bounds every
-// input at MaxInputBytes. Invalid UTF-8 and lone surrogate escapes are read
-// as U+FFFD (what a JavaScript client sees after TextDecoder) and recorded.
-// JavaScript truthiness is applied wherever the reference code tests a value
-// for truthiness (isError, text, adcp_error, recovery).
+// The extractors read their input with probes/rawjson, the harness's
+// JSON.parse-compatible reader: case-sensitive, an absent key told from
+// null, false and "", duplicate keys resolved as JSON.parse does (the last
+// one wins) and recorded, any depth of nesting read without recursion.
+// Every input is bounded at MaxInputBytes. Invalid UTF-8 and lone surrogate
+// escapes are read as U+FFFD and recorded as anomalies. JavaScript
+// truthiness is applied wherever the reference code tests a value for
+// truthiness (isError, text, adcp_error, recovery).
 //
 // # Decisions where the spec leaves room
 //

@@ -1,10 +1,10 @@
 package extract
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // The fuzzers check that no input panics, that results are consistent
@@ -70,7 +70,7 @@ func checkData(t *testing.T, in []byte, path Path, data []byte, ptr string) {
 	if len(data) > 3*len(in) {
 		t.Fatalf("data of %d bytes from %d input bytes", len(data), len(in))
 	}
-	if _, err := validateJSON(data); err != nil || kindOf(trimWS(data)) != KindObject {
+	if _, err := rawjson.Scan(data); err != nil || rawjson.KindOf(rawjson.Trim(data)) != rawjson.KindObject {
 		t.Fatalf("data is not a JSON object: %v", err)
 	}
 }
@@ -190,7 +190,7 @@ func FuzzFromJSONRPCResponse(f *testing.F) {
 		if merr != nil {
 			t.Fatal(merr)
 		}
-		if _, verr := validateJSON(b); verr != nil {
+		if _, verr := rawjson.Scan(b); verr != nil {
 			t.Fatalf("outcome renders invalid JSON: %v", verr)
 		}
 	})
@@ -208,44 +208,23 @@ func FuzzValidateError(f *testing.F) {
 			t.Fatalf("unexpected error type %T", err)
 		}
 		if err == nil {
-			if n := stringifyUnits(trimWS(in)); n > MaxErrorLength {
+			if n := must(rawjson.StringifyUnits(in)); n > MaxErrorLength {
 				t.Fatalf("validated error serializes to %d UTF-16 code units", n)
 			}
-			if u, b := stringifyUnits(trimWS(in)), stringifyLen(trimWS(in)); u > b {
+			if u, b := must(rawjson.StringifyUnits(in)), must(rawjson.StringifyLen(in)); u > b {
 				t.Fatalf("%d UTF-16 units exceed %d UTF-8 bytes", u, b)
 			}
-			e, _ := validateAdcpError(trimWS(in), "")
+			e, _ := validateAdcpError(rawjson.Trim(in), "")
 			checkAction(t, Decide(*e))
 		}
 	})
 }
 
-// FuzzStrictJSON compares the strict grammar with encoding/json's (below
-// its nesting limit) and checks that a valid object's view re-finds every
-// member.
-func FuzzStrictJSON(f *testing.F) {
-	for _, s := range strictCorpus {
-		f.Add([]byte(s))
+// must is the length a measure of validated input returns (its error is
+// for input that is not JSON).
+func must(n int, err error) int {
+	if err != nil {
+		panic(err)
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		_, err := validateJSON(in)
-		if bytes.Count(in, []byte("["))+bytes.Count(in, []byte("{")) < 9000 {
-			if got, want := err == nil, json.Valid(in); got != want {
-				t.Fatalf("validateJSON valid = %v (%v), encoding/json says %v", got, err, want)
-			}
-		}
-		if err != nil {
-			return
-		}
-		v := trimWS(in)
-		_ = stringifyLen(v)
-		if kindOf(v) == KindObject {
-			o := parseObject(v)
-			for _, m := range o.Members() {
-				if _, ok := o.Get(m.Key); !ok {
-					t.Fatalf("member %q not found", m.Key)
-				}
-			}
-		}
-	})
+	return n
 }

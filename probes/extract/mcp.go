@@ -1,6 +1,9 @@
 package extract
 
-import "strconv"
+import (
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"strconv"
+)
 
 // MCPSuccess implements seed 000 (extractAdcpResponseFromMcp) over the raw
 // `result` member of a tools/call response (a CallToolResult object):
@@ -25,14 +28,14 @@ func MCPSuccess(result []byte) (Extraction, error) {
 	return x, nil
 }
 
-func mcpSuccess(o *Object, base string) Extraction {
+func mcpSuccess(o *rawjson.Object, base string) Extraction {
 	x := Extraction{Path: PathNone}
 	if isErrorFlag(o, base, &x.Anomalies) {
 		return x
 	}
-	if sc, ok := o.Get("structuredContent"); ok && kindOf(sc) == KindObject {
-		ptr := pointer(base, "structuredContent")
-		if key, only := soleKey(sc); only && key == "adcp_error" {
+	if sc, ok := o.Get("structuredContent"); ok && rawjson.KindOf(sc) == rawjson.KindObject {
+		ptr := rawjson.Pointer(base, "structuredContent")
+		if key, only := rawjson.SoleKey(sc); only && key == "adcp_error" {
 			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyErrorOnlyPayload, Pointer: ptr})
 			return x
 		}
@@ -43,14 +46,14 @@ func mcpSuccess(o *Object, base string) Extraction {
 	if !ok {
 		return x
 	}
-	if kindOf(content) != KindArray {
-		if truthy(content) {
-			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyNotArray, Pointer: pointer(base, "content")})
+	if rawjson.KindOf(content) != rawjson.KindArray {
+		if rawjson.TruthyValue(content) {
+			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyNotArray, Pointer: rawjson.Pointer(base, "content")})
 		}
 		return x
 	}
-	eachText(content, pointer(base, "content"), &x.Anomalies, func(tok []byte, ptr string) bool {
-		if n := utf16Len(tok); n > TextLimit {
+	eachText(content, rawjson.Pointer(base, "content"), &x.Anomalies, func(tok []byte, ptr string) bool {
+		if n := rawjson.UTF16Len(tok); n > TextLimit {
 			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyTextTooLarge, Pointer: ptr, Detail: strconv.Itoa(n) + " UTF-16 code units"})
 			return true
 		}
@@ -105,33 +108,33 @@ func MCPError(result []byte) (ErrorExtraction, error) {
 	return x, nil
 }
 
-func mcpError(o *Object, base string) ErrorExtraction {
+func mcpError(o *rawjson.Object, base string) ErrorExtraction {
 	x := ErrorExtraction{Path: PathNone}
 	if !isErrorFlag(o, base, &x.Anomalies) {
 		return x
 	}
 	if sc, ok := o.Get("structuredContent"); ok {
-		if sco, ok := objectAt(sc, &x.Anomalies, pointer(base, "structuredContent")); ok {
-			if ae, ok := sco.Get("adcp_error"); ok && truthy(ae) {
-				x.settle(ae, pointer(base, "structuredContent", "adcp_error"), PathStructuredContent)
+		if sco, ok := objectAt(sc, &x.Anomalies, rawjson.Pointer(base, "structuredContent")); ok {
+			if ae, ok := sco.Get("adcp_error"); ok && rawjson.TruthyValue(ae) {
+				x.settle(ae, rawjson.Pointer(base, "structuredContent", "adcp_error"), PathStructuredContent)
 				return x
 			}
 		}
 	}
 	content, ok := o.Get("content")
-	if !ok || kindOf(content) != KindArray {
-		if ok && truthy(content) && kindOf(content) != KindArray {
-			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyNotArray, Pointer: pointer(base, "content")})
+	if !ok || rawjson.KindOf(content) != rawjson.KindArray {
+		if ok && rawjson.TruthyValue(content) && rawjson.KindOf(content) != rawjson.KindArray {
+			x.Anomalies = append(x.Anomalies, Anomaly{Kind: AnomalyNotArray, Pointer: rawjson.Pointer(base, "content")})
 		}
 		return x
 	}
-	eachText(content, pointer(base, "content"), &x.Anomalies, func(tok []byte, ptr string) bool {
+	eachText(content, rawjson.Pointer(base, "content"), &x.Anomalies, func(tok []byte, ptr string) bool {
 		obj, ok := parseText(tok, ptr, &x.Anomalies)
 		if !ok {
 			return true
 		}
 		ae, ok := obj.Get("adcp_error")
-		if !ok || !truthy(ae) {
+		if !ok || !rawjson.TruthyValue(ae) {
 			return true
 		}
 		x.settle(ae, ptr, PathTextFallback)
@@ -159,15 +162,15 @@ func (x *ErrorExtraction) settle(candidate []byte, ptr string, path Path) {
 }
 
 // isErrorFlag reads isError with JavaScript truthiness, noting a non-boolean.
-func isErrorFlag(o *Object, base string, an *[]Anomaly) bool {
+func isErrorFlag(o *rawjson.Object, base string, an *[]Anomaly) bool {
 	v, ok := o.Get("isError")
 	if !ok {
 		return false
 	}
-	if kindOf(v) != KindBool {
-		*an = append(*an, Anomaly{Kind: AnomalyNonBooleanFlag, Pointer: pointer(base, "isError"), Detail: kindName(kindOf(v))})
+	if rawjson.KindOf(v) != rawjson.KindBool {
+		*an = append(*an, Anomaly{Kind: AnomalyNonBooleanFlag, Pointer: rawjson.Pointer(base, "isError"), Detail: rawjson.KindOf(v).Phrase()})
 	}
-	return truthy(v)
+	return rawjson.TruthyValue(v)
 }
 
 // eachText calls fn with the raw text token of every content item whose type
@@ -176,24 +179,24 @@ func isErrorFlag(o *Object, base string, an *[]Anomaly) bool {
 // and read undefined on others) and truthy non-string texts (JS would coerce
 // them with String()) are skipped and noted.
 func eachText(content []byte, base string, an *[]Anomaly, fn func(tok []byte, ptr string) bool) {
-	eachElement(content, func(i int, item []byte) bool {
-		ip := pointer(base, index(i))
+	rawjson.Elements(content, func(i int, item []byte) bool {
+		ip := rawjson.Pointer(base, strconv.Itoa(i))
 		io, ok := objectAt(item, an, ip)
 		if !ok {
-			*an = append(*an, Anomaly{Kind: AnomalyNonObjectItem, Pointer: ip, Detail: kindName(kindOf(item))})
+			*an = append(*an, Anomaly{Kind: AnomalyNonObjectItem, Pointer: ip, Detail: rawjson.KindOf(item).Phrase()})
 			return true
 		}
 		t, ok := io.Get("type")
-		if s, isStr := stringValue(t); !ok || !isStr || s != "text" {
+		if s, isStr := rawjson.StringValue(t); !ok || !isStr || s != "text" {
 			return true
 		}
 		text, ok := io.Get("text")
-		if !ok || !truthy(text) {
+		if !ok || !rawjson.TruthyValue(text) {
 			return true
 		}
-		tp := pointer(ip, "text")
-		if kindOf(text) != KindString {
-			*an = append(*an, Anomaly{Kind: AnomalyNonStringText, Pointer: tp, Detail: kindName(kindOf(text))})
+		tp := rawjson.Pointer(ip, "text")
+		if rawjson.KindOf(text) != rawjson.KindString {
+			*an = append(*an, Anomaly{Kind: AnomalyNonStringText, Pointer: tp, Detail: rawjson.KindOf(text).Phrase()})
 			return true
 		}
 		return fn(text, tp)
@@ -203,21 +206,21 @@ func eachText(content []byte, base string, an *[]Anomaly, fn func(tok []byte, pt
 // parseText decodes a text token and JSON-parses it (JSON.parse semantics),
 // returning the object view (over the trimmed text) when the text is a
 // non-array object.
-func parseText(tok []byte, ptr string, an *[]Anomaly) (*Object, bool) {
-	s, dflags := decodeString(tok)
+func parseText(tok []byte, ptr string, an *[]Anomaly) (*rawjson.Object, bool) {
+	s, dflags := rawjson.DecodeString(tok)
 	// Cheap pre-check: JSON.parse of anything not starting with '{' after
 	// whitespace cannot give an object.
 	b := []byte(s)
-	t := trimWS(b)
+	t := rawjson.Trim(b)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
-	if _, err := validateJSON(t); err != nil {
+	if _, err := rawjson.Scan(t); err != nil {
 		return nil, false
 	}
 	*an = flagAnomalies(*an, dflags, ptr)
-	o := parseObject(t)
-	for _, k := range o.duplicates {
+	o := rawjson.ObjectOf(t)
+	for _, k := range o.Duplicates() {
 		*an = append(*an, Anomaly{Kind: AnomalyDuplicateKey, Pointer: ptr, Detail: "parsed text repeats key " + strconv.Quote(k)})
 	}
 	return o, true

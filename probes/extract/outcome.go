@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // JSONRPCError implements seed 002's extractAdcpErrorFromMcpError over the
@@ -14,11 +16,11 @@ func JSONRPCError(errorMember []byte) (ErrorExtraction, error) {
 	if len(errorMember) > MaxInputBytes {
 		return ErrorExtraction{Path: PathNone}, &InputError{Msg: "input is over the size limit"}
 	}
-	flags, err := validateJSON(errorMember)
+	flags, err := rawjson.Scan(errorMember)
 	if err != nil {
 		return ErrorExtraction{Path: PathNone}, &InputError{Msg: "input is not JSON: " + err.Error()}
 	}
-	x := jsonrpcError(trimWS(errorMember), "")
+	x := jsonrpcError(rawjson.Trim(errorMember), "")
 	x.Anomalies = append(flagAnomalies(nil, flags, ""), x.Anomalies...)
 	return x, nil
 }
@@ -33,15 +35,15 @@ func jsonrpcError(raw []byte, base string) ErrorExtraction {
 	if !ok {
 		return x
 	}
-	do, ok := objectAt(dv, &x.Anomalies, pointer(base, "data"))
+	do, ok := objectAt(dv, &x.Anomalies, rawjson.Pointer(base, "data"))
 	if !ok {
 		return x
 	}
 	ae, ok := do.Get("adcp_error")
-	if !ok || kindOf(ae) == KindNull {
+	if !ok || rawjson.KindOf(ae) == rawjson.KindNull {
 		return x
 	}
-	x.settle(ae, pointer(base, "data", "adcp_error"), PathJSONRPCError)
+	x.settle(ae, rawjson.Pointer(base, "data", "adcp_error"), PathJSONRPCError)
 	return x
 }
 
@@ -115,7 +117,7 @@ func FromResult(t Transport, result []byte) (Outcome, error) {
 	return out, err
 }
 
-func fromResult(t Transport, o *Object, base string) (Outcome, error) {
+func fromResult(t Transport, o *rawjson.Object, base string) (Outcome, error) {
 	switch t {
 	case TransportMCP:
 		e := mcpError(o, base)
@@ -157,7 +159,7 @@ func FromJSONRPCResponse(t Transport, response []byte) (Outcome, error) {
 	}
 	ev, hasErr := o.Get("error")
 	rv, hasRes := o.Get("result")
-	if hasErr && kindOf(ev) != KindNull {
+	if hasErr && rawjson.KindOf(ev) != rawjson.KindNull {
 		if hasRes {
 			return Outcome{Path: PathNone}, &InputError{Msg: "the JSON-RPC response has both result and error"}
 		}
@@ -173,7 +175,7 @@ func FromJSONRPCResponse(t Transport, response []byte) (Outcome, error) {
 	}
 	ro, ok := objectAt(rv, &an, "/result")
 	if !ok {
-		an = append(an, Anomaly{Kind: AnomalyResultNotObject, Pointer: "/result", Detail: kindName(kindOf(rv))})
+		an = append(an, Anomaly{Kind: AnomalyResultNotObject, Pointer: "/result", Detail: rawjson.KindOf(rv).Phrase()})
 		return Outcome{Path: PathNone, Anomalies: an}, nil
 	}
 	out, err := fromResult(t, ro, "/result")
@@ -214,7 +216,7 @@ func Describe(t Transport, jsonrpc bool, input []byte) (any, error) {
 		// the MCP vectors say.
 		result := input
 		if jsonrpc {
-			result, _ = Field(input, "result")
+			result, _ = rawjson.Field(input, "result")
 		}
 		if x, _ := A2A(result); x.Data != nil {
 			out.Data = x.Data

@@ -3,12 +3,14 @@ package extract
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // MaxInputBytes bounds every input handed to an extractor. Larger inputs
 // return an *InputError before any parsing (the transport layer bounds reply
 // bodies well below this).
-const MaxInputBytes = 32 << 20
+const MaxInputBytes = rawjson.MaxInputBytes
 
 // TextLimit is the success text-fallback limit of seed 000 ("1MB"), measured
 // as JavaScript's string .length, that is UTF-16 code units of the decoded
@@ -94,17 +96,7 @@ type Extraction struct {
 
 // InputError is returned when the input itself is unusable: not JSON, not an
 // object where one is required, or too large. The CLI maps it to exit code 2.
-type InputError struct {
-	Pointer string // where, when inside the input ("" for the whole input)
-	Msg     string
-}
-
-func (e *InputError) Error() string {
-	if e.Pointer != "" {
-		return e.Pointer + ": " + e.Msg
-	}
-	return e.Msg
-}
+type InputError = rawjson.InputError
 
 // WrapperError reports a framework wrapper in an A2A final-state DataPart:
 // data whose only key is "response" holding an object (seed 004 step 3c). The
@@ -125,44 +117,44 @@ func (e *WrapperError) MarshalJSON() ([]byte, error) {
 
 // root validates and bounds input, returning the object view and the
 // anomalies of the whole input.
-func root(input []byte) (*Object, []Anomaly, error) {
+func root(input []byte) (*rawjson.Object, []Anomaly, error) {
 	if len(input) > MaxInputBytes {
 		return nil, nil, &InputError{Msg: "input is " + strconv.Itoa(len(input)) + " bytes, over the " + strconv.Itoa(MaxInputBytes) + "-byte limit"}
 	}
-	o, err := ParseObject(input)
+	o, err := rawjson.ParseObject(input)
 	if err != nil {
 		return nil, nil, err
 	}
 	var an []Anomaly
-	an = flagAnomalies(an, o.flags, "")
+	an = flagAnomalies(an, o.Irregularities(), "")
 	an = dupAnomalies(an, o, "")
 	return o, an, nil
 }
 
-func flagAnomalies(an []Anomaly, flags uint8, ptr string) []Anomaly {
-	if flags&flagInvalidUTF8 != 0 {
+func flagAnomalies(an []Anomaly, flags rawjson.Irregular, ptr string) []Anomaly {
+	if flags&rawjson.InvalidUTF8 != 0 {
 		an = append(an, Anomaly{Kind: AnomalyInvalidUTF8, Pointer: ptr})
 	}
-	if flags&flagLoneSurrogate != 0 {
+	if flags&rawjson.LoneSurrogate != 0 {
 		an = append(an, Anomaly{Kind: AnomalyLoneSurrogate, Pointer: ptr})
 	}
 	return an
 }
 
 // dupAnomalies records the duplicate keys of an object the algorithm read.
-func dupAnomalies(an []Anomaly, o *Object, ptr string) []Anomaly {
-	for _, k := range o.duplicates {
-		an = append(an, Anomaly{Kind: AnomalyDuplicateKey, Pointer: pointer(ptr, k)})
+func dupAnomalies(an []Anomaly, o *rawjson.Object, ptr string) []Anomaly {
+	for _, k := range o.Duplicates() {
+		an = append(an, Anomaly{Kind: AnomalyDuplicateKey, Pointer: rawjson.Pointer(ptr, k)})
 	}
 	return an
 }
 
 // objectAt returns the object view of raw when it is an object.
-func objectAt(raw []byte, an *[]Anomaly, ptr string) (*Object, bool) {
-	if kindOf(raw) != KindObject {
+func objectAt(raw []byte, an *[]Anomaly, ptr string) (*rawjson.Object, bool) {
+	if rawjson.KindOf(raw) != rawjson.KindObject {
 		return nil, false
 	}
-	o := parseObject(raw)
+	o := rawjson.ObjectOf(raw)
 	*an = dupAnomalies(*an, o, ptr)
 	return o, true
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // The spec's vectors are read at run time from ../shared (never committed).
@@ -89,7 +90,7 @@ func sameJSON(t *testing.T, got, want json.RawMessage) bool {
 }
 
 func isNull(raw json.RawMessage) bool {
-	return len(raw) == 0 || string(trimWS(raw)) == "null"
+	return len(raw) == 0 || string(rawjson.Trim(raw)) == "null"
 }
 
 func TestMCPResponseExtractionVectors(t *testing.T) {

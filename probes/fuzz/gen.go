@@ -3,7 +3,6 @@ package fuzz
 import (
 	"errors"
 	"reflect"
-	"strings"
 )
 
 // conj is what one value must satisfy: every pos schema and no neg schema.
@@ -439,9 +438,4 @@ func (st *state) plainAccepts(p *plan, v any) bool {
 		}
 	}
 	return true
-}
-
-// escape writes a property name as a JSON-pointer token.
-func escape(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 )
 
@@ -174,41 +175,22 @@ func (c *compiler) atLocked(loc string) (*node, error) {
 	return n, nil
 }
 
+// pointerGet resolves a fragment's JSON pointer in a schema document.
 func pointerGet(doc any, ptr string) (any, error) {
-	if ptr == "" {
-		return doc, nil
+	v, ok := rawjson.Resolve(doc, ptr)
+	if !ok {
+		return nil, fmt.Errorf("%s names nothing in the document", ptr)
 	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return nil, fmt.Errorf("no %q", tok)
-			}
-			cur = v
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) {
-				return nil, fmt.Errorf("no index %q", tok)
-			}
-			cur = x[i]
-		default:
-			return nil, fmt.Errorf("no %q in a scalar", tok)
-		}
-	}
-	return cur, nil
+	return v, nil
 }
 
+// childLoc is the location of a value below loc: its pointer fragment
+// extended by the tokens.
 func childLoc(loc string, toks ...string) string {
 	if !strings.Contains(loc, "#") {
 		loc += "#"
 	}
-	for _, t := range toks {
-		loc += "/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-	}
-	return loc
+	return rawjson.Pointer(loc, toks...)
 }
 
 // build parses the schema raw found at loc; base is the URL its $refs

@@ -1,6 +1,9 @@
 package fuzz
 
-import "sort"
+import (
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"sort"
+)
 
 // objPlan merges the object keywords of a plan's atoms.
 type objPlan struct {
@@ -354,9 +357,9 @@ func (st *state) chooseKeys(p *plan, o *objPlan, ptr string, depth int, only map
 		}
 		if !st.allowed(o, k) {
 			if o.forbid[k] {
-				return nil, gaveUp(ptr+"/"+escape(k), first(o.atoms), "a negative schema's choice forbids required property %q", k)
+				return nil, gaveUp(ptr+"/"+rawjson.EscapeToken(k), first(o.atoms), "a negative schema's choice forbids required property %q", k)
 			}
-			return nil, unsat(ptr+"/"+escape(k), first(o.atoms), "required property %q may not appear", k)
+			return nil, unsat(ptr+"/"+rawjson.EscapeToken(k), first(o.atoms), "required property %q may not appear", k)
 		}
 		inc[k] = true
 	}
@@ -457,7 +460,7 @@ func (st *state) closeDeps(o *objPlan, inc map[string]bool, ptr string) error {
 						continue
 					}
 					if !o.optional(k) {
-						return unsat(ptr+"/"+escape(k), a, "property %q depends on %q, which may not appear", k, d)
+						return unsat(ptr+"/"+rawjson.EscapeToken(k), a, "property %q depends on %q, which may not appear", k, d)
 					}
 					delete(inc, k)
 					changed = true
@@ -533,7 +536,7 @@ func (st *state) fillObject(o *objPlan, inc map[string]bool, ptr string, depth i
 			}
 		}
 		st.bytes += len(k) + 4
-		v, err := st.value(c, ptr+"/"+escape(k), depth+1, tAll)
+		v, err := st.value(c, ptr+"/"+rawjson.EscapeToken(k), depth+1, tAll)
 		if err != nil {
 			if o.optional(k) && !targets[k] && n > o.minP {
 				n--

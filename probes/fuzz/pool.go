@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // Id fields are recognised as the schemas mark them: a string (or an
@@ -162,7 +164,7 @@ func (t *Task) refs() []Ref {
 			}
 		}
 		for _, k := range n.propKeys {
-			walk(n.props[k], path+"/"+escape(k), required && contains(n.required, k), depth+1, seen)
+			walk(n.props[k], path+"/"+rawjson.EscapeToken(k), required && contains(n.required, k), depth+1, seen)
 		}
 		if n.items != nil {
 			walk(n.items, path+"/*", required && n.minItems > 0, depth+1, seen)
@@ -201,7 +203,7 @@ func (t *Task) tier() Tier {
 	// in a required object is not itself required)
 	isRef := func(k string) bool {
 		for _, r := range t.Refs {
-			if r.Path == "/"+escape(k) || r.Path == "/"+escape(k)+"/*" {
+			if r.Path == "/"+rawjson.EscapeToken(k) || r.Path == "/"+rawjson.EscapeToken(k)+"/*" {
 				return true
 			}
 		}

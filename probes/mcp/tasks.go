@@ -35,7 +35,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -193,7 +193,7 @@ func ParseCreateTask(result json.RawMessage) (Task, bool) {
 	var r struct {
 		Task *json.RawMessage `json:"task"`
 	}
-	if extract.Decode(result, &r) != nil || r.Task == nil {
+	if rawjson.Decode(result, &r) != nil || r.Task == nil {
 		return Task{}, false
 	}
 	return ParseTask(*r.Task)
@@ -212,7 +212,7 @@ func ParseTask(raw json.RawMessage) (Task, bool) {
 		TTL           json.RawMessage `json:"ttl"`
 		PollInterval  json.RawMessage `json:"pollInterval"`
 	}
-	if extract.Decode(raw, &t) != nil {
+	if rawjson.Decode(raw, &t) != nil {
 		return Task{}, false
 	}
 	id, ok := t.TaskID.(string)

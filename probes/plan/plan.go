@@ -31,6 +31,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
@@ -531,9 +532,9 @@ func refusal(c evidence.Call) string {
 		return ""
 	}
 	if c.RPCError != nil {
-		code, _ := extract.Field(c.RPCError, "code")
-		msg, _ := extract.Field(c.RPCError, "message")
-		m, _ := extract.StringValue(msg)
+		code, _ := rawjson.Field(c.RPCError, "code")
+		msg, _ := rawjson.Field(c.RPCError, "message")
+		m, _ := rawjson.StringValue(msg)
 		return wire.Sanitize(fmt.Sprintf("JSON-RPC %s: %s", bytes.TrimSpace(code), m), 300)
 	}
 	t := extract.TransportMCP
@@ -543,14 +544,14 @@ func refusal(c evidence.Call) string {
 	out, err := extract.FromJSONRPCResponse(t, c.Message)
 	if err != nil || out.Error == nil {
 		if t == extract.TransportMCP {
-			if v, ok := extract.Field(c.Result, "isError"); ok && extract.Truthy(v) {
+			if v, ok := rawjson.Field(c.Result, "isError"); ok && rawjson.Truthy(v) {
 				return "an isError result"
 			}
 		}
 		return ""
 	}
-	msg, _ := extract.Field(out.Error.Raw, "message")
-	m, _ := extract.StringValue(msg)
+	msg, _ := rawjson.Field(out.Error.Raw, "message")
+	m, _ := rawjson.StringValue(msg)
 	return wire.Sanitize(out.Error.Code+": "+m, 300)
 }
 
@@ -561,7 +562,7 @@ func toolNames(result json.RawMessage) []string {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if extract.Decode(result, &r) != nil {
+	if rawjson.Decode(result, &r) != nil {
 		return nil
 	}
 	names := make([]string, 0, len(r.Tools))

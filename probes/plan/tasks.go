@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // The MCP Tasks probes (TASK-01…05), on two sessions of their own: the
@@ -223,7 +223,7 @@ func tasksUndeclared(initResult json.RawMessage) string {
 			} `json:"tasks"`
 		} `json:"capabilities"`
 	}
-	if extract.Decode(initResult, &r) != nil || r.Capabilities.Tasks == nil {
+	if rawjson.Decode(initResult, &r) != nil || r.Capabilities.Tasks == nil {
 		return NotDeclaredTasks
 	}
 	if t := r.Capabilities.Tasks; t.Requests == nil || t.Requests.Tools == nil || t.Requests.Tools.Call == nil {
@@ -243,7 +243,7 @@ func taskSupportOf(listResult json.RawMessage, tool string) string {
 			} `json:"execution"`
 		} `json:"tools"`
 	}
-	if extract.Decode(listResult, &r) != nil {
+	if rawjson.Decode(listResult, &r) != nil {
 		return ""
 	}
 	for _, t := range r.Tools {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // maxPins bounds the releases the version probes pin.
@@ -139,7 +140,7 @@ func supportedVersions(t extract.Transport, c evidence.Call) []string {
 			SupportedVersions []string `json:"supported_versions"`
 		} `json:"adcp"`
 	}
-	_ = extract.Decode(out.Data, &body)
+	_ = rawjson.Decode(out.Data, &body)
 	return body.Adcp.SupportedVersions
 }
 

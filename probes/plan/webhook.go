@@ -16,6 +16,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
@@ -296,7 +297,7 @@ func settled(got []webhook.Delivery) bool {
 		var b struct {
 			Status string `json:"status"`
 		}
-		if d.Status == 200 && extract.Decode(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
+		if d.Status == 200 && rawjson.Decode(d.Body, &b) == nil && slices.Contains([]string{"completed", "failed", "canceled", "rejected"}, b.Status) {
 			return true
 		}
 	}
@@ -319,7 +320,7 @@ func firstStatus(c evidence.Call) (status, taskID string) {
 	if out.Error != nil {
 		return "failed", ""
 	}
-	o, err := extract.ParseObject(out.Data)
+	o, err := rawjson.ParseObject(out.Data)
 	if err != nil || o == nil {
 		return "", ""
 	}

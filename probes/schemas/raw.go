@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/probes/release"
 )
 
 // What a generator walking the schemas needs beyond validating bodies
@@ -70,8 +72,8 @@ func (s *Set) Check(loc string, v any) ([]Violation, error) {
 // task, otherwise the file named after the task
 // (get_products → media-buy/get-products-request.json).
 func (s *Set) RequestSchema(task string) string {
-	if t, ok := s.tools.Tools[task]; ok && cleanRel(t.RequestSchema) != "" {
-		return cleanRel(t.RequestSchema)
+	if t, ok := s.tools.Tools[task]; ok && release.SchemaPath(t.RequestSchema) != "" {
+		return release.SchemaPath(t.RequestSchema)
 	}
 	return s.files[strings.ReplaceAll(task, "_", "-")+"-request.json"]
 }

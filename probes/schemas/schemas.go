@@ -4,8 +4,8 @@
 // $ref are root-relative ("/schemas/<release>/core/product.json").
 // Validation is draft-07 as the schemas declare, each schema's own
 // additionalProperties honoured; schemas compile lazily and are cached.
-// Fetch copies a release from its published location (PublishedBase) into
-// the user's cache once, for Load to read from then on.
+// probes/release fetches a release from its published location into the
+// user's cache once, for Load to read from then on.
 //
 //	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
 //	vs, err := set.Response("get_products", body)
@@ -30,7 +30,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"github.com/adcp-conform/adcp-conform/probes/release"
 )
+
+// PublishedBase is where AdCP publishes each release's schemas, as
+// <PublishedBase>/<release>/core/error.json and so on: the URL a report
+// names a schema by.
+const PublishedBase = release.PublishedSchemas
 
 // base is the URL the schemas are compiled under; the root-relative $id
 // and $ref values resolve against it, and the loader maps it back to the
@@ -42,7 +50,7 @@ type Set struct {
 	fsys     fs.FS // the release folder
 	release  string
 	files    map[string]string // base name → path relative to the folder
-	tools    manifest          // manifest.json, when the release has one
+	tools    release.Manifest  // manifest.json, when the release has one
 	mu       sync.Mutex
 	c        *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema // by absolute location
@@ -200,7 +208,7 @@ func (s *Set) relOf(url string) (string, error) {
 	if !ok {
 		rel, ok = strings.CutPrefix(url, base+"/schemas/")
 	}
-	if rel = cleanRel(rel); !ok || rel == "" {
+	if rel = release.SchemaPath(rel); !ok || rel == "" {
 		return "", fmt.Errorf("schema %s is outside the release %s", url, s.release)
 	}
 	return rel, nil
@@ -247,15 +255,15 @@ func (s *Set) compile(loc string) (*jsonschema.Schema, error) {
 // release's manifest.json names them where it has one; otherwise the task's
 // kebab-case name does (get_products → media-buy/get-products-response.json).
 func (s *Set) ResponseSchema(task, status string) string {
-	if t, ok := s.tools.Tools[task]; ok && cleanRel(t.ResponseSchema) != "" {
+	if t, ok := s.tools.Tools[task]; ok && release.SchemaPath(t.ResponseSchema) != "" {
 		if status != "" && status != "completed" {
 			for _, a := range t.AsyncResponseSchemas {
-				if strings.HasSuffix(a, "-async-response-"+status+".json") && cleanRel(a) != "" {
-					return cleanRel(a)
+				if strings.HasSuffix(a, "-async-response-"+status+".json") && release.SchemaPath(a) != "" {
+					return release.SchemaPath(a)
 				}
 			}
 		}
-		return cleanRel(t.ResponseSchema)
+		return release.SchemaPath(t.ResponseSchema)
 	}
 	kebab := strings.ReplaceAll(task, "_", "-")
 	if status != "" && status != "completed" {
@@ -290,7 +298,7 @@ func (s *Set) Response(task string, body []byte) ([]Violation, error) {
 // as a storyboard's response_schema_ref names it). A schema that is not in
 // the release, or does not compile, is an error, never a violation.
 func (s *Set) Validate(rel string, doc []byte) ([]Violation, error) {
-	rel = cleanRel(rel)
+	rel = release.SchemaPath(rel)
 	if rel == "" {
 		return nil, fmt.Errorf("%w: empty or escaping schema path", ErrNoSchema)
 	}
@@ -346,40 +354,16 @@ func (s *Set) validate(rel string, doc []byte) ([]Violation, error) {
 		return nil, err
 	}
 	var out []Violation // of the cut document: a bounded number
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		p := ""
-		for _, tok := range e.InstanceLocation {
-			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-		}
-		kp := e.ErrorKind.KeywordPath()
-		if _, wasCut := cut[p]; wasCut && len(kp) > 0 && (kp[len(kp)-1] == "minItems" || kp[len(kp)-1] == "contains") {
-			return // the cut list's, not the document's
-		}
-		id := strings.TrimPrefix(e.SchemaURL, base)
-		kw, sp := "", id
-		if len(kp) > 0 {
-			kw = kp[len(kp)-1]
-			if strings.Contains(id, "#") {
-				sp = id + "/" + strings.Join(kp, "/")
-			} else {
-				sp = id + "#/" + strings.Join(kp, "/")
-			}
-		}
-		msg := e.ErrorKind.LocalizedString(english)
-		if len(msg) > maxMessage {
-			msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
-		}
-		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: msg})
-	}
 	if ve != nil {
-		leaves(ve)
+		eachLeaf(ve, func(v Violation) {
+			if _, wasCut := cut[v.Pointer]; wasCut && (v.Keyword == "minItems" || v.Keyword == "contains") {
+				return // the cut list's, not the document's
+			}
+			if len(v.Message) > maxMessage {
+				v.Message = strings.ToValidUTF8(v.Message[:maxMessage], "") + "…"
+			}
+			out = append(out, v)
+		})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	more := 0
@@ -415,36 +399,39 @@ func violations(err error) ([]Violation, error) {
 		return nil, err
 	}
 	var out []Violation
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		p := ""
-		for _, tok := range e.InstanceLocation {
-			p += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-		}
-		id := strings.TrimPrefix(e.SchemaURL, base)
-		kw, sp := "", id
-		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-			kw = kp[len(kp)-1]
-			if strings.Contains(id, "#") {
-				sp = id + "/" + strings.Join(kp, "/")
-			} else {
-				sp = id + "#/" + strings.Join(kp, "/")
-			}
-		}
-		out = append(out, Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
-	}
-	leaves(ve)
+	eachLeaf(ve, func(v Violation) { out = append(out, v) })
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	if len(out) == 0 {
 		out = append(out, Violation{Message: err.Error()})
 	}
 	return out, nil
+}
+
+// eachLeaf calls fn with the violation each leaf of a validation error is:
+// where in the document, which schema and keyword, and the validator's
+// message in English (unbounded).
+func eachLeaf(e *jsonschema.ValidationError, fn func(Violation)) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			eachLeaf(c, fn)
+		}
+		return
+	}
+	p := ""
+	for _, tok := range e.InstanceLocation {
+		p += "/" + rawjson.EscapeToken(tok)
+	}
+	id := strings.TrimPrefix(e.SchemaURL, base)
+	kw, sp := "", id
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		kw = kp[len(kp)-1]
+		if strings.Contains(id, "#") {
+			sp = id + "/" + strings.Join(kp, "/")
+		} else {
+			sp = id + "#/" + strings.Join(kp, "/")
+		}
+	}
+	fn(Violation{Pointer: p, SchemaID: id, Keyword: kw, SchemaPath: sp, Message: e.ErrorKind.LocalizedString(english)})
 }
 
 // detailed returns v with every list longer than DetailItems cut to its
@@ -455,7 +442,7 @@ func detailed(v any, at string, cut map[string]int) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = detailed(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), cut)
+			out[k] = detailed(e, rawjson.Pointer(at, k), cut)
 		}
 		return out
 	case []any:

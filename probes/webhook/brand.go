@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -24,10 +24,10 @@ func ParseBrandAgents(b []byte) ([]BrandAgent, error) {
 	var doc struct {
 		Agents []BrandAgent `json:"agents"`
 	}
-	if _, err := extract.ParseObject(b); err != nil {
+	if _, err := rawjson.ParseObject(b); err != nil {
 		return nil, fmt.Errorf("brand.json: %w", err)
 	}
-	if err := extract.Decode(b, &doc); err != nil {
+	if err := rawjson.Decode(b, &doc); err != nil {
 		return nil, fmt.Errorf("brand.json: %w", err)
 	}
 	return doc.Agents, nil

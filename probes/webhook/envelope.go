@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // The envelope failures. The first three are the codes of
@@ -34,7 +34,16 @@ var TaskStatuses = []string{"submitted", "working", "input-required", "completed
 // carries (core/mcp-webhook-payload.json's required list).
 var envelopeFields = []string{"operation_id", "task_id", "task_type", "status", "timestamp"}
 
-var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,255}$`)
+// IdempotencyKeyPattern is the pattern a webhook's idempotency_key
+// matches (core/mcp-webhook-payload.json): the harness's one copy, which
+// the envelope check and the storyboard engine's expect_idempotency_key
+// both apply.
+const IdempotencyKeyPattern = `^[A-Za-z0-9_.:-]{16,255}$`
+
+var idempotencyKeyPattern = regexp.MustCompile(IdempotencyKeyPattern)
+
+// ValidIdempotencyKey reports whether key matches IdempotencyKeyPattern.
+func ValidIdempotencyKey(key string) bool { return idempotencyKeyPattern.MatchString(key) }
 
 // EnvelopeError is a webhook body that is not a dispatchable envelope.
 type EnvelopeError struct {
@@ -69,13 +78,13 @@ func CheckEnvelope(body []byte) error {
 		return &EnvelopeError{EnvMissingKey, "missing idempotency_key"}
 	}
 	var key string
-	if json.Unmarshal(raw, &key) != nil || !idempotencyKeyPattern.MatchString(key) {
-		return &EnvelopeError{EnvInvalidKey, "idempotency_key " + clip(raw) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"}
+	if json.Unmarshal(raw, &key) != nil || !ValidIdempotencyKey(key) {
+		return &EnvelopeError{EnvInvalidKey, "idempotency_key " + clip(raw) + " does not match " + IdempotencyKeyPattern}
 	}
 	for _, f := range envelopeFields {
 		// json.Unmarshal reads null into a string without an error; the
 		// schema types each field string, and null is none.
-		if _, ok := extract.StringValue(m[f]); !ok {
+		if _, ok := rawjson.StringValue(m[f]); !ok {
 			return &EnvelopeError{EnvWrongFieldType, f + " is " + clip(m[f]) + ", not a string"}
 		}
 	}
@@ -95,7 +104,7 @@ func CheckOperationID(body []byte, want string) error {
 	var m struct {
 		OperationID *string `json:"operation_id"`
 	}
-	if extract.Decode(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
+	if rawjson.Decode(body, &m) != nil || m.OperationID == nil || *m.OperationID != want {
 		got := "none"
 		if m.OperationID != nil {
 			got = quote(*m.OperationID)
@@ -110,7 +119,7 @@ func IdempotencyKey(body []byte) string {
 	var m struct {
 		Key string `json:"idempotency_key"`
 	}
-	_ = extract.Decode(body, &m)
+	_ = rawjson.Decode(body, &m)
 	return m.Key
 }
 

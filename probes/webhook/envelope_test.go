@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
@@ -147,5 +148,16 @@ func TestEnvelopeReadsKeysExactCase(t *testing.T) {
 	keys, err := ParseJWKS([]byte(`{"keys":[{"kid":"a","kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","KTY":"RSA"}]}`))
 	if err != nil || len(keys) != 1 || keys[0].Kty != "OKP" {
 		t.Errorf("ParseJWKS = %+v, %v", keys, err)
+	}
+}
+
+func TestValidIdempotencyKeyIsThePattern(t *testing.T) {
+	for key, want := range map[string]bool{
+		strings.Repeat("a", 16): true, strings.Repeat("a", 15): false, strings.Repeat("a", 255): true, strings.Repeat("a", 256): false,
+		"whk_0123456789ab:-.": true, "whk_0123456789ab/": false, "whk_0123456789abé": false, "": false,
+	} {
+		if got := ValidIdempotencyKey(key); got != want {
+			t.Errorf("ValidIdempotencyKey(%q) = %v, want %v", key, got, want)
+		}
 	}
 }

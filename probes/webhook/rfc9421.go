@@ -28,7 +28,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // Profile constants of the webhook signing profile.
@@ -104,7 +104,7 @@ func ParseJWKS(b []byte) ([]JWK, error) {
 	var doc struct {
 		Keys []JWK `json:"keys"`
 	}
-	if err := extract.Decode(b, &doc); err != nil {
+	if err := rawjson.Decode(b, &doc); err != nil {
 		return nil, err
 	}
 	if len(doc.Keys) == 0 {

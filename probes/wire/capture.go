@@ -9,7 +9,7 @@ import (
 	"math/big"
 	"sync"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // Recorder keeps every exchange of a run, in request order. The zero value is
@@ -248,7 +248,7 @@ func findInBody(body []byte, id json.RawMessage) ([]byte, bool) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var found []byte
-		extract.EachElement(trimmed, func(_ int, m []byte) bool {
+		rawjson.EachElement(trimmed, func(_ int, m []byte) bool {
 			if isResponseTo(m, id) {
 				found = m
 				return false
@@ -329,8 +329,8 @@ func sameID(a, b json.RawMessage) bool {
 // counts, as a client's JSON.parse reads it. err is set when msg is not a
 // single JSON object. Any depth of nesting is read.
 func SplitResponse(msg []byte) (result, rpcError, id json.RawMessage, err error) {
-	if !extract.Valid(msg) {
-		_, err := extract.ParseObject(msg) // for its message
+	if !rawjson.Valid(msg) {
+		_, err := rawjson.ParseObject(msg) // for its message
 		return nil, nil, nil, fmt.Errorf("wire: response: %w", err)
 	}
 	if eachMember(msg, func(key string, val []byte) {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // errNotObject: the message is not one valid JSON object.
@@ -16,14 +16,14 @@ var errNotObject = errors.New("wire: not a single valid JSON object")
 // the value of each member of the JSON object msg, in order, duplicates
 // included. It returns errNotObject, without calling fn, when msg is not
 // one valid JSON object (surrounding whitespace allowed), at any depth of
-// nesting (extract.Valid: encoding/json's refuses more than 10 000 levels,
+// nesting (rawjson.Valid: encoding/json's refuses more than 10 000 levels,
 // and a reply it cannot match is left unread); on valid JSON
 // the redaction's token scanners (redact.go) find each end. It decodes
 // nothing but escaped keys: matching a reply to its request reads "id" and
 // "method" of every message of every call, and a map decode of the whole
 // message cost more than the rest of the capture.
 func eachMember(msg []byte, fn func(key string, val []byte)) error {
-	if !extract.Valid(msg) {
+	if !rawjson.Valid(msg) {
 		return errNotObject
 	}
 	i := skipWS(msg, 0)

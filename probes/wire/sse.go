@@ -96,12 +96,9 @@ func (d *sseDecoder) feed(p []byte) error {
 	if d.deferred && len(p) > 0 {
 		d.deferred = false
 		d.skipLF = false
-		if p[0] == '\n' {
-			if err := d.grow(1); err != nil {
-				return err
-			}
-			d.raw = append(d.raw, '\n')
-			p = p[1:]
+		var err error
+		if p, err = d.keepLF(p); err != nil {
+			return err
 		}
 		if err := d.dispatch(true); err != nil {
 			return err
@@ -110,12 +107,12 @@ func (d *sseDecoder) feed(p []byte) error {
 	for len(p) > 0 {
 		if d.skipLF {
 			d.skipLF = false
-			if p[0] == '\n' {
-				if err := d.grow(1); err != nil {
-					return err
-				}
-				d.raw = append(d.raw, '\n')
-				p = p[1:]
+			rest, err := d.keepLF(p)
+			if err != nil {
+				return err
+			}
+			if len(rest) < len(p) {
+				p = rest
 				continue
 			}
 		}
@@ -156,6 +153,20 @@ func (d *sseDecoder) feed(p []byte) error {
 		}
 	}
 	return nil
+}
+
+// keepLF takes the LF that completes a CR ending the bytes before p (a CRLF
+// split across writes) into the raw event, and returns what follows it; p
+// as it is when it does not start with one.
+func (d *sseDecoder) keepLF(p []byte) ([]byte, error) {
+	if p[0] != '\n' {
+		return p, nil
+	}
+	if err := d.grow(1); err != nil {
+		return nil, err
+	}
+	d.raw = append(d.raw, '\n')
+	return p[1:], nil
 }
 
 func (d *sseDecoder) grow(n int) error {

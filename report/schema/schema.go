@@ -8,12 +8,12 @@
 package schema
 
 import (
+	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // JSON is the schema of results.json, as shipped in results.schema.json.
@@ -26,33 +26,41 @@ const ID = "https://github.com/adcp-conform/adcp-conform/report/schema/results.s
 
 var (
 	once     sync.Once
-	resolved *jsonschema.Resolved
+	compiled *jsonschema.Schema
 	loadErr  error
 )
 
-func load() (*jsonschema.Resolved, error) {
+// load compiles the schema once, with the validator that reads the
+// release's schemas (probes/schemas): one JSON Schema library in the
+// harness.
+func load() (*jsonschema.Schema, error) {
 	once.Do(func() {
-		var s jsonschema.Schema
-		if loadErr = json.Unmarshal(JSON, &s); loadErr != nil {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSON))
+		if err != nil {
+			loadErr = err
 			return
 		}
-		resolved, loadErr = s.Resolve(nil)
+		c := jsonschema.NewCompiler()
+		if loadErr = c.AddResource(ID, doc); loadErr != nil {
+			return
+		}
+		compiled, loadErr = c.Compile(ID)
 	})
-	return resolved, loadErr
+	return compiled, loadErr
 }
 
 // Validate checks a results.json document against the schema. It returns
 // an error naming the first violation, or the JSON syntax error.
 func Validate(doc []byte) error {
-	rs, err := load()
+	s, err := load()
 	if err != nil {
 		return fmt.Errorf("results schema: %w", err)
 	}
-	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
 		return fmt.Errorf("results.json: %w", err)
 	}
-	if err := rs.Validate(v); err != nil {
+	if err := s.Validate(v); err != nil {
 		return fmt.Errorf("results.json does not match %s: %w", ID, err)
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -47,7 +47,7 @@ func DialMCP(ctx context.Context, cfg mcp.Config, prefix string, add func(eviden
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if list.Result == nil || extract.Decode(list.Result, &r) != nil {
+	if list.Result == nil || rawjson.Decode(list.Result, &r) != nil {
 		s.Close()
 		return nil, fmt.Errorf("tools/list: no readable list of tools (HTTP %d%s)", list.HTTPStatus, harness(list))
 	}

@@ -47,6 +47,8 @@ const (
 	DefaultTurns       = 20
 	DefaultShrinkCalls = 60
 	DefaultMaxShrinks  = 20
+	// MaxTurns bounds Turns.
+	MaxTurns = 10000
 	// maxPool bounds the ids kept per entity, maxEntities the entities
 	// (a reply's keys name them: a hostile one may name thousands).
 	maxPool     = 8
@@ -80,7 +82,8 @@ type Config struct {
 	// "media_buy", "property_list"…), given by the user.
 	Pools map[string][]string
 	// ShrinkCalls bounds the calls one shrink makes (DefaultShrinkCalls
-	// when 0); MaxShrinks the failed turns shrunk (DefaultMaxShrinks).
+	// when 0); MaxShrinks the failed turns shrunk (DefaultMaxShrinks when
+	// 0, none when negative).
 	ShrinkCalls, MaxShrinks int
 }
 
@@ -117,7 +120,7 @@ func Run(ctx context.Context, cfg Config, face Face, tenant2 Face, add func(evid
 	if cfg.ShrinkCalls <= 0 {
 		cfg.ShrinkCalls = DefaultShrinkCalls
 	}
-	if cfg.MaxShrinks <= 0 {
+	if cfg.MaxShrinks == 0 {
 		cfg.MaxShrinks = DefaultMaxShrinks
 	}
 	e := &engine{cfg: cfg, f: fuzz.New(cfg.Set), face: face, tenant2: tenant2, add: add, pools: map[string][]string{}, ownedID: map[string]bool{}, shrunk: map[string]bool{},

@@ -51,6 +51,7 @@ func BenchmarkJudgeAndReport(b *testing.B) {
 					b.Fatal(err)
 				}
 				run := Report(Meta{Tool: "adcp-conform"}, store, sel, results)
+				run.Settle()
 				findings = 0
 				for _, st := range run.Steps {
 					findings += len(st.Validations)

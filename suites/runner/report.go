@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
@@ -48,7 +48,10 @@ const (
 
 // Report builds the report model: every catalogue rule (judged, excluded by
 // the filter, or not implemented), the findings and redacted evidence behind
-// failures and errors, and one step per recorded call.
+// failures and errors, and one step per recorded call. The model is not
+// settled: whoever finishes the run (the CLI's finish) adds the
+// storyboards, the baseline and what the run's diagnosis changes, then
+// calls run.Settle once.
 func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *report.Run {
 	run := &report.Run{
 		Tool: meta.Tool, Version: meta.Version, AdcpRelease: meta.AdcpRelease, MCPProtocolVersion: meta.MCPProtocolVersion,
@@ -111,7 +114,6 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 		run.Notes = append(run.Notes, fmt.Sprintf("%d read tools refused the harness's arguments, so their probes could not run: %s; "+
 			"give the arguments they need with --inputs", len(refused), strings.Join(refused, "; ")))
 	}
-	run.Settle()
 	return run
 }
 
@@ -285,7 +287,7 @@ type docIndex struct {
 type node struct {
 	raw      json.RawMessage
 	parsed   bool
-	obj      *extract.Object
+	obj      *rawjson.Object
 	arr      []json.RawMessage
 	children map[string]*node
 	// text is the value, a JSON string, parsed as a document ("#").
@@ -332,14 +334,14 @@ func nodeRaw(n *node) json.RawMessage {
 	return n.raw
 }
 
-// walk follows an RFC 6901 pointer from n.
+// walk follows an RFC 6901 pointer from n (its leading "/" optional).
 func (n *node) walk(pointer string) (*node, bool) {
 	if pointer == "" {
 		return n, true
 	}
+	tokens, _ := rawjson.Tokens("/" + strings.TrimPrefix(pointer, "/"))
 	cur := n
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range tokens {
 		next, ok := cur.child(tok)
 		if !ok {
 			return nil, false
@@ -353,9 +355,9 @@ func (n *node) walk(pointer string) (*node, bool) {
 func (n *node) child(tok string) (*node, bool) {
 	if !n.parsed {
 		n.parsed = true
-		if o, err := extract.ParseObject(n.raw); err == nil {
+		if o, err := rawjson.ParseObject(n.raw); err == nil {
 			n.obj = o
-		} else if kindArray(n.raw) {
+		} else if rawjson.KindOf(n.raw) == rawjson.KindArray {
 			_ = json.Unmarshal(n.raw, &n.arr)
 		}
 	}
@@ -385,9 +387,4 @@ func (n *node) child(tok string) (*node, bool) {
 	c := &node{raw: v}
 	n.children[tok] = c
 	return c, true
-}
-
-func kindArray(raw []byte) bool {
-	s := bytes.TrimLeft(raw, " \t\r\n")
-	return len(s) > 0 && s[0] == '['
 }

@@ -4,7 +4,9 @@
 //
 //	sel, err := runner.Select(filter, opts) // validate the label filter first
 //	results, err := runner.Judge(store, sel)
-//	run := runner.Report(meta, store, results)
+//	run := runner.Report(meta, store, sel, results)
+//	runner.AddStoryboards(run, sbResults, "")
+//	run.Settle() // once, when every part of the run is in
 //
 // Ginkgo's own console output is discarded: the command prints the report
 // model. Ginkgo supports one suite run per process; Judge resets its globals

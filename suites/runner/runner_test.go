@@ -101,6 +101,7 @@ func TestReportCoversTheWholeCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := Report(Meta{Tool: "adcp-conform"}, s, sel, results)
+	run.Settle()
 	ofRun := 0
 	for _, r := range catalogue.All() {
 		if catalogue.CommandOf(r.ID) == "" {

@@ -14,7 +14,8 @@ import (
 // AddStoryboards puts a run's storyboard results into its report: one
 // StoryboardResult per storyboard, and one step (runner output contract
 // step_result) per step of each storyboard that ran. unavailable, when
-// set, is why the run had no storyboards: a note. Settle the run after.
+// set, is why the run had no storyboards: a note. Settle the run after
+// (once, when every part of it is in).
 func AddStoryboards(run *report.Run, results []storyboard.StoryboardResult, unavailable string) {
 	if unavailable != "" {
 		run.Notes = append(run.Notes, "storyboards: "+unavailable)
@@ -35,7 +36,6 @@ func AddStoryboards(run *report.Run, results []storyboard.StoryboardResult, unav
 		run.Storyboards = append(run.Storyboards, out)
 	}
 	sort.SliceStable(run.Storyboards, func(i, j int) bool { return run.Storyboards[i].Category < run.Storyboards[j].Category })
-	run.Settle()
 }
 
 func outcomeOf(o storyboard.Outcome) report.Outcome {

@@ -265,7 +265,50 @@ type noSecretEcho struct{}
 
 const secretDesc = "The reply echoes no credential"
 
-var bearerLiteral = regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{10,}`)
+// hasBearerLiteral reports whether s holds a bearer-token literal: the
+// word "bearer" in any case, after no ASCII letter, digit or underscore,
+// then white space, then at least 10 token characters — what the regular
+// expression (?i)\bbearer\s+[A-Za-z0-9._~+/=-]{10,} matches, in one pass
+// over s. The regexp cannot skip ahead on a case-folded literal and took
+// seconds over a seller's 1 MB strings; a reply is the seller's to size.
+func hasBearerLiteral(s string) bool {
+	const word = "bearer"
+	for i := 0; i+len(word) < len(s); i++ {
+		if s[i]|0x20 != 'b' || !strings.EqualFold(s[i:i+len(word)], word) || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		j := i + len(word)
+		for j < len(s) && isSpaceByte(s[j]) {
+			j++
+		}
+		if j == i+len(word) {
+			continue
+		}
+		n := 0
+		for j+n < len(s) && n < 10 && isTokenByte(s[j+n]) {
+			n++
+		}
+		if n == 10 {
+			return true
+		}
+	}
+	return false
+}
+
+// isWordByte is \w of RE2: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// isSpaceByte is \s of RE2: tab, newline, form feed, carriage return, space.
+func isSpaceByte(c byte) bool {
+	return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '
+}
+
+// isTokenByte is a character of a bearer token (RFC 6750 b64token).
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=-", c) >= 0
+}
 
 var credentialKeys = []string{"api_key", "apikey", "x-api-key", "bearer"}
 
@@ -284,7 +327,7 @@ func (noSecretEcho) grade(s *stepView) *Result {
 		}
 		switch t := x.(type) {
 		case string:
-			if bearerLiteral.MatchString(t) {
+			if hasBearerLiteral(t) {
 				why, at = "a bearer-token literal", p
 			}
 		case map[string]any:

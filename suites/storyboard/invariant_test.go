@@ -3,7 +3,9 @@ package storyboard
 import (
 	"encoding/json"
 	"os"
+	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -321,5 +323,44 @@ func TestLintWarnsOfAnUnknownInvariant(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0], "x.unknown") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// hasBearerLiteral finds what the regular expression it stands for
+// matches, and nothing else: crafted strings at each edge, then random
+// ones over an alphabet dense in the pattern's own characters.
+func TestHasBearerLiteralIsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{10,}`)
+	cases := []string{
+		"", "bearer", "Bearer abcdefghij", "Bearer abcdefghi", "BEARER\tabc.def~ghi", "xbearer abcdefghij",
+		"_bearer abcdefghij", "-bearer abcdefghij", "é bearer abcdefghij", "bearerabcdefghijk", "bearer  \n\r\fabcdefghij",
+		"bearer \vabcdefghij", "Authorization: Bearer eyJhbGciOi.x", "bearer bearer abcdefghij", "beaRer abc/+=-_~.12",
+		"bearer abcde fghij", "bearer\u00a0abcdefghij", "bearer abcdefghi\u00e9", "Ωbearer abcdefghij",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"b", "B", "e", "a", "r", "R", "bearer", "Bearer", " ", "\t", "\v", "x", "_", "-", ".", "é", "0", "=", "\n"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		if got, want := hasBearerLiteral(s), re.MatchString(s); got != want {
+			t.Errorf("hasBearerLiteral(%q) = %v, the regexp says %v", s, got, want)
+		}
+	}
+}
+
+// BenchmarkHasBearerLiteral scans a 1 MB string of a seller's reply: the
+// no_secret_echo invariant reads every string of every step's reply.
+func BenchmarkHasBearerLiteral(b *testing.B) {
+	s := strings.Repeat("bearer of news, Bearer x ", 1<<20/25)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if hasBearerLiteral(s) {
+			b.Fatal("no literal in it")
+		}
 	}
 }

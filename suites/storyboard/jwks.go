@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
@@ -142,7 +142,7 @@ func jwkSet(b []byte) ([]webhook.JWK, error) {
 	if len(b) == 0 {
 		return nil, errors.New("the body is not JSON (or is over the fetch bound)")
 	}
-	obj, err := extract.ParseObject(b)
+	obj, err := rawjson.ParseObject(b)
 	if err != nil {
 		return nil, errors.New("not a JWK Set: " + wire.Sanitize(err.Error(), 200))
 	}
@@ -151,7 +151,7 @@ func jwkSet(b []byte) ([]webhook.JWK, error) {
 		return nil, errors.New("not a JWK Set: no keys member")
 	}
 	var keys []webhook.JWK
-	if err := extract.Decode(raw, &keys); err != nil {
+	if err := rawjson.Decode(raw, &keys); err != nil {
 		return nil, errors.New("not a JWK Set: keys: " + wire.Sanitize(err.Error(), 200))
 	}
 	return keys, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/extract"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
 // Observe reads a recorded call the way a client reads it — the spec's
@@ -64,7 +65,7 @@ func Observe(c evidence.Call, task string, req map[string]any, authOverride bool
 			}
 		}
 		o.IsError = o.A2AState == "failed" || o.A2AState == "rejected"
-	} else if v, ok := extract.Field(c.Result, "isError"); ok && extract.Truthy(v) {
+	} else if v, ok := rawjson.Field(c.Result, "isError"); ok && rawjson.Truthy(v) {
 		o.IsError = true
 	}
 	if c.RPCError != nil {

@@ -20,9 +20,9 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
-	"github.com/adcp-conform/adcp-conform/probes/extract"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -309,7 +309,7 @@ func toolNames(result json.RawMessage) []string {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if extract.Decode(result, &r) != nil {
+	if rawjson.Decode(result, &r) != nil {
 		return nil
 	}
 	var out []string

@@ -1,0 +1,63 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/adcp-conform/adcp-conform/internal/material"
+	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+)
+
+// Prefetch returns cfg prepared for several runs (one per seller, say):
+// the published bundle its Storyboards names is fetched now, once, its
+// notice written to cfg.Log, and every run of a copy of the returned
+// Config reads it, saying where it came from as that fetch did. A Config
+// whose Storyboards names no bundle is returned as it is.
+func (cfg Config) Prefetch() (Config, error) {
+	if !material.Remote(cfg.Storyboards) || cfg.shared != nil {
+		return cfg, nil
+	}
+	p, err := material.LoadStoryboards(cfg.Storyboards)
+	if err != nil {
+		return cfg, configErr(err)
+	}
+	if cfg.Log != nil {
+		fmt.Fprint(cfg.Log, p.Notice)
+	}
+	cfg.shared = p.Shared(true)
+	return cfg, nil
+}
+
+// runStoryboards runs the storyboards after the probes, through the same
+// clients and limits, into the same store.
+func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Config, store *evidence.Store, set *schemas.Set) []storyboard.StoryboardResult {
+	if p.Release == nil {
+		return nil
+	}
+	// The storyboards' sessions, the further agents' too, connect through
+	// the run's guard like the probes' (its --ca-cert, its agents).
+	cfg = cfg.WithGuard(agentURLs(p.Agents)...)
+	// cfg.Secrets() holds the agents' credentials too (run.go adds them):
+	// every client redacts every credential of the run, and so does the
+	// store, whatever the engine records.
+	secrets := slices.Clip(cfg.Secrets())
+	cfg.MCP.Limits.Secrets, cfg.A2A.Limits.Secrets = secrets, secrets
+	add := func(c evidence.Call) evidence.Call {
+		c = store.Add(c)
+		if cfg.OnCall != nil {
+			cfg.OnCall(c)
+		}
+		return c
+	}
+	return live.Run(ctx, live.Config{
+		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.Release, Store: store, Add: add, Include: p.Include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
+		TLS: cfg.TLS, Agents: agentsFor(p.Agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
+		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
+			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
+	})
+}
