@@ -543,10 +543,10 @@ type Run struct {
 	// refused for their arguments, for example.
 	Notes []string `json:"notes,omitempty"`
 
+	// Fuzz is a fuzz run's account (adcp-conform fuzz); nil for a run.
+	Fuzz *Fuzz `json:"fuzz,omitempty"`
 	// AllowedDomains and Transports are the judge options of the run, kept
 	// so `adcp-conform judge` can judge the evidence again the same way.
-	// Fuzz is a fuzz run's account (adcp-conform fuzz); nil for a run.
-	Fuzz           *Fuzz    `json:"fuzz,omitempty"`
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
 	Transports     []string `json:"transports,omitempty"`
 	// SchemasRelease is the release of the schemas the run validated

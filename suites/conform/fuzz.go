@@ -70,6 +70,10 @@ func Fuzz(ctx context.Context, fc FuzzConfig) (*report.Run, error) {
 	if err := fc.check(c); err != nil {
 		return nil, err
 	}
+	set, err := material.RequireSchemas(c.Schemas, c.Log) // the requests' release: before any call
+	if err != nil {
+		return nil, configErr(err)
+	}
 	pc := c.probeConfig().WithGuard()
 	if c.OAuth != nil {
 		if err := c.OAuth.apply(c, &pc); err != nil { // the first token
@@ -92,10 +96,6 @@ func Fuzz(ctx context.Context, fc FuzzConfig) (*report.Run, error) {
 	sel, err := runner.Select("", opts)
 	if err != nil {
 		return nil, err
-	}
-	set, err := material.RequireSchemas(c.Schemas, c.Log)
-	if err != nil {
-		return nil, configErr(err)
 	}
 	sel.Options.Schemas = set
 	seed := c.Seed
@@ -212,11 +212,11 @@ func fuzzFaces(ctx context.Context, cfg plan.Config, tenant2 string, fc fuzz.Con
 	if acct.TurnsPerTool == 0 {
 		acct.TurnsPerTool = fuzz.DefaultTurns
 	}
-	var errs []error
+	var errs []string
 	for _, t := range []evidence.Transport{evidence.MCP, evidence.A2A} {
 		face, other, err := dialFaces(ctx, cfg, t, tenant2, add)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, err.Error())
 			continue
 		}
 		if face == nil {
@@ -228,7 +228,7 @@ func fuzzFaces(ctx context.Context, cfg plan.Config, tenant2 string, fc fuzz.Con
 			other.Close()
 		}
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, err.Error())
 		}
 		for _, ts := range res.Tools {
 			if t == evidence.A2A {
@@ -241,7 +241,10 @@ func fuzzFaces(ctx context.Context, cfg plan.Config, tenant2 string, fc fuzz.Con
 			acct.Pools = res.Pools
 		}
 	}
-	return acct, errors.Join(errs...)
+	if len(errs) > 0 {
+		return acct, errors.New(strings.Join(errs, "; ")) // one line: the report's harness error
+	}
+	return acct, nil
 }
 
 // dialFaces opens the face of transport t (nil when the run has no such

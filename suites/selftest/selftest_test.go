@@ -252,7 +252,7 @@ func TestEveryFaultFailsItsRule(t *testing.T) {
 		if f.IsStoryboard() { // breaks a storyboard step, not a rule: TestEveryStoryboardFaultFailsItsSteps
 			continue
 		}
-		if catalogue.CommandOf(f.Rule) == catalogue.CommandFuzz { // a fuzz rule's: internal/cli's TestFuzzEachFaultIsCaughtWithAShrunkReproduction
+		if catalogue.CommandOf(f.Rule) == catalogue.CommandFuzz { // a fuzz rule's: TestEveryFuzzFaultFailsItsRule (fuzz_test.go)
 			continue
 		}
 		// Under the race detector a run of the harness is several times
