@@ -184,7 +184,7 @@ func fuzzCases05(f fuzzFace) []judgeCase {
 	return []judgeCase{
 		{name: "the same response, the ids supplied read as one", calls: pair(nf("mb_0001"), nf("mb_5556"), []string{"Date", "Mon"}, []string{"Date", "Tue"}), want: Pass},
 		{name: "the other tenant's id told apart", calls: pair(`{"code":"PERMISSION_DENIED","message":"That media buy belongs to another account."}`, nf("mb_5556"), nil, nil),
-			want: Fail, msg: "error.code differs"},
+			want: Fail, msg: `error.code differs: "PERMISSION_DENIED" for the other tenant's id, "MEDIA_BUY_NOT_FOUND" for an unknown one`},
 		{name: "a header that differs by existence", calls: pair(nf("mb_0001"), nf("mb_5556"), []string{"ETag", `"a"`}, []string{"ETag", `"b"`}),
 			want: Fail, msg: "header etag differs"},
 		{name: "no second tenant", calls: []evidence.Call{f.err("fuzz/s1/get_media_buys/t000", "get_media_buys", nf("x"), fzP)}, want: Skip, msg: "no cross-tenant probe was made"},

@@ -648,8 +648,14 @@ func FuzzUniformDiffs(a, b evidence.Call) []string {
 			va, oka := ca.obj.Get(key)
 			vb, okb := cb.obj.Get(key)
 			if oka != okb || (oka && !sameModuloIDs(va, vb, idA, idB)) {
+				shown := func(v []byte, ok bool, ids []string) string { // JSON text already: not quoted again
+					if !ok {
+						return "absent"
+					}
+					return wire.Sanitize(norm(v, ids), 64)
+				}
 				out = append(out, fmt.Sprintf("error.%s differs: %s for the other tenant's id, %s for an unknown one", key,
-					quote(norm(va, idA)), quote(norm(vb, idB))))
+					shown(va, oka, idA), shown(vb, okb, idB)))
 			}
 		}
 	default:
