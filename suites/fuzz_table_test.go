@@ -179,10 +179,15 @@ func fuzzCases05(f fuzzFace) []judgeCase {
 		return []evidence.Call{withArgs(other, `{"media_buy_ids":["mb_0001"]}`), withArgs(unknown, `{"media_buy_ids":["mb_5556"]}`)}
 	}
 	nf := func(id string) string {
+		return `{"code":"MEDIA_BUY_NOT_FOUND","message":"No such media buy.","field":"media_buy_ids","details":{"unresolved":["` + id + `"]}}`
+	}
+	echo := func(id string) string {
 		return `{"code":"MEDIA_BUY_NOT_FOUND","message":"No media buy \"` + id + `\".","field":"media_buy_ids"}`
 	}
 	return []judgeCase{
-		{name: "the same response, the ids supplied read as one", calls: pair(nf("mb_0001"), nf("mb_5556"), []string{"Date", "Mon"}, []string{"Date", "Tue"}), want: Pass},
+		{name: "the same response, the ids supplied enumerated in details", calls: pair(nf("mb_0001"), nf("mb_5556"), []string{"Date", "Mon"}, []string{"Date", "Tue"}), want: Pass},
+		{name: "the id supplied echoed in the message", calls: pair(echo("mb_0001"), echo("mb_5556"), nil, nil),
+			want: Fail, msg: `error.message differs: "No media buy \"mb_0001\"." for the other tenant's id, "No media buy \"mb_5556\"." for an unknown one`},
 		{name: "the other tenant's id told apart", calls: pair(`{"code":"PERMISSION_DENIED","message":"That media buy belongs to another account."}`, nf("mb_5556"), nil, nil),
 			want: Fail, msg: `error.code differs: "PERMISSION_DENIED" for the other tenant's id, "MEDIA_BUY_NOT_FOUND" for an unknown one`},
 		{name: "a header that differs by existence", calls: pair(nf("mb_0001"), nf("mb_5556"), []string{"ETag", `"a"`}, []string{"ETag", `"b"`}),

@@ -618,7 +618,9 @@ func FuzzPairs(s *evidence.Store) []FuzzPair {
 
 // FuzzUniformDiffs lists how the replies to another tenant's id (a) and
 // an unknown id (b) differ on a channel the uniform-response rule names;
-// the ids supplied read as the same. None: the pair is uniform.
+// the ids supplied read as the same in error details, a success payload
+// and headers, never in an error's code, message or field. None: the pair
+// is uniform.
 func FuzzUniformDiffs(a, b evidence.Call) []string {
 	var out []string
 	if a.HTTPStatus != b.HTTPStatus {
@@ -647,7 +649,17 @@ func FuzzUniformDiffs(a, b evidence.Call) []string {
 		for _, key := range []string{"code", "message", "field", "details"} {
 			va, oka := ca.obj.Get(key)
 			vb, okb := cb.obj.Get(key)
-			if oka != okb || (oka && !sameModuloIDs(va, vb, idA, idB)) {
+			// code, message and field are byte-equivalent between the two
+			// cases: a message echoing the id supplied tells them apart
+			// (validate-your-agent.mdx: baseline mode "catches id-echo in
+			// error bodies"); details MAY enumerate the elements the caller
+			// supplied verbatim (error-handling.mdx §Uniform response for
+			// inaccessible references), so there they read as one.
+			ia, ib := []string(nil), []string(nil)
+			if key == "details" {
+				ia, ib = idA, idB
+			}
+			if oka != okb || (oka && !sameModuloIDs(va, vb, ia, ib)) {
 				shown := func(v []byte, ok bool, ids []string) string { // JSON text already: not quoted again
 					if !ok {
 						return "absent"
@@ -655,7 +667,7 @@ func FuzzUniformDiffs(a, b evidence.Call) []string {
 					return wire.Sanitize(norm(v, ids), 64)
 				}
 				out = append(out, fmt.Sprintf("error.%s differs: %s for the other tenant's id, %s for an unknown one", key,
-					shown(va, oka, idA), shown(vb, okb, idB)))
+					shown(va, oka, ia), shown(vb, okb, ib)))
 			}
 		}
 	default:
