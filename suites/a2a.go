@@ -15,7 +15,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// The task states of each A2A version (seeds 004, Wire-Format
+// The task states of each A2A version (a2a-response-extraction.mdx, Wire-Format
 // Compatibility).
 var (
 	statesV03 = []string{"submitted", "working", "input-required", "completed", "canceled", "failed", "rejected", "auth-required", "unknown"}
@@ -34,24 +34,24 @@ var (
 func a2aChecks() []Check {
 	on := catalogue.A2A
 	return []Check{
-		// Rule: A2A-01 · Spec: seeds 004 (Single-artifact invariant); §4.33 · Since: 0.1.0 ·
+		// Rule: A2A-01 · Spec: a2a-response-extraction.mdx (Single-artifact invariant); §4.33 · Since: 0.1.0 ·
 		// Description: a task in a final state MUST carry exactly one artifact; a stream is
 		// judged as the task its events build (see judgeA2A01).
 		{ID: "A2A-01", Transport: on, Text: "carries exactly one artifact on a final task", Judge: judgeA2A01},
-		// Rule: A2A-02 · Spec: seeds 004; §4.32 · Since: 0.1.0 ·
+		// Rule: A2A-02 · Spec: a2a-response-extraction.mdx; §4.32 · Since: 0.1.0 ·
 		// Description: that artifact MUST hold at least one DataPart whose data is a
 		// non-null object; the last DataPart is the AdCP response. Judged on completed
 		// tasks, streams as the task they build.
 		{ID: "A2A-02", Transport: on, Text: "puts the AdCP response in a DataPart of the artifact", Judge: judgeA2A02},
-		// Rule: A2A-03 · Spec: seeds 004 (Wrapper rejection); §4.34 · Since: 0.1.0 ·
+		// Rule: A2A-03 · Spec: a2a-response-extraction.mdx (Wrapper rejection); §4.34 · Since: 0.1.0 ·
 		// Description: no DataPart's data MUST be the single-key wrapper {"response":{…}}.
 		{ID: "A2A-03", Transport: on, Text: "never wraps a DataPart's data in a response key", Judge: judgeA2A03},
-		// Rule: A2A-04 · Spec: seeds 004 (Wire-Format Compatibility) · Since: 0.1.0 ·
+		// Rule: A2A-04 · Spec: a2a-response-extraction.mdx (Wire-Format Compatibility) · Since: 0.1.0 ·
 		// Description: status.state MUST be a known token of the advertised A2A version:
 		// lowercase for 0.3, TASK_STATE_* for 1.0, never a mix; each occurrence of a repeated
 		// state key.
 		{ID: "A2A-04", Transport: on, Text: "uses the task states of its advertised A2A version", Judge: judgeA2A04},
-		// Rule: A2A-05 · Spec: seeds 004 · Since: 0.1.0 ·
+		// Rule: A2A-05 · Spec: a2a-response-extraction.mdx · Since: 0.1.0 ·
 		// Description: (A2A 1.0) every Part MUST be a strict oneof: exactly one of text,
 		// raw, url, data; a parts item that is no object (null, a bare string) is no Part.
 		{ID: "A2A-05", Transport: on, Text: "sends every A2A 1.0 part as a strict oneof", Judge: judgeA2A05},
@@ -64,7 +64,7 @@ func a2aChecks() []Check {
 		// status "submitted" and task_id (a non-empty string, each occurrence), never
 		// duplicated in artifact metadata.
 		{ID: "A2A-07", Transport: on, Text: "returns submitted AdCP work in a completed A2A task", Judge: judgeA2A07},
-		// Rule: A2A-08 · Spec: seeds 004 (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
+		// Rule: A2A-08 · Spec: a2a-response-extraction.mdx (Status-Based Extraction); §4.36 · Since: 0.1.0 ·
 		// Description: interim states MUST carry their data in status.message.parts[].
 		// Judged on the events of streaming calls: an interim task or status update whose
 		// artifact holds an interim AdCP body while status.message holds no DataPart fails.
@@ -78,7 +78,7 @@ func a2aChecks() []Check {
 		// Description: the card SHOULD declare the AdCP extension under
 		// capabilities.extensions[], with no params.
 		{ID: "A2A-10", Transport: on, Text: "declares the AdCP profile extension in its card", Judge: judgeA2A10},
-		// Rule: A2A-11 · Spec: seeds 004 (Streaming envelope) · Since: 0.1.0 ·
+		// Rule: A2A-11 · Spec: a2a-response-extraction.mdx (Streaming envelope) · Since: 0.1.0 ·
 		// Description: a stream MUST NOT end a task without a final status, and its events
 		// MUST be single-key task/message/statusUpdate/artifactUpdate envelopes (1.0; in 0.3,
 		// objects of a known kind), never nested.
@@ -137,7 +137,7 @@ func builtTasks(id string, s *evidence.Store, none string, examine func(t *a2aBu
 	})
 }
 
-// A2A-01 policy. The single-artifact invariant (seeds 004) is judged on the
+// A2A-01 policy. The single-artifact invariant (a2a-response-extraction.mdx) is judged on the
 // task a reply builds, so a stream that sends its artifact in
 // artifact-update events and ends with a final status update carrying no
 // artifacts holds one artifact. More than one artifact fails on every final
@@ -145,7 +145,7 @@ func builtTasks(id string, s *evidence.Store, none string, examine func(t *a2aBu
 // full response is "delivered on a Task object with the DataPart in
 // .artifacts[0].parts[]"); a failed, rejected or canceled task may carry
 // none (a2a-guide: with "only a free-text fatal message ... it MAY fall
-// back to status.message.parts[]"; seeds 004: canceled tasks "typically"
+// back to status.message.parts[]"; a2a-response-extraction.mdx: canceled tasks "typically"
 // carry none), and where such a task puts an adcp_error is ERR-07's. A
 // Task's artifacts[] is counted as sent: two entries sharing an artifactId
 // are two artifacts (only a stream's artifact updates merge by id), an
@@ -643,7 +643,7 @@ func streamFindings(events []json.RawMessage, version string) []finding {
 }
 
 // nestedEnvelope returns the key of an envelope nested in an unwrapped
-// event: seeds 004, "An envelope whose inner value's top-level keys include
+// event: a2a-response-extraction.mdx, "An envelope whose inner value's top-level keys include
 // any of task / message / statusUpdate / artifactUpdate MUST be rejected".
 func nestedEnvelope(inner *rawjson.Object) string {
 	for _, m := range inner.Members() {
@@ -675,15 +675,15 @@ func orUnknown(s *evidence.Store, v string) string {
 	return "no known version"
 }
 
-// ERR-07 policy (seeds 002, A2A Binding: "Use status: \"failed\" with the
+// ERR-07 policy (transport-errors.mdx, A2A Binding: "Use status: \"failed\" with the
 // AdCP error in an artifact DataPart"; a2a-profile-extension: a fatal
 // failure "may use an A2A failed or rejected Task with a structured
 // adcp_error DataPart"): judged on the error probes' replies whose task
 // (a send's Task, or the task a stream builds) carries a truthy adcp_error
-// in any DataPart, in artifacts or the status message, where seed 002's
+// in any DataPart, in artifacts or the status message, where transport-errors.mdx's
 // detection order looks. That task is failed or rejected, and the last
 // DataPart of artifacts[0] is the {"adcp_error":{…}} body (the general
-// extraction of seeds 004 reads that part): an adcp_error only in the status
+// extraction of a2a-response-extraction.mdx reads that part): an adcp_error only in the status
 // message, in a later artifact, or followed by another DataPart fails —
 // except the payload's sibling DataPart of error-handling.mdx's two-layer
 // example ({"errors":[…]} after the adcp_error part, carrying no

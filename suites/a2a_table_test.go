@@ -15,7 +15,7 @@ import (
 // docs/building/by-layer/L0/a2a-response-format.mdx, a2a-guide.mdx and
 // a2a-profile-extension.mdx (TASK_STATE_*, parts without kind, the
 // {"task":…} branch, {statusUpdate}/{artifactUpdate} stream envelopes), the
-// A2A 0.3 shapes of seeds 002 and 004 (kind "task"/"data"/"text", lowercase
+// A2A 0.3 shapes of transport-errors.mdx and 004 (kind "task"/"data"/"text", lowercase
 // states; stream kinds "status-update" and "artifact-update" with append,
 // lastChunk and final, as A2A 0.3 defines them), and the vectors of
 // a2a-profile-extension-v3.json and transport-error-mapping.json.
@@ -211,7 +211,7 @@ func TestA2A02Table(t *testing.T) {
 	runJudgeTable(t, "A2A-02", catalogue.A2A, append(a2aSkip(),
 		judgeCase{name: "0.3 DataPart", calls: []evidence.Call{a2aResult(read, "get_products", a2aTask("completed", products))}, want: Pass},
 		judgeCase{name: "1.0 DataPart after a TextPart", calls: []evidence.Call{a2aResult(read, "get_products", task10("TASK_STATE_COMPLETED", products))}, want: Pass},
-		judgeCase{name: "several DataParts, the last authoritative (seeds 004, Last-DataPart Authority)",
+		judgeCase{name: "several DataParts, the last authoritative (a2a-response-extraction.mdx, Last-DataPart Authority)",
 			calls: []evidence.Call{a2aResult(read, "get_products", `{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"r","parts":[{"text":"Found products"},{"data":{"progress":25}},{"data":`+products+`}]}]}}`)}, want: Pass},
 		judgeCase{name: "1.0 stream: the DataPart arrives in an artifactUpdate",
 			calls: []evidence.Call{a2aStream("a2a/get_products/stream", "get_products", working10, artifact10, completed10)}, want: Pass},
@@ -242,7 +242,7 @@ func TestA2A02Table(t *testing.T) {
 func TestA2A03Table(t *testing.T) {
 	runJudgeTable(t, "A2A-03", catalogue.A2A, append(a2aSkip(),
 		judgeCase{name: "direct payload", calls: []evidence.Call{a2aResult(read, "get_products", a2aTask("completed", products))}, want: Pass},
-		judgeCase{name: "response alongside other keys is not a wrapper (seeds 004, Wrapper Rejection)",
+		judgeCase{name: "response alongside other keys is not a wrapper (a2a-response-extraction.mdx, Wrapper Rejection)",
 			calls: []evidence.Call{a2aResult(read, "get_products", task10("TASK_STATE_COMPLETED", `{"response":{"a":1},"status":"completed","errors":[]}`))}, want: Pass},
 		judgeCase{name: "response holding a string is not a wrapper",
 			calls: []evidence.Call{a2aResult(read, "get_products", a2aTask("completed", `{"response":"ok"}`))}, want: Pass},
@@ -536,8 +536,8 @@ func TestERR07Table(t *testing.T) {
 			`{"id":"task_456","status":{"state":"failed","timestamp":"2025-01-22T10:30:00Z"},"artifacts":[{"artifactId":"error-result","parts":[{"kind":"text","text":"Rate limit exceeded."},{"kind":"data","data":{"adcp_error":{"code":"RATE_LIMITED","message":"Request rate exceeded","retry_after":5,"recovery":"transient"}}}]}]}`)},
 			want: Pass},
 		{name: "1.0 failed task in the task branch", calls: []evidence.Call{errProbe(task10("TASK_STATE_FAILED", adcpErr))}, want: Pass},
-		{name: "1.0 rejected task (seeds 004: rejected carries adcp_error)", calls: []evidence.Call{errProbe(task10("TASK_STATE_REJECTED", adcpErr))}, want: Pass},
-		{name: "the error DataPart with metadata.mimeType (seeds 002, Error MIME Type)", calls: []evidence.Call{errProbe(
+		{name: "1.0 rejected task (a2a-response-extraction.mdx: rejected carries adcp_error)", calls: []evidence.Call{errProbe(task10("TASK_STATE_REJECTED", adcpErr))}, want: Pass},
+		{name: "the error DataPart with metadata.mimeType (transport-errors.mdx, Error MIME Type)", calls: []evidence.Call{errProbe(
 			`{"kind":"task","id":"t","status":{"state":"failed"},"artifacts":[{"artifactId":"e","parts":[{"kind":"data","data":` + adcpErr + `,"metadata":{"mimeType":"application/vnd.adcp.error+json"}}]}]}`)}, want: Pass},
 		{name: "a JSON-RPC error is not a task", calls: []evidence.Call{errProbe(task10("TASK_STATE_FAILED", adcpErr)),
 			a2aRPCError("a2a/get_products/error_wrong_type", "get_products", `{"code":-32602,"message":"Invalid params"}`, evidence.PurposeErrorWrongType)}, want: Pass},

@@ -43,7 +43,7 @@ type a2aReply struct {
 // a2aFailure are the task states that carry a failure.
 var a2aFailure = map[string]bool{"failed": true, "rejected": true}
 
-// parseA2AReply views an A2A JSON-RPC response: the extraction of seed 004
+// parseA2AReply views an A2A JSON-RPC response: the extraction of a2a-response-extraction.mdx
 // gives the body (the last DataPart of artifacts[0] for final states, the
 // first DataPart of status.message.parts for interim ones), and a task in
 // state failed or rejected is the A2A form of an error result.
@@ -103,7 +103,7 @@ func parseA2AReply(c evidence.Call) *reply {
 	return r
 }
 
-// extraction is seeds 004's extraction over a built task: for a final
+// extraction is a2a-response-extraction.mdx's extraction over a built task: for a final
 // state the last DataPart of artifacts[0] (none, with wrapper set, when it
 // is a {"response":{…}} wrapper), else the first DataPart of the status
 // message; for an interim state the first DataPart of the status message.

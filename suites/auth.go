@@ -12,7 +12,7 @@ const noCredential = "no credential was given (--bearer-env): the run cannot tel
 
 func authChecks() []Check {
 	return []Check{
-		// Rule: AUTH-01 · Spec: §4.72; seeds 002 · Since: 0.1.0 ·
+		// Rule: AUTH-01 · Spec: §4.72; transport-errors.mdx · Since: 0.1.0 ·
 		// Description: a protected operation without credentials MUST be refused with HTTP
 		// 401 carrying WWW-Authenticate, HTTP 403, or JSON-RPC -32028 before dispatch, and
 		// never succeed. The probe calls get_products without the credential (and without

@@ -17,7 +17,7 @@ func TestAUTH01Table(t *testing.T) {
 			c.Credential = "none"
 			return c
 		}
-		// §4.72; seeds 002: 401 with WWW-Authenticate (RFC 9728 / RFC 6750),
+		// §4.72; transport-errors.mdx: 401 with WWW-Authenticate (RFC 9728 / RFC 6750),
 		// 403, or JSON-RPC -32028 before dispatch.
 		cvTable(t, "AUTH-01", on, []judgeCase{
 			{name: "401 with a challenge", calls: []evidence.Call{unauth(cvHTTP(on, id, "get_products", 401, "",

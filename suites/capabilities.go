@@ -18,7 +18,7 @@ var (
 	accountTools = []string{"sync_accounts", "list_accounts"}
 )
 
-// taskSupport is seed 001's execution.taskSupport table.
+// taskSupport is mcp-guide.mdx's execution.taskSupport table.
 var taskSupport = map[string]string{
 	"get_products": "optional", "create_media_buy": "optional", "update_media_buy": "optional",
 	"build_creative": "optional", "sync_creatives": "optional", "get_signals": "optional",
@@ -51,9 +51,9 @@ func capChecks() []Check {
 		// loaded schema set, never a hand-kept subset. A missing required tool is reported at
 		// the list's pointer; a tools/list item that is no object is no tool and fails.
 		{ID: "CAP-02", Transport: catalogue.MCP, Text: "names its tools after AdCP tasks and exposes the required sales tools", Judge: judgeCAP02},
-		// Rule: CAP-03 · Spec: seeds 001 (taskSupport table) · Since: 0.1.0 ·
+		// Rule: CAP-03 · Spec: mcp-guide.mdx (taskSupport table) · Since: 0.1.0 ·
 		// Description: when the server declares the MCP tasks capability, each tool's
-		// execution.taskSupport MUST fit seed 001's table: "optional" for the listed
+		// execution.taskSupport MUST fit mcp-guide.mdx's table: "optional" for the listed
 		// long-running tools, absent or "forbidden" for the instant ones; a value that is no
 		// string (null included) fits neither, and each occurrence of a repeated key is judged.
 		{ID: "CAP-03", Transport: catalogue.MCP, Text: "declares taskSupport as the AdCP table says", Judge: judgeCAP03},
@@ -61,7 +61,7 @@ func capChecks() []Check {
 		// Description: comply_test_controller MUST NOT be exposed unless the run targets a
 		// sandbox (--sandbox).
 		{ID: "CAP-04", Transport: catalogue.MCP, Text: "hides comply_test_controller outside a sandbox", Judge: judgeCAP04},
-		// Rule: CAP-05 · Spec: seeds 001 (AdCP Extension via MCP Server Card) · Since: 0.1.0 ·
+		// Rule: CAP-05 · Spec: mcp-guide.mdx (AdCP Extension via MCP Server Card) · Since: 0.1.0 ·
 		// Description: a server card at /.well-known/mcp.json or /.well-known/server.json
 		// SHOULD declare AdCP under _meta["adcontextprotocol.org"].
 		{ID: "CAP-05", Transport: catalogue.MCP, Text: "declares AdCP in its MCP server card", Judge: judgeCAP05},

@@ -194,7 +194,7 @@ func TestCAP05Table(t *testing.T) {
 	card := func(url string, status int, body string) evidence.Call {
 		return httpGet("mcp/card/"+filepath.Base(url), evidence.MCP, url, status, body, evidence.PurposeDiscovery)
 	}
-	// seeds 001 (AdCP Extension via MCP Server Card).
+	// mcp-guide.mdx (AdCP Extension via MCP Server Card).
 	const declared = `{"name":"seller","_meta":{"adcontextprotocol.org":{"adcp_version":"3.1","protocols_supported":["media_buy"]}}}`
 	runJudgeTable(t, "CAP-05", catalogue.MCP, []judgeCase{
 		{name: "mcp.json declares AdCP", calls: []evidence.Call{card(mcpJSON, 200, declared), card(serverJSON, 404, "")}, want: Pass},

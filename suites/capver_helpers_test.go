@@ -25,8 +25,8 @@ func cvOK(on catalogue.Transport, id, tool, body string, ps ...evidence.Purpose)
 }
 
 // cvErr records a call answered with the error body: an MCP isError result
-// (seeds 000/001), an A2A task failed with the body as its DataPart
-// (seed 004).
+// (mcp-response-extraction.mdx/001), an A2A task failed with the body as its DataPart
+// (a2a-response-extraction.mdx).
 func cvErr(on catalogue.Transport, id, tool, body string, ps ...evidence.Purpose) evidence.Call {
 	if on == catalogue.A2A {
 		return a2aResult("a2a/"+id, tool, a2aTask("failed", body), ps...)

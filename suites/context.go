@@ -8,7 +8,7 @@ import (
 
 func ctxChecks() []Check {
 	return []Check{
-		// Rule: CTX-01 · Spec: seeds 001; L2/context-sessions · Since: 0.1.0 ·
+		// Rule: CTX-01 · Spec: mcp-guide.mdx; L2/context-sessions · Since: 0.1.0 ·
 		// Description: the request's context object MUST be echoed unchanged (JSON-equal: no
 		// added, removed or retyped keys) at the root of a success response. Each occurrence
 		// of a repeated context key must be the echo.

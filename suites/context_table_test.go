@@ -62,7 +62,7 @@ func TestCTX01Table(t *testing.T) {
 				want: HarnessError, msg: "connection reset"},
 		}
 		if tr == catalogue.MCP {
-			// seed 000: without structuredContent the JSON text is the body.
+			// mcp-response-extraction.mdx: without structuredContent the JSON text is the body.
 			text := func(body string) evidence.Call {
 				return withContext(mcpResult(probe, "get_products", `{"content":[{"type":"text","text":`+quoteJSON(body)+`}]}`, evidence.PurposeContext), eoCtx)
 			}
@@ -90,7 +90,7 @@ func TestCTX02Table(t *testing.T) {
 			{name: "a changed context fails", calls: []evidence.Call{errCall(`,"context":{"correlation_id":"c-7f3a"}`)}, want: Fail, ptr: p, msg: "differs"},
 			{name: "an error read past the body without the context fails", calls: []evidence.Call{withContext(eoHidden(tr, probe, eoVersion, pVersion), eoCtx)},
 				want: Fail, ptr: eoHiddenRoot(tr) + "/context"},
-			// SPEC-DIGEST §4.43: MCP transport-level errors are exempt; no body to echo in.
+			// context-sessions.mdx §Normative echo contract: MCP transport-level errors are exempt; no body to echo in.
 			{name: "a JSON-RPC error is not judged", calls: []evidence.Call{
 				withContext(eoRPCProbe(tr, probe, `{"code":-32602,"message":"Invalid params"}`, pVersion), eoCtx)},
 				want: Skip, msg: none},
@@ -113,13 +113,13 @@ func TestCTX02Table(t *testing.T) {
 			cases = append(cases,
 				judgeCase{name: "a prose-only error result echoes no context", calls: []evidence.Call{withContext(prose, eoCtx)},
 					want: Fail, ptr: "/result", msg: "does not echo"},
-				// The issue's case: a client reads the text fallback's error (seed 002 step
+				// The issue's case: a client reads the text fallback's error (transport-errors.mdx step
 				// 5) when structuredContent carries none, and the context beside it.
 				judgeCase{name: "the context in the text fallback beside an empty structuredContent passes", calls: []evidence.Call{
 					withContext(mcpResult(probe, "get_products",
 						`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoVersion+`,"context":`+eoCtx+`}`)+`}],"isError":true,"structuredContent":{}}`, pVersion), eoCtx)},
 					want: Pass},
-				// seed 002's text path carries {"adcp_error":…} alone; the body is structuredContent.
+				// transport-errors.mdx's text path carries {"adcp_error":…} alone; the body is structuredContent.
 				judgeCase{name: "a text holding the error alone beside the echoing structuredContent passes", calls: []evidence.Call{
 					withContext(mcpResult(probe, "get_products",
 						`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoVersion+`}`)+`}],"isError":true,"structuredContent":{"adcp_error":`+eoVersion+`,"context":`+eoCtx+`}}`, pVersion), eoCtx)},

@@ -47,6 +47,6 @@
 // # Where the spec disagrees with itself
 //
 // Each judge's comment block states the policy it follows where the spec's
-// pages read differently (SPEC-DIGEST §6); a seller is never failed for a
+// pages read differently; a seller is never failed for a
 // reading the spec allows.
 package suites

@@ -30,23 +30,23 @@ const noStatus = "no success body and no error body carrying status observed"
 
 func envChecks() []Check {
 	return []Check{
-		// Rule: ENV-01 · Spec: seeds 000 (Extraction Algorithm); L0/mcp-response-extraction · Since: 0.1.0 ·
+		// Rule: ENV-01 · Spec: mcp-response-extraction.mdx (Extraction Algorithm); L0/mcp-response-extraction · Since: 0.1.0 ·
 		// Description: a success tool result MUST carry its AdCP payload as a JSON object, in
 		// structuredContent or a content[] text item that parses to a non-array object.
 		// Policy: a success result whose only payload is adcp_error is left to ERR-05.
 		{ID: "ENV-01", Transport: catalogue.MCP, Text: "carries a success payload as a JSON object", Judge: judgeENV01},
-		// Rule: ENV-02 · Spec: seeds 001 (Producer rule); SPEC-DIGEST §4.1 · Since: 0.1.0 ·
+		// Rule: ENV-02 · Spec: mcp-guide.mdx (Producer rule) · Since: 0.1.0 ·
 		// Description: envelope and body fields MUST be flat siblings at the root; body fields
 		// are never nested under payload.
-		// Policy (SPEC-DIGEST §6.4): payload nesting fails on success results only; the
+		// Policy: payload nesting fails on success results only; the
 		// error-handling page's own MCP error example nests payload.errors, so error results
 		// are not failed for it.
 		{ID: "ENV-02", Transport: catalogue.MCP, Text: "keeps envelope and body fields flat at the root", Judge: judgeENV02},
 		// Rule: ENV-03 · Spec: core/protocol-envelope.json, enums/task-status.json; §4.2–4.3 · Since: 0.1.0 ·
 		// Description: status MUST be present at the root of every task response and be a
 		// task-status value.
-		// Policy: on error results status is judged only when present: seed 002's canonical
-		// error result carries adcp_error alone, and seed 001 tells receivers to read such
+		// Policy: on error results status is judged only when present: transport-errors.mdx's canonical
+		// error result carries adcp_error alone, and mcp-guide.mdx tells receivers to read such
 		// envelopes by adcp_error. On A2A, the progress data of an interim state (working,
 		// submitted, input-required, auth-required: status.message.parts) is judged only when
 		// it carries status: L0/a2a-response-format's own interim example is
@@ -59,7 +59,7 @@ func envChecks() []Check {
 		// Policy: the root is the body a client reads (clientRoots): structuredContent, or
 		// without it the text item a client extracts.
 		{ID: "ENV-04", Transport: catalogue.MCP, Text: "never emits task_status or response_status at the root", Judge: judgeENV04},
-		// Rule: ENV-05 · Spec: seeds 000, 002; §4.6 · Since: 0.1.0 ·
+		// Rule: ENV-05 · Spec: mcp-response-extraction.mdx, 002; §4.6 · Since: 0.1.0 ·
 		// Description: a success result SHOULD carry structuredContent and a JSON text fallback
 		// in content[], JSON-equal when both are present. The fallback compared is the one a
 		// client reads: the first text item that parses to an object.
@@ -81,10 +81,10 @@ func envChecks() []Check {
 		// precision.
 		// Policy: each occurrence of a repeated key is judged. The pattern is
 		// core/version-envelope.json's (the normative one); error
-		// results are judged only when they carry adcp_version, since seed 002's canonical
+		// results are judged only when they carry adcp_version, since transport-errors.mdx's canonical
 		// error result has none; A2A interim progress data likewise (see ENV-03).
 		{ID: "ENV-08", Transport: catalogue.MCP, Text: "echoes adcp_version at the root in release precision", Judge: judgeENV08},
-		// Rule: ENV-09 · Spec: MCP CallToolResult; seeds 003 · Since: 0.1.0 ·
+		// Rule: ENV-09 · Spec: MCP CallToolResult; ADR 002 (MCP Response Format) · Since: 0.1.0 ·
 		// Description: the tool result MUST be a valid CallToolResult: content an array of
 		// items of a known type (a text item's text a string), isError a JSON boolean when
 		// present, structuredContent an object when present (null is none of them). Judged
@@ -184,10 +184,10 @@ func stringMember(rt root, key string, required bool, bad func(string) string) [
 }
 
 // clientRoots returns the body a client reads from a reply. On MCP:
-// structuredContent when it is an object (seed 000, step 2); without it,
+// structuredContent when it is an object (mcp-response-extraction.mdx, step 2); without it,
 // the one text item a client extracts — on a success, the first that
-// parses to an object other than an adcp_error-only one (seed 000, step
-// 3); on an error result, the first whose adcp_error is truthy (seed 002).
+// parses to an object other than an adcp_error-only one (mcp-response-extraction.mdx, step
+// 3); on an error result, the first whose adcp_error is truthy (transport-errors.mdx).
 // A text fallback beside structuredContent is ENV-05's to compare, and
 // JSON text items after the extracted one are read by no client: the
 // envelope rules do not judge them. On A2A: the body the extraction

@@ -11,12 +11,12 @@ import (
 )
 
 // The ENV family's judge tables. Shapes come from the spec:
-//   - seeds 000 (MCP extraction) and spec/vectors/mcp-response-extraction.json
+//   - mcp-response-extraction.mdx (MCP extraction) and spec/vectors/mcp-response-extraction.json
 //     (structured-content-products, text-fallback-json, multiple-text-items,
 //     plain-text-no-json, text-parses-as-array, is-error-true, …);
-//   - seed 001's Producer rule (flat envelope) and core/protocol-envelope.json
+//   - mcp-guide.mdx's Producer rule (flat envelope) and core/protocol-envelope.json
 //     (status, timestamp, replayed; not.anyOf task_status/response_status);
-//   - seed 002's canonical error result (adcp_error alone in structuredContent);
+//   - transport-errors.mdx's canonical error result (adcp_error alone in structuredContent);
 //   - L0/a2a-response-format.mdx and spec/vectors/a2a-response-extraction.json
 //     (completed-single-datapart, working-status-message, failed-adcp-error);
 //   - reference/versioning.mdx (adcp_version in release precision);
@@ -24,9 +24,9 @@ import (
 
 const (
 	// envOK is a conformant success body: flat envelope fields and body
-	// fields at the root (seed 001; vector structured-content-products).
+	// fields at the root (mcp-guide.mdx; vector structured-content-products).
 	envOK = `{"status":"completed","message":"Found 1 product","context_id":"ctx_abc123","timestamp":"2025-10-14T14:25:30Z","adcp_version":"3.1","replayed":false,"products":[{"product_id":"ctv_premium","name":"Premium CTV"}]}`
-	// envError is seed 002's canonical error body: adcp_error alone.
+	// envError is transport-errors.mdx's canonical error body: adcp_error alone.
 	envError = `{"adcp_error":{"code":"RATE_LIMITED","message":"Request rate exceeded","recovery":"transient","retry_after":30}}`
 )
 
@@ -90,7 +90,7 @@ func TestENV02Table(t *testing.T) {
 		{name: "payload nested in the text fallback", calls: []evidence.Call{mcpResult("mcp/p", "get_products", textOnly(nested))}, want: Fail, ptr: mcpText0 + "/payload"},
 		{name: "a scalar field named payload is a body field", calls: []evidence.Call{mcpBody("mcp/p", "get_products",
 			`{"status":"completed","payload":"opaque"}`, false)}, want: Pass},
-		{name: "error results may nest payload.errors (SPEC-DIGEST §6.4)", calls: []evidence.Call{mcpBody("mcp/e", "create_media_buy",
+		{name: "error results may nest payload.errors (error-handling.mdx, the MCP error example: structuredContent.payload.errors)", calls: []evidence.Call{mcpBody("mcp/e", "create_media_buy",
 			`{"adcp_error":{"code":"INVALID_REQUEST","message":"m","recovery":"correctable"},"payload":{"errors":[]}}`, true)}, want: Skip, msg: noSuccess},
 		{name: "no evidence", want: Skip, msg: noSuccess},
 		{name: "not run", calls: []evidence.Call{notRun("mcp/p", evidence.MCP, evidence.KindToolCall, "no read tool")}, want: Skip, msg: "not run"},
@@ -123,8 +123,8 @@ func TestENV03Table(t *testing.T) {
 			}
 			return cs
 		}(), want: Pass},
-		// seed 002: an error result may omit status; without it, it shows nothing of status.
-		{name: "error result without status (seed 002) skips", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Skip, msg: none},
+		// transport-errors.mdx: an error result may omit status; without it, it shows nothing of status.
+		{name: "error result without status (transport-errors.mdx) skips", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Skip, msg: none},
 		{name: "error result without status beside a success passes", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true),
 			mcpBody("mcp/p", "get_products", `{"status":"completed","products":[]}`, false)}, want: Pass},
 		{name: "error result with a task status", calls: []evidence.Call{mcpBody("mcp/e", "get_products", `{"status":"failed","adcp_error":{"code":"X","message":"m"}}`, true)}, want: Pass},
@@ -197,7 +197,7 @@ func TestENV05Table(t *testing.T) {
 		{name: "both, equal", calls: []evidence.Call{mcpBody("mcp/p", "get_products", envOK, false)}, want: Pass},
 		{name: "both, equal up to key order and number spelling", calls: []evidence.Call{mcpResult("mcp/p", "get_products",
 			`{"content":[{"type":"text","text":`+quoteJSON(strings.Replace(reordered, `"status":"completed"`, `"status":"completed","n":1.0`, 1))+`}],"structuredContent":`+strings.Replace(envOK, `"status":"completed"`, `"status":"completed","n":1`, 1)+`}`)}, want: Pass},
-		{name: "prose first, then the JSON fallback (seed 000)", calls: []evidence.Call{mcpResult("mcp/p", "get_products",
+		{name: "prose first, then the JSON fallback (mcp-response-extraction.mdx)", calls: []evidence.Call{mcpResult("mcp/p", "get_products",
 			`{"content":[{"type":"text","text":"Found 1 product."},{"type":"text","text":`+quoteJSON(envOK)+`}],"structuredContent":`+envOK+`}`)}, want: Pass},
 		{name: "equal documents 10 001 levels deep", calls: []evidence.Call{mcpBody("mcp/p", "get_products", deep, false)}, want: Pass},
 		{name: "structuredContent absent (vector text-fallback-json)", calls: []evidence.Call{mcpResult("mcp/p", "get_products", textOnly(envOK))}, want: Fail, ptr: mcpSC},
@@ -285,7 +285,7 @@ func TestENV08Table(t *testing.T) {
 	runJudgeTable(t, "ENV-08", catalogue.MCP, []judgeCase{
 		{name: "release precision", calls: []evidence.Call{mcpBody("mcp/p", "get_products", envOK, false)}, want: Pass},
 		{name: "pre-release tag", calls: []evidence.Call{mcpBody("mcp/p", "get_products", ver(`"3.1-beta.2"`), false)}, want: Pass},
-		{name: "error result without adcp_version (seed 002)", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Skip, msg: none},
+		{name: "error result without adcp_version (transport-errors.mdx)", calls: []evidence.Call{mcpBody("mcp/e", "get_products", envError, true)}, want: Skip, msg: none},
 		{name: "absent", calls: []evidence.Call{mcpBody("mcp/p", "get_products", `{"status":"completed"}`, false)}, want: Fail, ptr: mcpSC + "/adcp_version"},
 		{name: "patch precision", calls: []evidence.Call{mcpBody("mcp/p", "get_products", ver(`"3.1.19"`), false)}, want: Fail, ptr: mcpSC + "/adcp_version", msg: "is not release precision"},
 		{name: "major only", calls: []evidence.Call{mcpBody("mcp/p", "get_products", ver(`"3"`), false)}, want: Fail, ptr: mcpSC + "/adcp_version"},

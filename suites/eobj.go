@@ -24,32 +24,32 @@ const (
 	noStringCode = "no error with a string code observed"
 )
 
-// The size limits of seed 002.
+// The size limits of transport-errors.mdx.
 const (
 	maxCodeLength   = 64
 	maxDetailsBytes = 500
 )
 
-// vendorCode is seed 002's X_{VENDOR}_{CODE}.
+// vendorCode is transport-errors.mdx's X_{VENDOR}_{CODE}.
 var vendorCode = regexp.MustCompile(`^X_[A-Z][A-Z0-9]{1,19}_[A-Z][A-Z0-9_]{1,39}$`)
 
 func eobjChecks() []Check {
 	return []Check{
-		// Rule: EOBJ-01 · Spec: seeds 002 (validate); core/error.json · Since: 0.1.0 ·
+		// Rule: EOBJ-01 · Spec: transport-errors.mdx (validate); core/error.json · Since: 0.1.0 ·
 		// Description: code MUST be a non-empty string of at most 64 characters (UTF-16
 		// units, as the seed's .length counts) and message MUST be a string. Each
 		// occurrence of a repeated key is judged.
 		{ID: "EOBJ-01", Transport: catalogue.MCP, Text: "types code as a short non-empty string and message as a string", Judge: judgeEOBJ01},
-		// Rule: EOBJ-02 · Spec: seeds 002 (validate, Client Library Requirements #3) · Since: 0.1.0 ·
+		// Rule: EOBJ-02 · Spec: transport-errors.mdx (validate, Client Library Requirements #3) · Since: 0.1.0 ·
 		// Description: the serialized error MUST be at most 4096 bytes.
 		// Policy: the seed's prose says "4096 bytes", its validate() counts
 		// JSON.stringify(error).length, UTF-16 code units; they differ only for non-ASCII
-		// text, where bytes is the stricter reading. As for seed 000's 1 MB text limit, the
+		// text, where bytes is the stricter reading. As for mcp-response-extraction.mdx's 1 MB text limit, the
 		// project counts the reference code's unit (extract.MaxErrorLength): an error a
 		// reference client keeps is never failed, and ERR-02 (which reads through the same
 		// validate()) and this rule never disagree.
 		{ID: "EOBJ-02", Transport: catalogue.MCP, Text: "keeps the serialized error within 4096 bytes", Judge: judgeEOBJ02},
-		// Rule: EOBJ-03 · Spec: seeds 002 (Size Guidance) · Since: 0.1.0 ·
+		// Rule: EOBJ-03 · Spec: transport-errors.mdx (Size Guidance) · Since: 0.1.0 ·
 		// Description: details, when present, SHOULD serialize to under 500 bytes of UTF-8.
 		// Judged on the errors that carry details (each occurrence of a repeated key); a
 		// run whose errors carry none skips: they show nothing of the size.
@@ -65,18 +65,18 @@ func eobjChecks() []Check {
 		// recovery. Judged on errors whose recovery is one of the three values: an absent
 		// recovery is EOBJ-10's, any other value EOBJ-04's (one defect, one rule).
 		{ID: "EOBJ-05", Transport: catalogue.MCP, Text: "gives a standard code its registered recovery", Judge: judgeEOBJ05},
-		// Rule: EOBJ-06 · Spec: seeds 002 (Seller-Specific Error Codes) · Since: 0.1.0 ·
+		// Rule: EOBJ-06 · Spec: transport-errors.mdx (Seller-Specific Error Codes) · Since: 0.1.0 ·
 		// Description: code MUST be a standard code or a vendor code X_{VENDOR}_{CODE}.
 		// Judged on the codes that are non-empty strings; any other code is EOBJ-01's, and a
 		// run with no string code skips.
 		{ID: "EOBJ-06", Transport: catalogue.MCP, Text: "uses a standard code or a vendor code", Judge: judgeEOBJ06},
-		// Rule: EOBJ-07 · Spec: seeds 002 (Seller Requirements); §4.26 · Since: 0.1.0 ·
+		// Rule: EOBJ-07 · Spec: transport-errors.mdx (Seller Requirements); §4.26 · Since: 0.1.0 ·
 		// Description: error strings MUST leak no internals (stack traces, file paths, SQL,
 		// internal hostnames, private IPs) and never the caller's own credential.
 		// Policy: the agent's own host is not a leak; the credential canary is the wire
 		// layer's record that the run's secret came back in a reply carrying an error.
 		{ID: "EOBJ-07", Transport: catalogue.MCP, Text: "leaks no internals or credentials in error strings", Judge: judgeEOBJ07},
-		// Rule: EOBJ-08 · Spec: seeds 002 (details tables); error-details/*.json · Since: 0.1.0 ·
+		// Rule: EOBJ-08 · Spec: transport-errors.mdx (details tables); error-details/*.json · Since: 0.1.0 ·
 		// Description: standard details keys SHOULD have their documented types. Judged on
 		// errors whose code has a documented details shape.
 		{ID: "EOBJ-08", Transport: catalogue.MCP, Text: "types the standard details keys as documented", Judge: judgeEOBJ08},
@@ -90,7 +90,7 @@ func eobjChecks() []Check {
 		{ID: "EOBJ-09", Transport: catalogue.MCP, Text: "never disagrees with itself across the paths of one response", Judge: judgeEOBJ09},
 		// Rule: EOBJ-10 · Spec: core/error.json (recovery description); L3/error-handling · Since: 0.2.0 ·
 		// Description: recovery SHOULD be present on every error (3.1 onward). The schema
-		// does not require it and seed 002's clients fall back to the code's class when it is
+		// does not require it and transport-errors.mdx's clients fall back to the code's class when it is
 		// absent, so its absence is a warning; its value is EOBJ-04's.
 		{ID: "EOBJ-10", Transport: catalogue.MCP, Text: "states recovery on every error", Judge: judgeEOBJ10},
 	}
@@ -311,7 +311,7 @@ func leak(s, agentHost string, version bool) string {
 }
 
 // detailTypes are the documented details keys per code and the JSON kinds
-// they take (seed 002's tables; error-details/*.json). A nil element check
+// they take (transport-errors.mdx's tables; error-details/*.json). A nil element check
 // means "an array of strings".
 var detailTypes = map[string]map[string]detailType{
 	"RATE_LIMITED": {
@@ -525,7 +525,7 @@ func utf16Len(s string) int {
 	return n
 }
 
-// stringifyLen is the serialized size in UTF-8 bytes (seed 002's details
+// stringifyLen is the serialized size in UTF-8 bytes (transport-errors.mdx's details
 // guidance); a value that is not JSON counts its raw bytes.
 func stringifyLen(raw []byte) int {
 	n, err := rawjson.StringifyLen(raw)
@@ -536,7 +536,7 @@ func stringifyLen(raw []byte) int {
 }
 
 // stringifyUnits is JSON.stringify(value).length in UTF-16 code units
-// (seed 002's validate()); a value that is not JSON counts its raw bytes.
+// (transport-errors.mdx's validate()); a value that is not JSON counts its raw bytes.
 func stringifyUnits(raw []byte) int {
 	n, err := rawjson.StringifyUnits(raw)
 	if err != nil {

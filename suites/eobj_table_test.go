@@ -13,7 +13,7 @@ import (
 // eoHidden is an error reply a client reads as an error although the error
 // is not where a reader of the success body looks: on MCP an isError result
 // whose structuredContent carries no adcp_error, so the detection order
-// (seed 002 step 5) reads the text fallback; on A2A a completed task whose
+// (transport-errors.mdx step 5) reads the text fallback; on A2A a completed task whose
 // artifact holds the adcp_error DataPart before the real body, which the
 // detection (step 2: artifacts[].parts[].data.adcp_error, whatever the
 // state) reads although the body is the last DataPart. Every judge of an
@@ -85,8 +85,8 @@ func TestEOBJ01Table(t *testing.T) {
 	eoTables(t, "EOBJ-01", func(tr catalogue.Transport) []judgeCase {
 		p := eoErrPtr(tr)
 		return append([]judgeCase{
-			{name: "seed 002's error passes", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
-			// seed 002 validate(): code.length counts UTF-16 units; 32 astral characters are 64.
+			{name: "transport-errors.mdx's error passes", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
+			// transport-errors.mdx validate(): code.length counts UTF-16 units; 32 astral characters are 64.
 			{name: "a code of 64 UTF-16 units passes", calls: []evidence.Call{eoErr(tr, `{"code":"`+strings.Repeat("😀", 32)+`","message":"m"}`)}, want: Pass},
 			// vector mcp-missing-code-field.
 			{name: "an absent code fails", calls: []evidence.Call{eoErr(tr, `{"message":"m","recovery":"terminal"}`)}, want: Fail, ptr: p + "/code"},
@@ -146,14 +146,14 @@ func TestEOBJ03Table(t *testing.T) {
 		p := eoErrPtr(tr) + "/details"
 		return append([]judgeCase{
 			{name: "details of 499 bytes pass", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("a", 488)))}, want: Pass},
-			// seed 002: sellers that omit details entirely are conformant; such an
+			// transport-errors.mdx: sellers that omit details entirely are conformant; such an
 			// error shows nothing of the size, so alone it skips.
 			{name: "no details skip", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Skip, msg: noDetails},
 			{name: "no details beside small details pass", calls: []evidence.Call{eoErr(tr, eoRateLimited), eoErr(tr, withNote("a"))}, want: Pass},
 			{name: "repeated details, one large, fail", calls: []evidence.Call{eoErr(tr, `{"code":"X_A_B","message":"m","details":{"note":"`+strings.Repeat("a", 600)+`"},"details":{}}`)},
 				want: Fail, ptr: p},
 			{name: "details of 500 bytes fail", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("a", 489)))}, want: Fail, ptr: p, msg: "500 bytes"},
-			// seed 002 Size Guidance: "in UTF-8 — this matters for non-ASCII content".
+			// transport-errors.mdx Size Guidance: "in UTF-8 — this matters for non-ASCII content".
 			{name: "245 é are 490 bytes and fail", calls: []evidence.Call{eoErr(tr, withNote(strings.Repeat("é", 245)))}, want: Fail, ptr: p, msg: "501 bytes"},
 			{name: "large details read past the body fail", calls: []evidence.Call{eoHidden(tr, eoProbe(tr, "get_products/valid"), withNote(strings.Repeat("a", 600)))},
 				want: Fail, ptr: eoHiddenPtr(tr) + "/details"},
@@ -176,7 +176,7 @@ func TestEOBJ04Table(t *testing.T) {
 			{name: "a repeated recovery, one invalid, fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":"fatal","recovery":"transient"}`)}, want: Fail, ptr: p, msg: `"fatal"`},
 			// vector unknown-recovery-value: "deferred" is not a recovery value.
 			{name: "an unknown value fails", calls: []evidence.Call{eoErr(tr, `{"code":"X_VENDOR_CUSTOM","message":"m","recovery":"deferred"}`)}, want: Fail, ptr: p},
-			// SPEC-DIGEST §6.2: the storyboard prose's "fatal" is not in the enum.
+			// error-compliance storyboard prose says "fatal", which is not in the recovery enum (core/error.json: transient, correctable, terminal).
 			{name: "fatal fails", calls: []evidence.Call{eoErr(tr, `{"code":"VERSION_UNSUPPORTED","message":"m","recovery":"fatal"}`)}, want: Fail, ptr: p, msg: `"fatal"`},
 			{name: "a different case fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":"Transient"}`)}, want: Fail, ptr: p},
 			{name: "null fails", calls: []evidence.Call{eoErr(tr, `{"code":"RATE_LIMITED","message":"m","recovery":null}`)}, want: Fail, ptr: p, msg: "null"},
@@ -194,7 +194,7 @@ func TestEOBJ05Table(t *testing.T) {
 			{name: "VERSION_UNSUPPORTED correctable passes", calls: []evidence.Call{eoErr(tr, eoVersion)}, want: Pass},
 			{name: "INVALID_REQUEST transient fails", calls: []evidence.Call{eoErr(tr, `{"code":"INVALID_REQUEST","message":"m","recovery":"transient"}`)},
 				want: Fail, ptr: eoErrPtr(tr) + "/recovery"},
-			// seed 002: a vendor code's recovery is the seller's to choose.
+			// transport-errors.mdx: a vendor code's recovery is the seller's to choose.
 			{name: "a vendor code is not judged", calls: []evidence.Call{eoErr(tr, `{"code":"X_STREAMHAUS_FLOOR_NOT_MET","message":"m","recovery":"transient"}`)}, want: Skip, msg: none},
 			// One defect, one rule: an invalid value is EOBJ-04's, an absent one EOBJ-10's.
 			{name: "an invalid recovery is not judged", calls: []evidence.Call{eoErr(tr, `{"code":"INVALID_REQUEST","message":"m","recovery":"fatal"}`)}, want: Skip, msg: none},
@@ -210,7 +210,7 @@ func TestEOBJ06Table(t *testing.T) {
 		p := eoErrPtr(tr) + "/code"
 		return append([]judgeCase{
 			{name: "a standard code passes", calls: []evidence.Call{eoErr(tr, eoRateLimited)}, want: Pass},
-			// seed 002's example vendor code.
+			// transport-errors.mdx's example vendor code.
 			{name: "X_STREAMHAUS_FLOOR_NOT_MET passes", calls: []evidence.Call{eoErr(tr, `{"code":"X_STREAMHAUS_FLOOR_NOT_MET","message":"m","recovery":"correctable"}`)}, want: Pass},
 			// A code that is absent or no string is EOBJ-01's: no code to judge here.
 			{name: "an absent code is EOBJ-01's", calls: []evidence.Call{eoErr(tr, `{"message":"m"}`)}, want: Skip, msg: noStringCode},
@@ -236,7 +236,7 @@ func TestEOBJ07Table(t *testing.T) {
 		echoed := eoErr(tr, eoRateLimited)
 		echoed.Exchanges = []wire.Exchange{{Method: "POST", Status: 200, SecretEchoed: true}}
 		return append([]judgeCase{
-			// seed 002 translateUpstreamError: "An internal error occurred".
+			// transport-errors.mdx translateUpstreamError: "An internal error occurred".
 			{name: "a generic message passes", calls: []evidence.Call{eoErr(tr, withMsg("An internal error occurred"))}, want: Pass},
 			{name: "the agent's own host passes", calls: []evidence.Call{eoErr(tr, withMsg("See https://seller.example.com/status"))}, want: Pass},
 			{name: "a public address passes", calls: []evidence.Call{eoErr(tr, withMsg("Resolver 8.8.8.8 is unreachable"))}, want: Pass},
@@ -267,9 +267,9 @@ func TestEOBJ08Table(t *testing.T) {
 	eoTables(t, "EOBJ-08", func(tr catalogue.Transport) []judgeCase {
 		p := eoErrPtr(tr) + "/details"
 		return append([]judgeCase{
-			// seed 002's RATE_LIMITED details example.
-			{name: "seed 002's RATE_LIMITED details pass", calls: []evidence.Call{eoErr(tr, rl(`{"limit":100,"remaining":0,"window_seconds":60,"scope":"account"}`))}, want: Pass},
-			// seed 002: CONFLICT versions are number | string; unknown keys are open.
+			// transport-errors.mdx's RATE_LIMITED details example.
+			{name: "transport-errors.mdx's RATE_LIMITED details pass", calls: []evidence.Call{eoErr(tr, rl(`{"limit":100,"remaining":0,"window_seconds":60,"scope":"account"}`))}, want: Pass},
+			// transport-errors.mdx: CONFLICT versions are number | string; unknown keys are open.
 			{name: "a CONFLICT ETag and an extra key pass", calls: []evidence.Call{eoErr(tr, `{"code":"CONFLICT","message":"m","recovery":"transient","details":{"resource_id":"mb_1","expected_version":"W/\"3\"","current_version":5,"note":"x"}}`)}, want: Pass},
 			{name: "a string limit fails", calls: []evidence.Call{eoErr(tr, rl(`{"limit":"30"}`))}, want: Fail, ptr: p + "/limit"},
 			{name: "an unknown scope fails", calls: []evidence.Call{eoErr(tr, rl(`{"scope":"planet"}`))}, want: Fail, ptr: p + "/scope"},
@@ -289,7 +289,7 @@ func TestEOBJ09Table(t *testing.T) {
 	eoTables(t, "EOBJ-09", func(tr catalogue.Transport) []judgeCase {
 		twoPaths := func(a, b string) evidence.Call {
 			if tr == catalogue.A2A {
-				// seed 002 detection steps 2 and 3: the artifact and the status message.
+				// transport-errors.mdx detection steps 2 and 3: the artifact and the status message.
 				return a2aResult("a2a/get_products/error_version", "get_products",
 					`{"kind":"task","id":"t1","contextId":"c1","status":{"state":"failed","message":{"role":"agent","messageId":"m1","parts":[{"kind":"data","data":{"adcp_error":`+b+`}}]}},"artifacts":[{"artifactId":"a1","parts":[{"kind":"data","data":{"adcp_error":`+a+`}}]}]}`, pVersion)
 			}
@@ -352,7 +352,7 @@ func TestEOBJ09Table(t *testing.T) {
 	})
 }
 
-// eoA2AOrMCPOnePath is an error carried on one path only: seed 002's A2A
+// eoA2AOrMCPOnePath is an error carried on one path only: transport-errors.mdx's A2A
 // failed task; on MCP the text fallback of an older server.
 func eoA2AOrMCPOnePath(tr catalogue.Transport) evidence.Call {
 	if tr == catalogue.A2A {

@@ -13,7 +13,7 @@ import (
 )
 
 // reservedRPC maps the JSON-RPC codes reserved for infrastructure
-// rejections before tool dispatch (seed 002) to the AdCP codes they carry.
+// rejections before tool dispatch (transport-errors.mdx) to the AdCP codes they carry.
 var reservedRPC = map[int64]bool{-32029: true, -32028: true, -32027: true}
 
 // infraCodes are the AdCP codes the reserved JSON-RPC codes carry.
@@ -23,7 +23,7 @@ const noErrorReply = "no error reply observed"
 
 func errChecks() []Check {
 	return []Check{
-		// Rule: ERR-01 · Spec: seeds 002 (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
+		// Rule: ERR-01 · Spec: transport-errors.mdx (Layer Separation, Tool-Level Errors); §4.9, §4.11 · Since: 0.1.0 ·
 		// Description: an application error MUST come back as a tool result with isError: true,
 		// not as a success result and not as a JSON-RPC error. isError is the JSON true on each
 		// occurrence of a repeated key.
@@ -43,30 +43,30 @@ func errChecks() []Check {
 		// (RATE_LIMITED, AUTH_*, SERVICE_UNAVAILABLE) is a rejection before dispatch, not the
 		// application error the probe asked for: not judged here (ERR-06 judges its code).
 		{ID: "ERR-01", Transport: catalogue.MCP, Text: "returns application errors as tool results flagged isError", Judge: judgeERR01},
-		// Rule: ERR-02 · Spec: seeds 002 (Client Detection Order) · Since: 0.1.0 ·
+		// Rule: ERR-02 · Spec: transport-errors.mdx (Client Detection Order) · Since: 0.1.0 ·
 		// Description: an isError: true result MUST carry an AdCP error the detection order
 		// extracts: structuredContent.adcp_error, or a content[] text object with adcp_error,
 		// that passes validate().
 		{ID: "ERR-02", Transport: catalogue.MCP, Text: "carries an extractable adcp_error on every isError result", Judge: judgeERR02},
-		// Rule: ERR-03 · Spec: seeds 002 (Servers SHOULD support both paths) · Since: 0.1.0 ·
+		// Rule: ERR-03 · Spec: transport-errors.mdx (Servers SHOULD support both paths) · Since: 0.1.0 ·
 		// Description: an error result SHOULD carry both structuredContent.adcp_error and
 		// content[0].text holding the JSON {"adcp_error":{…}}, equal to each other.
 		// Policy: other keys beside adcp_error in the text JSON (context, adcp_version) are
 		// allowed; only the two adcp_error values are compared.
 		{ID: "ERR-03", Transport: catalogue.MCP, Text: "carries the error in structuredContent and as JSON in the first text item", Judge: judgeERR03},
-		// Rule: ERR-04 · Spec: seeds 002 (Terse text) · Since: 0.1.0 ·
+		// Rule: ERR-04 · Spec: transport-errors.mdx (Terse text) · Since: 0.1.0 ·
 		// Description: human prose on an error result SHOULD be one terse sentence in a second
 		// content item, not a repeat of the error.
 		// Policy: terse means one item, one line, one sentence (see sentenceBreak), at most 256
 		// bytes (the length buyers truncate an error message to); the position is judged only
 		// when a JSON error text exists.
 		{ID: "ERR-04", Transport: catalogue.MCP, Text: "keeps human prose on an error result to one terse second item", Judge: judgeERR04},
-		// Rule: ERR-05 · Spec: seeds 000, 002 (Client Library Requirements #4); §4.10 · Since: 0.1.0 ·
+		// Rule: ERR-05 · Spec: mcp-response-extraction.mdx, 002 (Client Library Requirements #4); §4.10 · Since: 0.1.0 ·
 		// Description: adcp_error MUST NOT appear in a result whose isError is absent or false.
 		// Policy: a falsy adcp_error (null) is not an error signal and is not failed. A success
 		// with no body a client reads (an empty result) has nowhere to carry one: not judged.
 		{ID: "ERR-05", Transport: catalogue.MCP, Text: "never puts adcp_error in a result not flagged isError", Judge: judgeERR05},
-		// Rule: ERR-06 · Spec: seeds 002 (Reserved JSON-RPC Codes); §4.11 · Since: 0.1.0 ·
+		// Rule: ERR-06 · Spec: transport-errors.mdx (Reserved JSON-RPC Codes); §4.11 · Since: 0.1.0 ·
 		// Description: a JSON-RPC error carrying data.adcp_error MUST use a reserved code
 		// (-32029, -32028, -32027) with an infrastructure AdCP code; every other AdCP code uses
 		// the tool-level path.
@@ -75,7 +75,7 @@ func errChecks() []Check {
 		// RATE_LIMITED, AUTH_MISSING, AUTH_REQUIRED (deprecated alias), SERVICE_UNAVAILABLE. A
 		// code is an integer by value (-32029.0 is -32029, as JSON Schema and JavaScript read it).
 		{ID: "ERR-06", Transport: catalogue.MCP, Text: "carries adcp_error in JSON-RPC errors only under the reserved codes", Judge: judgeERR06},
-		// Rule: ERR-07 · Spec: seeds 002 (A2A Binding); §4.17 · Since: 0.1.0 ·
+		// Rule: ERR-07 · Spec: transport-errors.mdx (A2A Binding); §4.17 · Since: 0.1.0 ·
 		// Description: a fatal failure MUST be a task in state failed (or rejected) whose
 		// artifacts[0] last DataPart is {"adcp_error":{…}}. Judged on the error probes'
 		// replies carrying adcp_error in a task (a stray adcp_error on a success is
@@ -280,7 +280,7 @@ var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs":
 // after an abbreviation or a single letter (an initial: "U.S. Market");
 // the CJK full stop, exclamation and question marks end one before any
 // further text. Seed 002's "Rate limited — retry in 5s." is one sentence;
-// seed 002's A2A TextPart "Rate limit exceeded. Retry in 5 seconds." is two.
+// transport-errors.mdx's A2A TextPart "Rate limit exceeded. Retry in 5 seconds." is two.
 func sentenceBreak(s string) int {
 	s = strings.TrimSpace(s)
 	rs := []rune(s)

@@ -9,19 +9,19 @@ import (
 )
 
 // The shapes of the ERR, EOBJ, RETRY and CTX tables. The error object and
-// its two MCP paths are seed 002's (MCP Binding, "Servers SHOULD support
+// its two MCP paths are transport-errors.mdx's (MCP Binding, "Servers SHOULD support
 // both paths"; the terse second item "Rate limited — retry in 5s."); the A2A
-// failed task is seed 002's A2A Binding example (a TextPart, then the
+// failed task is transport-errors.mdx's A2A Binding example (a TextPart, then the
 // DataPart {"adcp_error":…} in artifacts[0]).
 
-// eoRateLimited is seed 002's example error object.
+// eoRateLimited is transport-errors.mdx's example error object.
 const eoRateLimited = `{"code":"RATE_LIMITED","message":"Request rate exceeded","retry_after":5,"recovery":"transient"}`
 
 // eoVersion is the VERSION_UNSUPPORTED error the version probes ask for
 // (reference/versioning.mdx: details.supported_versions).
 const eoVersion = `{"code":"VERSION_UNSUPPORTED","message":"adcp_version 99.0 is not supported","recovery":"correctable","details":{"supported_versions":["3.0","3.1"]}}`
 
-// eoProse is seed 002's terse second content item.
+// eoProse is transport-errors.mdx's terse second content item.
 const eoProse = `Rate limited — retry in 5s.`
 
 // eoMCPError is an MCP isError result carrying adcpErr on both paths, with
@@ -43,7 +43,7 @@ func eoA2ATask(state string, data ...string) string {
 	return `{"kind":"task","id":"task_456","contextId":"c1","status":{"state":"` + state + `","timestamp":"2025-01-22T10:30:00Z"},"artifacts":[{"artifactId":"error-result","parts":[` + strings.Join(parts, ",") + `]}]}`
 }
 
-// eoA2AError is seed 002's failed task carrying adcpErr (extra as in
+// eoA2AError is transport-errors.mdx's failed task carrying adcpErr (extra as in
 // eoMCPError).
 func eoA2AError(probeID, adcpErr, extra string, ps ...evidence.Purpose) evidence.Call {
 	return a2aResult(probeID, "get_products", eoA2ATask("failed", `{"adcp_error":`+adcpErr+extra+`}`), ps...)
@@ -93,7 +93,7 @@ func TestERR01Table(t *testing.T) {
 	ok := eoMCPError("mcp/get_products/error_version", eoVersion, "", pVersion)
 	runJudgeTable(t, "ERR-01", catalogue.MCP, []judgeCase{
 		{name: "a VERSION_UNSUPPORTED isError result on both paths passes", calls: []evidence.Call{ok}, want: Pass},
-		// seed 002: servers on older MCP versions omit structuredContent; the text is enough.
+		// transport-errors.mdx: servers on older MCP versions omit structuredContent; the text is enough.
 		{name: "a text-only isError result passes", calls: []evidence.Call{
 			mcpResult("mcp/get_task_status/error_unknown_task", "get_task_status",
 				`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":{"code":"REFERENCE_NOT_FOUND","message":"No such task","recovery":"correctable"}}`)+`}],"isError":true}`, pTask)},
@@ -109,7 +109,7 @@ func TestERR01Table(t *testing.T) {
 		{name: "-32602 to the wrong-typed argument passes", calls: []evidence.Call{
 			mcpRPCError("mcp/get_products/error_wrong_type", "get_products", `{"code":-32602,"message":"Invalid params"}`, pWrongType)},
 			want: Pass},
-		// seed 002 Transport-Level Errors: a rejection before dispatch, ERR-06's.
+		// transport-errors.mdx Transport-Level Errors: a rejection before dispatch, ERR-06's.
 		// A rate limit met outside the burst never reached the application:
 		// no evidence for the probe, the rule is an error (ERR-06 judges the
 		// refusal itself).
@@ -184,7 +184,7 @@ func TestERR02Table(t *testing.T) {
 			mcpResult("mcp/get_products/error_version", "get_products",
 				`{"content":[{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoRateLimited+`}`)+`}],"isError":true}`, pVersion)},
 			want: Pass},
-		// seed 002's detection reads every text item in order.
+		// transport-errors.mdx's detection reads every text item in order.
 		{name: "the JSON text after a prose item passes", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products",
 				`{"content":[{"type":"text","text":"Rate limited."},{"type":"text","text":`+quoteJSON(`{"adcp_error":`+eoRateLimited+`}`)+`}],"isError":true}`, pVersion)},
@@ -253,8 +253,8 @@ func TestERR04Table(t *testing.T) {
 	errText := quoteJSON(`{"adcp_error":` + eoRateLimited + `}`)
 	sc := `"isError":true,"structuredContent":{"adcp_error":` + eoRateLimited + `}}`
 	runJudgeTable(t, "ERR-04", catalogue.MCP, []judgeCase{
-		{name: "seed 002's terse second item passes", calls: []evidence.Call{eoMCPError("mcp/get_products/error_version", eoRateLimited, "", pVersion)}, want: Pass},
-		// seed 002: a server without structuredContent may answer with prose alone.
+		{name: "transport-errors.mdx's terse second item passes", calls: []evidence.Call{eoMCPError("mcp/get_products/error_version", eoRateLimited, "", pVersion)}, want: Pass},
+		// transport-errors.mdx: a server without structuredContent may answer with prose alone.
 		{name: "one terse prose item alone passes", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":"Rate limited."}],`+sc, pVersion)},
 			want: Pass},
@@ -270,7 +270,7 @@ func TestERR04Table(t *testing.T) {
 		{name: "prose over 256 bytes fails", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`},{"type":"text","text":"`+strings.Repeat("a", 257)+`"}],`+sc, pVersion)},
 			want: Fail, ptr: "/result/content/1/text", msg: "257 bytes"},
-		// seed 002, Terse text: "a single terse sentence".
+		// transport-errors.mdx, Terse text: "a single terse sentence".
 		{name: "two sentences fail", calls: []evidence.Call{
 			mcpResult("mcp/get_products/error_version", "get_products", `{"content":[{"type":"text","text":`+errText+`},{"type":"text","text":"Rate limit exceeded. Retry in 5 seconds."}],`+sc, pVersion)},
 			want: Fail, ptr: "/result/content/1/text", msg: "more than one sentence"},
@@ -313,7 +313,7 @@ func TestSentenceBreak(t *testing.T) {
 func TestERR05Table(t *testing.T) {
 	runJudgeTable(t, "ERR-05", catalogue.MCP, []judgeCase{
 		{name: "a success without adcp_error passes", calls: []evidence.Call{mcpBody("mcp/get_products/valid", "get_products", eoProducts, false)}, want: Pass},
-		// Policy: a null adcp_error is not an error signal (seed 002 tests truthiness).
+		// Policy: a null adcp_error is not an error signal (transport-errors.mdx tests truthiness).
 		{name: "a null adcp_error on a success passes", calls: []evidence.Call{
 			mcpBody("mcp/get_products/valid", "get_products", `{"status":"completed","products":[],"adcp_error":null}`, false)},
 			want: Pass},
@@ -341,19 +341,19 @@ func TestERR05Table(t *testing.T) {
 	})
 	runJudgeTable(t, "ERR-05", catalogue.A2A, []judgeCase{
 		{name: "a completed task with its body passes", calls: []evidence.Call{eoSuccess(catalogue.A2A, "a2a/get_products/valid", eoProducts)}, want: Pass},
-		// seed 002 A2A Binding: the failed task carries the error; not a success.
+		// transport-errors.mdx A2A Binding: the failed task carries the error; not a success.
 		{name: "a failed task is not judged", calls: []evidence.Call{eoA2AError("a2a/get_products/error_version", eoVersion, "", pVersion)},
 			want: Skip, msg: noSuccess},
 		{name: "a completed task whose DataPart is the error fails", calls: []evidence.Call{
 			a2aResult("a2a/get_products/error_version", "get_products", eoA2ATask("completed", `{"adcp_error":`+eoVersion+`}`), pVersion)},
 			want: Fail, ptr: "/result/artifacts/0/parts/1/data/adcp_error"},
-		// The client detection (seed 002 step 2, extract.A2AError) reads every
+		// The client detection (transport-errors.mdx step 2, extract.A2AError) reads every
 		// DataPart of every artifact, whatever the state: a completed task whose
 		// error part precedes the body is read as an error.
 		{name: "a completed task with an error DataPart before the body fails", calls: []evidence.Call{
 			a2aResult("a2a/get_products/valid", "get_products", eoA2ATask("completed", `{"adcp_error":`+eoRateLimited+`}`, eoProducts))},
 			want: Fail, ptr: "/result/artifacts/0/parts/1/data/adcp_error", msg: `"completed"`},
-		// seed 002 step 3: status.message.parts[].data.adcp_error.
+		// transport-errors.mdx step 3: status.message.parts[].data.adcp_error.
 		{name: "an adcp_error in a working task's status message fails", calls: []evidence.Call{
 			a2aResult("a2a/get_products/valid", "get_products", `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working","message":{"role":"agent","messageId":"m1","parts":[{"kind":"data","data":{"adcp_error":`+eoRateLimited+`}}]}}}`)},
 			want: Fail, ptr: "/result/status/message/parts/0/data/adcp_error"},
@@ -377,7 +377,7 @@ func TestERR06Table(t *testing.T) {
 		{name: "-32029 with RATE_LIMITED passes", calls: []evidence.Call{rpc("-32029", eoRateLimited)}, want: Pass},
 		// vector mcp-jsonrpc-auth-required-deprecated.
 		{name: "-32028 with the deprecated AUTH_REQUIRED passes", calls: []evidence.Call{rpc("-32028", `{"code":"AUTH_REQUIRED","message":"auth","recovery":"correctable"}`)}, want: Pass},
-		// seed 002 Security Considerations: the reserved codes MAY be collapsed into one.
+		// transport-errors.mdx Security Considerations: the reserved codes MAY be collapsed into one.
 		{name: "a collapsed reserved code carrying SERVICE_UNAVAILABLE passes", calls: []evidence.Call{rpc("-32029", `{"code":"SERVICE_UNAVAILABLE","message":"down","recovery":"transient"}`)}, want: Pass},
 		{name: "a non-reserved code carrying adcp_error fails", calls: []evidence.Call{rpc("-32001", `{"code":"AUTH_MISSING","message":"auth","recovery":"correctable"}`)},
 			want: Fail, ptr: "/error/code"},
@@ -410,7 +410,7 @@ func TestERR08Table(t *testing.T) {
 			want: HarnessError},
 	})
 	runJudgeTable(t, "ERR-08", catalogue.A2A, []judgeCase{
-		// SPEC-DIGEST §4.38: business rejection → A2A completed + DataPart status "rejected".
+		// a2a-response-extraction.mdx §Status-Based Extraction: business rejection → A2A completed + DataPart status "rejected".
 		{name: "a rejected body in a completed task passes", calls: []evidence.Call{eoSuccess(catalogue.A2A, "a2a/get_products/valid", rejected)}, want: Pass},
 		{name: "a rejected body in a failed task fails at the state", calls: []evidence.Call{
 			a2aResult("a2a/get_products/valid", "get_products", a2aTask("failed", rejected))},

@@ -11,7 +11,7 @@ import (
 )
 
 // TestErrorVectorsReadAsExtractReads runs the spec's transport-error-mapping
-// vectors (seed 002's Test Vectors) through the judges' reply view: every
+// vectors (transport-errors.mdx's Test Vectors) through the judges' reply view: every
 // error the client detection (extract) reads is among the candidates the
 // ERR, EOBJ, RETRY and CTX judges read, at the same place, and ERR-05 never
 // passes a success result a client reads an error from.

@@ -297,8 +297,8 @@ func replayedFlag(r *reply) (string, bool) {
 
 func judgeIDEM04(s *evidence.Store, _ Options) Verdict {
 	t := newTally("IDEM-04")
-	// Only a successful first use binds the key to its payload (SPEC-DIGEST
-	// §4.54: errors are not cached): after a refused first create, a
+	// Only a successful first use binds the key to its payload (security.mdx,
+	// idempotency: errors are not cached): after a refused first create, a
 	// refusal of the second says nothing about conflict detection.
 	if firsts := toolCalls(s, evidence.WithPurpose(evidence.PurposeIdemFirst)); len(firsts) > 0 && firsts[0].Answered() {
 		if fr := parseReply(firsts[0]); !fr.success() || fr.data == nil || fr.errorSignal() {

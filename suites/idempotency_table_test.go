@@ -29,7 +29,7 @@ func TestIDEM01Table(t *testing.T) {
 			{name: "ttl absent", calls: []evidence.Call{caps(`{"supported":true}`)}, want: Fail, ptr: idem + "/replay_ttl_seconds"},
 			{name: "supported a string", calls: []evidence.Call{caps(`{"supported":"yes","replay_ttl_seconds":86400}`)}, want: Fail, ptr: idem + "/supported"},
 			{name: "idempotency absent", calls: []evidence.Call{capsCall(on, `{"adcp":{"major_versions":[3]},"supported_protocols":["media_buy"]}`)}, want: Fail, ptr: idem},
-			// RULES.md IDEM-01: no adcp object at all fails too.
+			// IDEM-01: no adcp object at all fails too.
 			{name: "no adcp object", calls: []evidence.Call{capsCall(on, `{"supported_protocols":["media_buy"]}`)}, want: Fail, ptr: cvData(on) + "/adcp"},
 			{name: "capabilities answered with an error", calls: []evidence.Call{cvErr(on, capabilitiesProbe, "get_adcp_capabilities",
 				`{"adcp_error":{"code":"SERVICE_UNAVAILABLE","message":"down"}}`)}, want: Skip, msg: "CAP-01"},
@@ -175,7 +175,7 @@ func TestIDEM04Table(t *testing.T) {
 			{name: "create_media_buy not listed", want: Skip, msg: "not listed"},
 			{name: "harness failed", calls: []evidence.Call{harnessFailed(cvID(on, "idem/conflict"), evidence.Transport(on), evidence.KindToolCall, "EOF", evidence.PurposeIdemConflict)},
 				want: HarnessError, msg: "EOF"},
-			// SPEC-DIGEST §4.54: only a successful first use binds the key.
+			// security.mdx, idempotency rules 3 and 8: only a successful first use binds the key.
 			{name: "the first create refused: the key was never bound", calls: []evidence.Call{
 				idemCallOn(on, "first", `{"adcp_error":{"code":"VALIDATION_ERROR","message":"brand is required"}}`, true),
 				conflict(`{"adcp_error":{"code":"VALIDATION_ERROR","message":"brand is required"}}`, true)},

@@ -145,7 +145,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 		{rule: "ENV-04", on: sweepBoth, field: "task_status", at: sweepOK("task_status"),
 			more: map[string]Outcome{`"completed","task_status":null`: Fail},
 			bare: func(catalogue.Transport) []evidence.Call { return nil }, none: "no AdCP body observed"},
-		// seed 001: body fields are never nested under payload; a payload
+		// mcp-guide.mdx: body fields are never nested under payload; a payload
 		// that is not an object nests nothing.
 		{rule: "ENV-02", on: sweepMCP, field: "payload", at: sweepOK("payload"),
 			kinds: map[string]Outcome{"a string": Pass, "a number": Pass, "a boolean": Pass, "null": Pass, "an array": Pass},
@@ -176,7 +176,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"an object": Pass},
 			more:  map[string]Outcome{`{},"structuredContent":[]`: Fail, `[],"structuredContent":{}`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: "no tool result observed"},
-		// seed 000: the success payload is a JSON object; a text item holding
+		// mcp-response-extraction.mdx: the success payload is a JSON object; a text item holding
 		// any other JSON value (or none) carries no payload.
 		{rule: "ENV-01", on: sweepMCP, field: "the text payload",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -185,7 +185,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"an object": Pass},
 			more:  map[string]Outcome{`{"status":"completed","status":"completed"}`: Pass, `{"status":`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: noSuccess},
-		// seed 002: an error result is isError true, a JSON boolean.
+		// transport-errors.mdx: an error result is isError true, a JSON boolean.
 		{rule: "ERR-01", on: sweepMCP, field: "isError",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
 				body := `{"adcp_error":` + eoVersion + `}`
@@ -196,13 +196,13 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"a boolean": Pass},
 			more:  map[string]Outcome{`false,"isError":true`: Fail, `true,"isError":false`: Fail, `"true"`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: noErrorReply},
-		// seed 002: adcp_error never on a result not flagged isError; a falsy
+		// transport-errors.mdx: adcp_error never on a result not flagged isError; a falsy
 		// one (null, false, "", 0) is no error signal.
 		{rule: "ERR-05", on: sweepBoth, field: "adcp_error", at: sweepOK("adcp_error"),
 			kinds: map[string]Outcome{"null": Pass},
 			more:  map[string]Outcome{`false`: Pass, `""`: Pass, `0`: Pass, `null,"adcp_error":{"code":"X"}`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: noSuccess},
-		// seed 002 (Servers SHOULD support both paths): structuredContent's
+		// transport-errors.mdx (Servers SHOULD support both paths): structuredContent's
 		// adcp_error an error object.
 		{rule: "ERR-03", on: sweepMCP, field: "adcp_error",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -213,7 +213,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			good: []string{eoRateLimited},
 			more: map[string]Outcome{eoRateLimited + `,"adcp_error":7`: Fail},
 			bare: func(catalogue.Transport) []evidence.Call { return nil }, none: "no isError result observed"},
-		// seed 002 validate(): code a non-empty string of at most 64
+		// transport-errors.mdx validate(): code a non-empty string of at most 64
 		// characters, message a string.
 		{rule: "EOBJ-01", on: sweepBoth, field: "code", at: sweepErr("code"),
 			good:  []string{`"RATE_LIMITED"`, `"\ud800"`},
@@ -225,7 +225,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"a string": Pass},
 			more:  map[string]Outcome{`"m","message":null`: Fail, `7,"message":"m"`: Fail},
 			bare:  sweepErrBare, none: noErrorObject},
-		// seed 002 Size Guidance: details under 500 bytes, whatever its type
+		// transport-errors.mdx Size Guidance: details under 500 bytes, whatever its type
 		// (the type is SCHEMA-02's); an error without details shows no size.
 		{rule: "EOBJ-03", on: sweepBoth, field: "details", at: sweepErr("details"), kinds: all,
 			more: map[string]Outcome{`"` + strings.Repeat("a", 600) + `"`: Fail, `{},"details":{"n":"` + strings.Repeat("a", 600) + `"}`: Fail},
@@ -237,14 +237,14 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			bare: func(on catalogue.Transport) []evidence.Call {
 				return []evidence.Call{eoErr(on, `{"code":"RATE_LIMITED","message":"m"}`)}
 			}, none: noRecovery},
-		// seed 002: a standard code or X_{VENDOR}_{CODE}; a code that is no
+		// transport-errors.mdx: a standard code or X_{VENDOR}_{CODE}; a code that is no
 		// string is EOBJ-01's.
 		{rule: "EOBJ-06", on: sweepBoth, field: "code", at: sweepErr("code"),
 			good:  []string{`"RATE_LIMITED"`, `"X_ACME_FLOOR"`},
 			kinds: map[string]Outcome{"a number": Skip, "a boolean": Skip, "null": Skip, "an array": Skip, "an object": Skip},
 			more:  map[string]Outcome{`"RATE_LIMITED","code":"Oops"`: Fail, `"Oops","code":"RATE_LIMITED"`: Fail, `"\ud800"`: Fail},
 			bare:  sweepErrBare, none: noStringCode},
-		// seed 002 (details tables): RATE_LIMITED's limit is a number.
+		// transport-errors.mdx (details tables): RATE_LIMITED's limit is a number.
 		{rule: "EOBJ-08", on: sweepBoth, field: "details.limit",
 			at: func(on catalogue.Transport, v string) []evidence.Call {
 				return []evidence.Call{eoErr(on, `{"code":"RATE_LIMITED","message":"m","recovery":"transient","retry_after":5,"details":{"limit":`+v+`}}`)}
@@ -259,7 +259,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 		// (its value is EOBJ-04's).
 		{rule: "EOBJ-10", on: sweepBoth, field: "recovery", at: sweepErr("recovery"), kinds: all,
 			bare: sweepErrBare, none: noErrorObject},
-		// seed 002 retry_after bounds: a finite number from 1 to 3600.
+		// transport-errors.mdx retry_after bounds: a finite number from 1 to 3600.
 		{rule: "RETRY-01", on: sweepBoth, field: "retry_after", at: sweepErr("retry_after"),
 			good:  []string{`1`, `3600`, `5.5`},
 			kinds: map[string]Outcome{"a number": Pass},
@@ -302,7 +302,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: all,
 			more:  map[string]Outcome{`false`: Fail, `"false"`: Pass, `true,"additionalProperties":false`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: "tools/list was not fetched"},
-		// seeds 004: a final task carries exactly one artifact in a list;
+		// a2a-response-extraction.mdx: a final task carries exactly one artifact in a list;
 		// null artifacts is none (ProtoJSON reads null as the default).
 		{rule: "A2A-01", on: sweepA2A, field: "artifacts",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -313,7 +313,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			bare: func(catalogue.Transport) []evidence.Call {
 				return []evidence.Call{a2aResult(read, "get_products", `{"kind":"task","id":"t1","status":{"state":"working"}}`)}
 			}, none: "no final task observed"},
-		// seeds 004: the artifact holds a DataPart whose data is an object.
+		// a2a-response-extraction.mdx: the artifact holds a DataPart whose data is an object.
 		{rule: "A2A-02", on: sweepA2A, field: "data",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
 				return []evidence.Call{a2aResult(read, "get_products", `{"kind":"task","id":"t1","status":{"state":"completed"},"artifacts":[{"artifactId":"a1","parts":[{"kind":"data","data":`+v+`}]}]}`)}
@@ -322,7 +322,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			bare: func(catalogue.Transport) []evidence.Call {
 				return []evidence.Call{a2aResult(read, "get_products", `{"kind":"task","id":"t1","status":{"state":"failed"}}`)}
 			}, none: "no completed task with an artifact observed"},
-		// seeds 004 (Wire-Format Compatibility): status.state a known token.
+		// a2a-response-extraction.mdx (Wire-Format Compatibility): status.state a known token.
 		{rule: "A2A-04", on: sweepA2A, field: "status.state",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
 				return []evidence.Call{a2aCard(card03), a2aResult(read, "get_products", `{"kind":"task","id":"t1","status":{"state":`+v+`},"artifacts":[]}`)}
@@ -381,7 +381,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			bare: func(on catalogue.Transport) []evidence.Call {
 				return []evidence.Call{cvErr(on, capabilitiesProbe, "get_adcp_capabilities", `{"adcp_error":`+eoRateLimited+`}`)}
 			}, none: "CAP-01"},
-		// seed 002 (Reserved JSON-RPC Codes): a JSON-RPC error carrying
+		// transport-errors.mdx (Reserved JSON-RPC Codes): a JSON-RPC error carrying
 		// adcp_error uses a reserved integer code; -32029.0 is that integer.
 		{rule: "ERR-06", on: sweepMCP, field: "error.code",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -394,7 +394,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			}, none: "no JSON-RPC error carrying data.adcp_error observed"},
 		// §4.22: a RATE_LIMITED error carries retry_after, whatever its value
 		// (its type and bounds are RETRY-01's and RETRY-02's); null is absent
-		// (seed 002's extraction keeps it only when != null).
+		// (transport-errors.mdx's extraction keeps it only when != null).
 		{rule: "RETRY-03", on: sweepBoth, field: "retry_after", at: sweepErr("retry_after"),
 			kinds: map[string]Outcome{"a string": Pass, "a number": Pass, "a boolean": Pass, "an array": Pass, "an object": Pass},
 			more:  map[string]Outcome{`5,"retry_after":null`: Fail},
@@ -436,7 +436,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"an object": Pass},
 			more:  map[string]Outcome{`{},"adcp":[]`: Fail, `[],"adcp":{}`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: "not called"},
-		// seed 001's taskSupport table: get_adcp_capabilities "forbidden"
+		// mcp-guide.mdx's taskSupport table: get_adcp_capabilities "forbidden"
 		// or absent, a string of MCP's enum.
 		{rule: "CAP-03", on: sweepMCP, field: "taskSupport",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -448,7 +448,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			bare: func(catalogue.Transport) []evidence.Call {
 				return []evidence.Call{initialize(`{"tools":{}}`)}
 			}, none: "tasks capability"},
-		// seeds 001: the server card declares AdCP under
+		// mcp-guide.mdx: the server card declares AdCP under
 		// _meta["adcontextprotocol.org"], an object.
 		{rule: "CAP-05", on: sweepMCP, field: "_meta",
 			at: func(_ catalogue.Transport, v string) []evidence.Call {
@@ -472,7 +472,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			kinds: map[string]Outcome{"a string": Pass},
 			more:  map[string]Outcome{`""`: Fail, `"t1","taskId":1`: Fail},
 			bare:  func(catalogue.Transport) []evidence.Call { return nil }, none: "no task-augmented call was made"},
-		// seeds 001: a TTL above the maximum is clamped: a number below the
+		// mcp-guide.mdx: a TTL above the maximum is clamped: a number below the
 		// ten years asked; null (unlimited) honours it; no readable ttl is
 		// TASK-01's.
 		{rule: "TASK-05", on: sweepMCP, field: "ttl",
@@ -494,7 +494,7 @@ func TestJudgesAgainstJSONTypes(t *testing.T) {
 			good: []string{`["3.0","3.1"]`},
 			more: map[string]Outcome{`[3.1]`: Fail, `["3.1.0"]`: Fail},
 			bare: func(catalogue.Transport) []evidence.Call { return nil }, none: "no call declaring an unsupported version"},
-		// seeds 002 (URL validation): a followable URL is an https string; a
+		// transport-errors.mdx (URL validation): a followable URL is an https string; a
 		// value that is no string is no URL to follow (its type is the
 		// schema's).
 		{rule: "URL-01", on: sweepMCP, field: "policy_url",

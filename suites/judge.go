@@ -27,8 +27,9 @@ type Options struct {
 	// Strict is carried for the report (SHOULD failures change the exit
 	// code); judges ignore it.
 	Strict bool
-	// Transports selects the transports to judge; empty means MCP. The
-	// judges of this package cover MCP only.
+	// Transports selects the transports to judge (MCP, A2A); empty means
+	// MCP. A rule is judged on each selected transport its catalogue entry
+	// names.
 	Transports []catalogue.Transport
 	// AllowedDomains are registrable domains, besides the agent's own, that
 	// seller URLs may point to (URL-02). A URL on a subdomain of one of them

@@ -25,7 +25,7 @@ import (
 // the reference seller's habits.
 //
 // Tables run each judge through Check.judge, the same path Judge and the
-// Ginkgo specs take, so the mutation check (scripts/mutants) that makes a
+// Ginkgo specs take, so the mutation check (.ci/mutants) that makes a
 // judge always pass or always fail is seen by them.
 
 // judgeCase is one row of a judge table.
@@ -166,7 +166,7 @@ func mcpResult(probeID, tool, result string, ps ...evidence.Purpose) evidence.Ca
 }
 
 // mcpBody records an MCP tools/call answered with body as structuredContent
-// and as its JSON text fallback (the shape seed 000 asks for); isError flags
+// and as its JSON text fallback (the shape mcp-response-extraction.mdx asks for); isError flags
 // the result.
 func mcpBody(probeID, tool, body string, isError bool, ps ...evidence.Purpose) evidence.Call {
 	result := `{"content":[{"type":"text","text":` + quoteJSON(body) + `}],"structuredContent":` + body

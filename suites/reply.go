@@ -32,7 +32,7 @@ type reply struct {
 	scRaw json.RawMessage
 	// texts are the content[] items of type "text" with a string text.
 	texts []textItem
-	// data is what a client extracts on the success path (seed 000), with
+	// data is what a client extracts on the success path (mcp-response-extraction.mdx), with
 	// dataPtr locating it in the response; nil when none.
 	data    *rawjson.Object
 	dataPtr string
@@ -182,7 +182,7 @@ func (r *reply) roots() []root {
 }
 
 // errorRoot returns the body an error reply carries its envelope in: the
-// object holding the adcp_error a client extracts first (seed 002's
+// object holding the adcp_error a client extracts first (transport-errors.mdx's
 // detection order: structuredContent, then the first text item, on MCP;
 // every artifact's DataParts, then status.message's, on A2A), else the body
 // carrying no adcp_error: structuredContent (MCP), the extracted body (A2A).
@@ -218,7 +218,7 @@ func (r *reply) errorSignal() bool {
 	return r.isError || r.rpcErr != nil || len(r.candidates()) > 0
 }
 
-// candidates returns every truthy adcp_error of the reply, in seed 002's
+// candidates returns every truthy adcp_error of the reply, in transport-errors.mdx's
 // detection order, a superset of what the client detection (extract) reads:
 // a JSON-RPC error's data; on MCP structuredContent, then each text item
 // that parses to an object (read whatever isError says: ERR-05 judges the

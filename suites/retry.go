@@ -8,7 +8,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// The bounds of retry_after, in seconds (seed 002).
+// The bounds of retry_after, in seconds (transport-errors.mdx).
 const (
 	minRetryAfter = 1
 	maxRetryAfter = 3600
@@ -16,7 +16,7 @@ const (
 
 func retryChecks() []Check {
 	return []Check{
-		// Rule: RETRY-01 · Spec: seeds 002 (retry_after bounds) · Since: 0.1.0 ·
+		// Rule: RETRY-01 · Spec: transport-errors.mdx (retry_after bounds) · Since: 0.1.0 ·
 		// Description: retry_after, when present, MUST be a finite number from 1 to 3600
 		// inclusive. Judged on every adcp_error that carries retry_after, JSON-RPC
 		// error.data included, each occurrence of a repeated key; an error without it shows
@@ -32,7 +32,7 @@ func retryChecks() []Check {
 		// Rule: RETRY-03 · Spec: §4.22 · Since: 0.1.0 ·
 		// Description: a RATE_LIMITED error SHOULD carry retry_after. Judged on every
 		// RATE_LIMITED seen, the opt-in burst probe's included. A null retry_after is
-		// absent (seed 002's extraction keeps it only when it is != null).
+		// absent (transport-errors.mdx's extraction keeps it only when it is != null).
 		{ID: "RETRY-03", Transport: catalogue.MCP, Text: "tells a rate-limited caller when to retry", Judge: judgeRETRY03},
 	}
 }

@@ -37,7 +37,7 @@ func TestRETRY01Table(t *testing.T) {
 			{name: "0 fails", calls: []evidence.Call{eoErr(tr, eoRetry("0"))}, want: Fail, ptr: p},
 			{name: "0.5 fails", calls: []evidence.Call{eoErr(tr, eoRetry("0.5"))}, want: Fail, ptr: p},
 			{name: "3600.5 fails", calls: []evidence.Call{eoErr(tr, eoRetry("3600.5"))}, want: Fail, ptr: p},
-			// seed 002: non-finite values are treated as absent by clients; a seller sending one breaks the bound.
+			// transport-errors.mdx: non-finite values are treated as absent by clients; a seller sending one breaks the bound.
 			{name: "an overflowing literal fails", calls: []evidence.Call{eoErr(tr, eoRetry("1e400"))}, want: Fail, ptr: p},
 			{name: "a string fails", calls: []evidence.Call{eoErr(tr, eoRetry(`"5"`))}, want: Fail, ptr: p, msg: "not a number"},
 			{name: "null fails", calls: []evidence.Call{eoErr(tr, eoRetry(`null`))}, want: Fail, ptr: p},
@@ -100,7 +100,7 @@ func TestRETRY03Table(t *testing.T) {
 		burstOK := eoSuccess(tr, eoProbe(tr, "rate_burst/1"), eoProducts, evidence.PurposeRateBurst)
 		return []judgeCase{
 			{name: "a RATE_LIMITED burst reply with retry_after passes", calls: []evidence.Call{burstOK, burst("31", eoRetry("5"))}, want: Pass},
-			// seed 002 Transport-Level Errors: the infrastructure form, -32029.
+			// transport-errors.mdx Transport-Level Errors: the infrastructure form, -32029.
 			{name: "a JSON-RPC RATE_LIMITED with retry_after passes", calls: []evidence.Call{
 				eoRPC(tr, `{"code":-32029,"message":"Rate limit exceeded","data":{"adcp_error":`+eoRetry("10")+`}}`)}, want: Pass},
 			{name: "a RATE_LIMITED without retry_after fails", calls: []evidence.Call{burstOK, burst("31", eoRetry(""))},

@@ -34,7 +34,7 @@ var (
 	// that the manifest does not.
 	requiredTaskPageTasks = []string{"sync_agent_notification_configs"}
 	// release32Tasks are the 3.2 lifecycle's tasks
-	// (protocol/calling-an-agent.mdx, "Idempotency"; SPEC-DIGEST §2.3): a
+	// (protocol/calling-an-agent.mdx, "Idempotency"; the 3.2 schemas' task index): a
 	// seller already serving them is not naming tools outside AdCP.
 	release32Tasks = []string{
 		"accept_proposal", "buy_products", "control_media_buy", "decline_proposals", "list_products",

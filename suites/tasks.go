@@ -24,7 +24,7 @@ const (
 // mcpTaskStatuses are the MCP task statuses (2025-11-25).
 var mcpTaskStatuses = map[string]bool{"working": true, "input_required": true, "completed": true, "failed": true, "cancelled": true}
 
-// adcpToMCPStatus is seed 001's AdCP Status Mapping.
+// adcpToMCPStatus is mcp-guide.mdx's AdCP Status Mapping.
 var adcpToMCPStatus = map[string]string{
 	"working": "working", "submitted": "working", "input-required": "input_required", "completed": "completed",
 	"failed": "failed", "rejected": "failed", "canceled": "cancelled", "auth-required": "input_required",
@@ -32,7 +32,7 @@ var adcpToMCPStatus = map[string]string{
 
 func taskChecks() []Check {
 	return []Check{
-		// Rule: TASK-01 · Spec: seeds 001 (Async Operations via MCP Tasks); MCP 2025-11-25 Tasks · Since: 0.1.0 ·
+		// Rule: TASK-01 · Spec: mcp-guide.mdx (Async Operations via MCP Tasks); MCP 2025-11-25 Tasks · Since: 0.1.0 ·
 		// Description: when the server declares the tasks capability, a task-augmented
 		// tools/call (params.task {ttl}) to get_products (taskSupport "optional") MUST return a
 		// task handle, result.task with taskId (a non-empty string), status (an MCP task
@@ -43,7 +43,7 @@ func taskChecks() []Check {
 		// schema makes it optional (Task.pollInterval?: "Suggested polling interval"),
 		// so a handle without it is the schema's and is never failed.
 		{ID: "TASK-01", Transport: catalogue.MCP, Text: "answers a task-augmented call with a task handle", Judge: judgeTASK01},
-		// Rule: TASK-02 · Spec: seeds 001 (Async Operations via MCP Tasks) · Since: 0.1.0 ·
+		// Rule: TASK-02 · Spec: mcp-guide.mdx (Async Operations via MCP Tasks) · Since: 0.1.0 ·
 		// Description: tasks/get MUST answer the owner's task (same taskId, an MCP status) and
 		// reach a terminal status (completed, failed, cancelled) within the harness's wait
 		// and the task's TTL, the harness honouring pollInterval; tasks/result MUST then
@@ -52,7 +52,7 @@ func taskChecks() []Check {
 		// Policy: a failed task's tasks/result may be a JSON-RPC error (a request that
 		// failed before producing a tool result); a cancelled task's is not judged.
 		{ID: "TASK-02", Transport: catalogue.MCP, Text: "reaches a terminal task status and returns the tool result from tasks/result", Judge: judgeTASK02},
-		// Rule: TASK-03 · Spec: seeds 001 (AdCP Status Mapping) · Since: 0.1.0 ·
+		// Rule: TASK-03 · Spec: mcp-guide.mdx (AdCP Status Mapping) · Since: 0.1.0 ·
 		// Description: MCP task statuses MUST map from the AdCP status as the table says
 		// (submitted→working, input-required/auth-required→input_required,
 		// rejected→failed, canceled→cancelled, the others unchanged). Judged on every
@@ -64,7 +64,7 @@ func taskChecks() []Check {
 		// task stays cancelled). A refused cancel (the task was already terminal) is
 		// not judged: it shows nothing about cancellation.
 		{ID: "TASK-03", Transport: catalogue.MCP, Text: "maps AdCP statuses to MCP task statuses", Judge: judgeTASK03},
-		// Rule: TASK-04 · Spec: seeds 001 (Production task isolation) · Since: 0.1.0 ·
+		// Rule: TASK-04 · Spec: mcp-guide.mdx (Production task isolation) · Since: 0.1.0 ·
 		// Description: tasks MUST be scoped to their session: a second session's tasks/get,
 		// tasks/result and tasks/cancel of the first session's taskId MUST be refused (a
 		// JSON-RPC error), tasks/list MUST NOT show it (a task whose taskId is exactly
@@ -77,7 +77,7 @@ func taskChecks() []Check {
 		// Limit: on a seller whose task is already terminal, a leaked cancel is refused
 		// for that reason, so it is caught only when it answers with a task.
 		{ID: "TASK-04", Transport: catalogue.MCP, Text: "keeps a session's tasks invisible to other sessions", Judge: judgeTASK04},
-		// Rule: TASK-05 · Spec: seeds 001 (clamp client-provided TTL) · Since: 0.1.0 ·
+		// Rule: TASK-05 · Spec: mcp-guide.mdx (clamp client-provided TTL) · Since: 0.1.0 ·
 		// Description: a client-provided TTL above the server's maximum SHOULD be clamped: a
 		// task-augmented call asking for ten years gets a handle whose ttl is a number below
 		// it (null, unlimited, honours it too). Refusing the call is not honouring it. A

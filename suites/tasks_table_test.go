@@ -9,7 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// The TASK tables. Shapes: seed 001 (Async Operations via MCP Tasks: the
+// The TASK tables. Shapes: mcp-guide.mdx (Async Operations via MCP Tasks: the
 // CreateTaskResult {"task": {taskId, status, createdAt, ttl, pollInterval}},
 // tasks/get, tasks/result returning the CallToolResult, tasks/cancel; AdCP
 // Status Mapping; Production task isolation; clamping a client-provided

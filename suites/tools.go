@@ -11,13 +11,13 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// envelopeFieldNames are the protocol fields every tool accepts (seeds 001,
+// envelopeFieldNames are the protocol fields every tool accepts (mcp-guide.mdx,
 // MCP-specific considerations).
 var envelopeFieldNames = []string{"idempotency_key", "context_id", "context", "push_notification_config", "governance_context", "adcp_version", "ext"}
 
 func tolChecks() []Check {
 	return []Check{
-		// Rule: TOL-01 · Spec: seeds 001 (MCP-Specific Considerations); §4.60 · Since: 0.1.0 ·
+		// Rule: TOL-01 · Spec: mcp-guide.mdx (MCP-Specific Considerations); §4.60 · Since: 0.1.0 ·
 		// Description: every listed tool MUST accept the envelope fields without rejecting
 		// the call because of them (building/by-layer/L0/mcp-guide.mdx: "they MUST NOT
 		// reject a call because an envelope field is present").

@@ -15,7 +15,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// followedKeys are the fields holding URLs a buyer would follow (seeds 002
+// followedKeys are the fields holding URLs a buyer would follow (transport-errors.mdx
 // URL validation, 004 FilePart URI and Auth Challenge URL validation):
 // details.setup_url, details.policy_url and an auth challenge's
 // challenge_url, at any depth, and an A2A FilePart's URL.
@@ -43,7 +43,7 @@ func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' 
 
 func urlChecks() []Check {
 	return []Check{
-		// Rule: URL-01 · Spec: seeds 002 (URL validation), 004 · Since: 0.1.0 ·
+		// Rule: URL-01 · Spec: transport-errors.mdx (URL validation), 004 · Since: 0.1.0 ·
 		// Description: every URL a buyer would follow (details.setup_url,
 		// details.policy_url, an auth challenge's challenge_url, an A2A FilePart's
 		// url (1.0) or file.uri (0.3)) MUST use https and carry no userinfo;
@@ -52,7 +52,7 @@ func urlChecks() []Check {
 		// content; A2A artifacts and status message parts, every event of a
 		// stream) and each text item or TextPart holding a JSON object.
 		{ID: "URL-01", Transport: catalogue.MCP, Text: "gives followable URLs as https without userinfo", Judge: judgeURL01},
-		// Rule: URL-02 · Spec: seeds 002 (URL validation) · Since: 0.1.0 ·
+		// Rule: URL-02 · Spec: transport-errors.mdx (URL validation) · Since: 0.1.0 ·
 		// Description: those URLs SHOULD sit on the agent's own registrable domain (public
 		// suffix list), or one the run allows (--allow-domain).
 		{ID: "URL-02", Transport: catalogue.MCP, Text: "keeps followable URLs on the agent's own domain", Judge: judgeURL02},

@@ -13,7 +13,7 @@ import (
 
 // The URL tables. Shapes: transport-errors.mdx (ACCOUNT_SETUP_REQUIRED
 // details.setup_url, CREATIVE_REJECTED / POLICY_VIOLATION
-// details.policy_url, "URL validation"); seed 004 (FilePart URI Validation:
+// details.policy_url, "URL validation"); a2a-response-extraction.mdx (FilePart URI Validation:
 // a 1.0 Part with url, a v0.3 kind "file" part with file.uri; Auth Challenge
 // URL Validation: a DataPart with challenge_url in status.message.parts of
 // an auth-required task).
@@ -75,7 +75,7 @@ func a2aFile10(u string) evidence.Call {
 }
 
 // a2aChallenge is an A2A 1.0 auth-required task whose status message
-// carries the auth challenge DataPart (seed 004) with challenge_url u.
+// carries the auth challenge DataPart (a2a-response-extraction.mdx) with challenge_url u.
 func a2aChallenge(u string) evidence.Call {
 	return a2aResult("a2a/get_products/valid", "get_products",
 		`{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_AUTH_REQUIRED","message":{"messageId":"m1","role":"ROLE_AGENT","parts":[`+

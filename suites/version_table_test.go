@@ -26,7 +26,7 @@ func TestVER01Table(t *testing.T) {
 				want: Fail, ptr: adcp + "/supported_versions"},
 			{name: "supported_versions empty", calls: []evidence.Call{caps(`{"major_versions":[3],"supported_versions":[]}`)},
 				want: Fail, ptr: adcp + "/supported_versions"},
-			// RULES.md VER-01: no adcp object at all fails too.
+			// VER-01: no adcp object at all fails too.
 			{name: "no adcp object", calls: []evidence.Call{capsCall(on, `{"supported_protocols":["media_buy"]}`)}, want: Fail, ptr: adcp},
 			{name: "adcp not an object", calls: []evidence.Call{caps(`[3]`)}, want: Fail, ptr: adcp},
 			{name: "capabilities answered with an error", calls: []evidence.Call{cvErr(on, capabilitiesProbe, "get_adcp_capabilities",

@@ -18,7 +18,7 @@ import (
 
 func hookChecks() []Check {
 	return []Check{
-		// Rule: HOOK-01 · Spec: seeds 001 (Webhook Trigger Rules); core/mcp-webhook-payload.json;
+		// Rule: HOOK-01 · Spec: mcp-guide.mdx (Webhook Trigger Rules); core/mcp-webhook-payload.json;
 		// webhooks.mdx (Payload anatomy, Operation IDs) · Since: 0.1.0 · Description: a webhook
 		// body MUST be the full envelope — idempotency_key (of the schema's pattern),
 		// operation_id echoed verbatim, task_id (the first response's, when it gave one),
@@ -27,12 +27,12 @@ func hookChecks() []Check {
 		// push_notification_config pointing at the harness's receiver on get_products
 		// asking for asynchronous curation and, with --allow-mutations, on
 		// create_media_buy (the operation sellers most often complete asynchronously);
-		// whatever a probe asked, a first response of submitted or working (seed 001's
+		// whatever a probe asked, a first response of submitted or working (mcp-guide.mdx's
 		// trigger) makes its deliveries judged here. The envelope checks are
 		// webhook.CheckEnvelope, held to webhook-receiver-envelope.json; the body's own
 		// keys are read case-sensitively.
 		// Policy: no webhook within --webhook-wait is a skip, not a failure: a
-		// submitted media buy may wait a day for approval (seed 001, Webhooks for
+		// submitted media buy may wait a day for approval (mcp-guide.mdx, Webhooks for
 		// Long-Lived Operations), and the rule is about the body of a webhook sent.
 		{ID: "HOOK-01", Transport: catalogue.MCP, Text: "posts the full webhook envelope for asynchronous work", Judge: judgeHOOK01},
 		// Rule: HOOK-02 · Spec: security.mdx (Webhook callbacks, Legacy HMAC-SHA256
@@ -54,7 +54,7 @@ func hookChecks() []Check {
 		// is a skip, not a pass; so is a first delivery without an idempotency_key string
 		// (HOOK-01's: there is no key to reuse), and a retry whose key is no string fails.
 		{ID: "HOOK-03", Transport: catalogue.MCP, Text: "retries a delivery with the same idempotency_key", Judge: judgeHOOK03},
-		// Rule: HOOK-04 · Spec: seeds 001 (Webhook Trigger Rules) · Since: 0.1.0 ·
+		// Rule: HOOK-04 · Spec: mcp-guide.mdx (Webhook Trigger Rules) · Since: 0.1.0 ·
 		// Description: no webhook MUST be sent for a call whose first response was already
 		// terminal (completed, failed, rejected, canceled; an error is failed). Judged on
 		// every registration answered terminal after which the harness waited
@@ -170,7 +170,7 @@ func asyncHooks(s *evidence.Store, t *tally) ([]registration, string) {
 	if len(regs) == 0 && len(skips) == 0 {
 		return nil, "no call registered a webhook (get_products is not listed)"
 	}
-	none := "no call with push_notification_config was answered submitted or working, the first responses after which seed 001 owes webhooks"
+	none := "no call with push_notification_config was answered submitted or working, the first responses after which mcp-guide.mdx owes webhooks"
 	if len(answered) > 0 {
 		none += ": " + strings.Join(answered, ", ")
 	}

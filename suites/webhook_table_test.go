@@ -13,7 +13,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 )
 
-// The HOOK tables. Shapes: seed 001 (Webhook Trigger Rules: webhooks follow
+// The HOOK tables. Shapes: mcp-guide.mdx (Webhook Trigger Rules: webhooks follow
 // a first response of working or submitted, never a terminal one; the
 // create_media_buy push_notification_config example), vectors
 // webhook-receiver-envelope.json (the full MCP webhook envelope:
@@ -62,7 +62,7 @@ func hookProbe(tr evidence.Transport, id, tool string, p evidence.Purpose, first
 		case isErr:
 			c = a2aResult(id, tool, a2aTask("failed", first), p)
 		case st.Status == "submitted" || st.Status == "working":
-			// An interim task: the body is status.message's first DataPart (seed 004).
+			// An interim task: the body is status.message's first DataPart (a2a-response-extraction.mdx).
 			c = a2aResult(id, tool, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"`+st.Status+
 				`","message":{"kind":"message","messageId":"m1","role":"agent","parts":[{"kind":"data","data":`+first+`}]}}}`, p)
 		default:
@@ -173,7 +173,7 @@ func TestHOOK01Table(t *testing.T) {
 				h.buyAsync(submittedBuy, dlv(`{"media_buy_id":"mb_001"}`, 200))), want: Fail, msg: "missing_envelope_fields"},
 			{name: "no webhook within the wait skips (the work may finish later)", calls: h.buyAsync(submittedBuy), want: Skip, msg: "raise --webhook-wait"},
 			{name: "a terminal first response owes no webhook", calls: h.buyAsync(completedBuy), want: Skip, msg: `was answered "completed" at once`},
-			{name: "an input-required first response owes no webhook (seed 001 trigger rules)", calls: h.buyAsync(inputBuy, dlv(good, 200)), want: Skip, msg: `"input-required" at once`},
+			{name: "an input-required first response owes no webhook (mcp-guide.mdx trigger rules)", calls: h.buyAsync(inputBuy, dlv(good, 200)), want: Skip, msg: `"input-required" at once`},
 			{name: "mutations not allowed skips with the reason", calls: []evidence.Call{h.notAllowed(evidence.PurposeHookAsync, "hook/media_buy/async/hmac-sha256")},
 				want: Skip, msg: "--allow-mutations"},
 			{name: "no registration skips", want: Skip, msg: "no call registered a webhook"},

@@ -58,7 +58,7 @@ var attacks = []attack{
 // live heap grows less than 512 MB; results.json is written and parses;
 // every connection the run attempts goes through its guard, to loopback
 // only — never to the cloud metadata service (see dialLog).
-// The figures are logged (the README's hostile table quotes them);
+// The figures are logged (docs/security.md's hostile table quotes them);
 // ADCP_CONFORM_ATTACK_KEEP=<folder> keeps each run's reports there.
 func TestHostileAttacks(t *testing.T) {
 	if testing.Short() {

@@ -17,6 +17,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/conform"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // BenchmarkReportWriting builds the report model of a run and writes its
@@ -93,12 +94,12 @@ func reportFixture(b *testing.B, payload []byte, n int) (*evidence.Store, runner
 	}
 	var actual any
 	_ = json.Unmarshal(payload, &actual) // nil for the 10 001-deep reply, as the engine sees it
-	sb := &storyboard.Storyboard{ID: "bomb", Title: "bomb", Path: "protocols/media-buy/index.yaml"}
+	sb := &spec.Storyboard{ID: "bomb", Title: "bomb", Path: "protocols/media-buy/index.yaml"}
 	res := storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Failed}
 	for i := range n {
-		obs := &storyboard.Observation{Call: store.Calls()[0], Transport: "mcp", Task: "get_products", PayloadRaw: payload, Payload: actual}
+		obs := &spec.Observation{Call: store.Calls()[0], Transport: "mcp", Task: "get_products", PayloadRaw: payload, Payload: actual}
 		res.Steps = append(res.Steps, storyboard.StepResult{PhaseID: "p", StepID: fmt.Sprintf("s%d", i), Task: "get_products", Obs: obs,
-			Request: map[string]any{"brief": "video"}, Validations: []storyboard.Result{{Check: "response_schema", Passed: false,
+			Request: map[string]any{"brief": "video"}, Validations: []spec.Result{{Check: "response_schema", Passed: false,
 				Description: "validates", Expected: actual, Actual: actual, Message: "the reply breaks its schema"}}})
 	}
 	res.Slim(report.Embed) // as a run does once a storyboard is graded

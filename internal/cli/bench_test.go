@@ -17,7 +17,7 @@ import (
 )
 
 // The benchmarks measure the harness against the bundled reference seller
-// on loopback (README, Performance):
+// on loopback (docs/performance.md):
 //
 //	go test -run '^$' -bench . -benchtime 10x ./internal/cli/
 //

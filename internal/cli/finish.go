@@ -34,10 +34,10 @@ type postConfig struct {
 // addPostFlags registers --sign-key, --certify and --baseline on fs.
 func addPostFlags(fs *flag.FlagSet, withRunFlags bool) *postConfig {
 	p := &postConfig{}
-	fs.StringVar(&p.signKey, "sign-key", "", "Ed25519 private key (PEM, from 'adcp-conform keygen') to sign results.json with; writes "+FileSignature)
+	fs.StringVar(&p.signKey, "sign-key", "", "the Ed25519 private key `FILE` (PEM, from 'adcp-conform keygen') to sign results.json with; writes "+FileSignature)
 	if withRunFlags {
 		fs.BoolVar(&p.certify, "certify", false, "certification run: every rule, no --label-filter, no --baseline; an HTTPS target is required to publish")
-		fs.StringVar(&p.baseline, "baseline", "", "YAML or JSON file of expected failures: {expected_failures: [{rule: CTX-01, reason: …}]}")
+		fs.StringVar(&p.baseline, "baseline", "", "YAML or JSON `FILE` of expected failures: {expected_failures: [{rule: CTX-01, reason: …}]}")
 	}
 	return p
 }

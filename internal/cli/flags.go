@@ -52,22 +52,77 @@ func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 	// The flag package's own messages are replaced by parseFlags' one-line
 	// errors; the usage is printed for --help only.
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(out, "usage: adcp-conform %s\n", synopsis)
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(out, "  %s", dashes(f.Name))
-			if kind != "" {
-				fmt.Fprintf(out, " %s", kind)
-			}
-			fmt.Fprintf(out, "\n        %s (env %s)", usage, flagEnvName(name, f.Name))
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
-				fmt.Fprintf(out, " (default %s)", f.DefValue)
-			}
-			fmt.Fprintln(out)
-		})
-	}
+	fs.Usage = func() { writeUsage(out, fs, synopsis) }
 	return fs
+}
+
+// helpLayout is how a command's --help reads when it has many flags: the
+// flags in groups, in the order a user needs them, then examples (as gh
+// and kubectl print theirs). A command without one lists its flags
+// alphabetically.
+type helpLayout struct {
+	groups   []flagGroup
+	examples string
+}
+
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// helpLayouts are the commands' help layouts, by command. A flag a layout
+// does not place is printed under "Other flags" (a test keeps run's empty).
+var helpLayouts = map[string]helpLayout{"run": runHelp}
+
+// writeUsage prints a command's --help: the synopsis, then every flag with
+// its environment variable and default, grouped where the command has a
+// helpLayout.
+func writeUsage(out io.Writer, fs *flag.FlagSet, synopsis string) {
+	fmt.Fprintf(out, "usage: adcp-conform %s\n", synopsis)
+	layout, ok := helpLayouts[fs.Name()]
+	if !ok {
+		fs.VisitAll(func(f *flag.Flag) { writeFlag(out, fs.Name(), f) })
+		return
+	}
+	placed := map[string]bool{}
+	for _, g := range layout.groups {
+		fmt.Fprintf(out, "\n%s:\n", g.title)
+		for _, name := range g.names {
+			if f := fs.Lookup(name); f != nil {
+				writeFlag(out, fs.Name(), f)
+				placed[name] = true
+			}
+		}
+	}
+	other := false
+	fs.VisitAll(func(f *flag.Flag) {
+		if placed[f.Name] {
+			return
+		}
+		if !other {
+			fmt.Fprintf(out, "\nOther flags:\n")
+			other = true
+		}
+		writeFlag(out, fs.Name(), f)
+	})
+	if layout.examples != "" {
+		fmt.Fprintf(out, "\nExamples:\n%s", layout.examples)
+	}
+}
+
+// writeFlag prints one flag of the command cmd: its spelling and the
+// kind of value, then its usage, environment variable and default.
+func writeFlag(out io.Writer, cmd string, f *flag.Flag) {
+	kind, usage := flag.UnquoteUsage(f)
+	fmt.Fprintf(out, "  %s", dashes(f.Name))
+	if kind != "" {
+		fmt.Fprintf(out, " %s", kind)
+	}
+	fmt.Fprintf(out, "\n        %s (env %s)", usage, flagEnvName(cmd, f.Name))
+	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+		fmt.Fprintf(out, " (default %s)", f.DefValue)
+	}
+	fmt.Fprintln(out)
 }
 
 // parseFlags parses args, then fills every flag not given on the command line

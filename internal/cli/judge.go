@@ -32,7 +32,7 @@ import (
 func runJudge(args []string, stdio Stdio) error {
 	var out string
 	fs := newFlagSet("judge", "judge [--out DIR] [--sign-key FILE] REPORT-DIR", stdio.Err)
-	fs.StringVar(&out, "out", "", "folder for the new reports, never REPORT-DIR itself (default: REPORT-DIR-judged)")
+	fs.StringVar(&out, "out", "", "`DIR`: the folder for the new reports, never REPORT-DIR itself (default: REPORT-DIR-judged)")
 	var schemasDir, storyboardsDir string
 	fs.StringVar(&schemasDir, "schemas", "", "the schemas folder of the run's release, when the run validated schemas")
 	fs.StringVar(&storyboardsDir, "storyboards", "", "the compliance folder of the run's release, or the URL of its published bundle (…/protocol/<release>.tgz, fetched once into the user's cache), when the run ran storyboards")

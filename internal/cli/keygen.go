@@ -11,7 +11,7 @@ import (
 func runKeygen(args []string, stdio Stdio) error {
 	var prefix string
 	fs := newFlagSet("keygen", "keygen --out PREFIX", stdio.Err)
-	fs.StringVar(&prefix, "out", "", "write PREFIX.key (private, mode 0600) and PREFIX.pub (public), both PEM")
+	fs.StringVar(&prefix, "out", "", "write `PREFIX`.key (private, mode 0600) and PREFIX.pub (public), both PEM")
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // into --out. Its exit code is the same as a --targets run's.
 func runMerge(args []string, stdio Stdio) error {
 	fs := newFlagSet("merge", "merge [--out DIR] REPORT-DIR…", stdio.Err)
-	out := fs.String("out", ".", "folder for index.html and index.json")
+	out := fs.String("out", ".", "the `DIR` for index.html and index.json")
 	if err := parseFlags(fs, args, stdio.lookupenv); err != nil {
 		return err
 	}

@@ -30,10 +30,10 @@ func addOAuthFlags(fs *flag.FlagSet, o *oauthFlags) {
 	fs.StringVar(&o.tokenURL, "oauth-token-url", "", "an OAuth-protected seller: the `URL` of the token endpoint the run obtains its bearer token from with the client credentials grant (RFC 6749 §4.4), renewed before it expires; instead of --bearer-env")
 	fs.StringVar(&o.clientID, "oauth-client-id", "", "with --oauth-token-url: the client `ID`")
 	fs.StringVar(&o.secretEnv, "oauth-client-secret-env", "", "with --oauth-token-url: the `NAME` of the environment variable holding the client secret (not the secret itself); redacted from every report like every token obtained with it")
-	fs.StringVar(&o.scope, "oauth-scope", "", "with --oauth-token-url: the scope to ask for, space-separated")
+	fs.StringVar(&o.scope, "oauth-scope", "", "with --oauth-token-url: the `SCOPE` to ask for, space-separated")
 	fs.Var(&o.resources, "oauth-resource", "with --oauth-token-url: a resource `URI` the token is asked for (RFC 8707, e.g. the seller's endpoint), repeatable")
-	fs.StringVar(&o.audience, "oauth-audience", "", "with --oauth-token-url: the audience parameter some servers take instead of a resource")
-	fs.StringVar(&o.clientAuth, "oauth-client-auth", "basic", "with --oauth-token-url: how the client authenticates to the token endpoint, basic (client_secret_basic) or post (client_secret_post)")
+	fs.StringVar(&o.audience, "oauth-audience", "", "with --oauth-token-url: the `AUDIENCE` parameter some servers take instead of a resource")
+	fs.StringVar(&o.clientAuth, "oauth-client-auth", "basic", "with --oauth-token-url: how the client authenticates to the token endpoint, `basic|post`: HTTP Basic (client_secret_basic) or body parameters (client_secret_post)")
 }
 
 // given reports whether any --oauth-* flag but the defaulted

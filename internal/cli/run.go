@@ -60,6 +60,7 @@ type runConfig struct {
 	oauth          oauthFlags  // --oauth-* (oauthcc.go)
 	post           *postConfig // --sign-key, --certify, --baseline (finish.go)
 	tune           *tuneFlags  // --parallel, --max-*, --targets (tune.go)
+	profiles       profiles    // --cpu-profile, --block-profile (profile.go)
 }
 
 // runRun turns the command line into a conform.Config, runs it — one
@@ -70,6 +71,11 @@ func runRun(args []string, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	stop, err := c.profiles.start(stdio)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	switch {
 	case c.tune.targets != "":
 		return runTargets(c, stdio) // one run per target, then the index
@@ -117,23 +123,23 @@ func parseRun(args []string, stdio Stdio) (*runConfig, error) {
 	fs := newFlagSet("run", "run [flags]", stdio.Err)
 	fs.Var(&targetValue{&c.mcpURL, "the seller's MCP endpoint"}, "mcp", "the seller's MCP endpoint `URL` (Streamable HTTP); none: test the bundled reference seller (an empty value is refused)")
 	fs.Var(&targetValue{&c.a2aURL, "the seller's A2A base URL"}, "a2a", "the seller's A2A base `URL` (its agent card is at URL/.well-known/agent-card.json); may be given with --mcp (an empty value is refused)")
-	fs.StringVar(&c.out, "out", DefaultOut, "folder for junit.xml, report.html, results.json and evidence.json")
+	fs.StringVar(&c.out, "out", DefaultOut, "the `DIR` for junit.xml, report.html, results.json and evidence.json")
 	fs.StringVar(&c.bearerEnv, "bearer-env", "", "the `NAME` of the environment variable holding the bearer token (not the token itself)")
 	fs.StringVar(&c.liveBearerEnv, "live-bearer-env", "", liveBearerHelp)
-	fs.Var(&c.headers, "header", "extra request header 'Name: value', repeatable")
-	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
+	fs.Var(&c.headers, "header", "an extra request header, `'NAME: VALUE'`, repeatable")
+	fs.StringVar(&c.labelFilter, "label-filter", "", "a Ginkgo label filter `EXPR` over rule:, transport:, level:, family: labels, e.g. 'rule:ENV-02'")
 	fs.DurationVar(&c.timeout, "timeout", mcp.DefaultTimeout, "per-call timeout")
 	fs.DurationVar(&c.deadline, "deadline", conform.DefaultDeadline, "deadline of the whole run")
 	fs.BoolVar(&c.allowMutations, "allow-mutations", false, "allow probes that create state on the seller")
 	fs.BoolVar(&c.strict, "strict", false, "SHOULD failures also fail the run")
-	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON file of base arguments per tool")
+	fs.StringVar(&c.inputs, "inputs", "", "YAML or JSON `FILE` of base arguments per tool")
 	fs.BoolVar(&c.verbose, "v", false, "print each exchange as it happens, each family's progress and the full table of rules")
 	fs.BoolVar(&c.sandbox, "sandbox", false, "the target is a sandbox (comply_test_controller may be exposed)")
-	fs.StringVar(&c.brandJSON, "brand-json", "", "URL of the seller's brand.json when its capabilities advertise no identity.brand_json_url (operator configuration), for the storyboards' signing-keys precheck")
+	fs.StringVar(&c.brandJSON, "brand-json", "", "the `URL` of the seller's brand.json when its capabilities advertise no identity.brand_json_url (operator configuration), for the storyboards' signing-keys precheck")
 	fs.BoolVar(&c.localFetch, "allow-local-fetch", false, "local development only: every connection of the run may reach loopback and private addresses (never link-local), and the URLs of the seller's OAuth discovery graph may be http (production conformance never allows it; not with --certify)")
-	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to N calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
-	fs.Var(&c.allowDomains, "allow-domain", "registrable domain seller URLs may point to besides the agent's own, repeatable")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random context (0: random)")
+	fs.IntVar(&c.rateBurst, "rate-burst", 0, fmt.Sprintf("opt-in rate-limit burst: up to `N` calls to provoke RATE_LIMITED (max %d)", plan.MaxRateBurst))
+	fs.Var(&c.allowDomains, "allow-domain", "a registrable `DOMAIN` seller URLs may point to besides the agent's own, repeatable")
+	fs.Uint64Var(&c.seed, "seed", 0, "the `N` seeding the random context (0: random)")
 	fs.StringVar(&c.schemasDir, "schemas", "", schemasHelp)
 	fs.StringVar(&c.storyboards, "storyboards", "", storyboardsHelp)
 	fs.StringVar(&c.release, "release", "", releaseHelp)
@@ -141,11 +147,13 @@ func parseRun(args []string, stdio Stdio) (*runConfig, error) {
 	fs.Var(&c.storyboardIDs, "storyboard", "run only the storyboard `ID` (repeatable); the label filter also takes storyboard:ID and category:NAME")
 	fs.Var(&c.agents, "agent", agentHelp)                        // agents.go
 	fs.Var(&c.agentBearers, "agent-bearer-env", agentBearerHelp) // agents.go
-	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "address of the harness's webhook receiver")
+	fs.StringVar(&c.webhookListen, "webhook-listen", "127.0.0.1:0", "the `ADDR` (host:port) of the harness's webhook receiver")
 	fs.DurationVar(&c.webhookWait, "webhook-wait", plan.DefaultWebhookWait, "how long to wait for webhooks a seller should, or should not, send")
 	fs.DurationVar(&c.taskWait, "task-wait", mcp.DefaultTaskWait, "how long to poll each MCP task the seller creates before judging it unfinished")
-	fs.StringVar(&c.webhookURL, "webhook-url", "", "public URL of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
-	fs.StringVar(&c.caCert, "ca-cert", "", "PEM file of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
+	fs.StringVar(&c.webhookURL, "webhook-url", "", "the public `URL` of the webhook receiver, for a seller that cannot reach --webhook-listen (e.g. through your own tunnel)")
+	fs.StringVar(&c.caCert, "ca-cert", "", "PEM `FILE` of CA certificates to trust for HTTPS targets besides the system's (a staging seller's private CA)")
+	fs.StringVar(&c.profiles.cpu, "cpu-profile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
+	fs.StringVar(&c.profiles.block, "block-profile", "", "write a profile of where the run's goroutines waited to `FILE` (go tool pprof)")
 	c.post = addPostFlags(fs, true) // --sign-key, --certify, --baseline (finish.go)
 	c.tune = addTuneFlags(fs)       // --parallel, --max-body, --max-event, --max-evidence, --targets (tune.go)
 	addOAuthFlags(fs, &c.oauth)     // --oauth-token-url, --oauth-client-id, … (oauthcc.go)
@@ -351,12 +359,12 @@ const (
 )
 
 // schemasHelp is the help of run's --schemas flag.
-var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02: a folder laid out like schemas/%[1]s/, "+
+var schemasHelp = fmt.Sprintf("the AdCP release's published JSON Schemas for SCHEMA-01/02, `DIR|URL|off`: a folder laid out like schemas/%[1]s/, "+
 	"the URL of a published release folder (%[3]s/<release>/: fetched once into the user's cache), or %[2]q; "+
 	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache", release.Default, material.Off, release.PublishedSchemas)
 
 // storyboardsHelp is the help of run's --storyboards flag.
-var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
+var storyboardsHelp = fmt.Sprintf("the AdCP release's compliance storyboards, `DIR|URL|off`: a folder laid out like compliance/%[1]s/ (universal/, protocols/, specialisms/, test-kits/), "+
 	"the URL of a published protocol bundle (%[2]s/<release>.tgz: fetched once into the user's cache, its checksum verified), or %[3]q; "+
 	"default: the run's release (--release), from --release-mirror, fetched once into the user's cache (when it cannot be had the storyboards are skipped, and the report says so)",
 	release.Default, release.PublishedBundles, material.Off)

@@ -36,13 +36,13 @@ type tuneFlags struct {
 func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	t := &tuneFlags{maxBody: byteSize(wire.DefaultMaxBodyBytes), maxEvent: byteSize(wire.DefaultMaxEventBytes),
 		maxEvidence: byteSize(wire.DefaultMaxEvidenceBytes), maxTotal: byteSize(wire.DefaultMaxTotalBytes)}
-	fs.IntVar(&t.parallel, "parallel", plan.DefaultConcurrency, fmt.Sprintf("probes in flight at once, per transport (1 to %d; results do not depend on it)", MaxParallel))
-	fs.Var(&t.maxBody, "max-body", "bytes of one response body read and kept (e.g. 8MiB); a longer body is cut and flagged truncated")
-	fs.Var(&t.maxEvent, "max-event", "bytes of one SSE event (e.g. 1MiB); a longer event ends the stream")
-	fs.Var(&t.maxEvidence, "max-evidence", "bytes kept as evidence of a body cut at --max-body or --max-event (e.g. 64KiB)")
-	fs.Var(&t.maxTotal, "max-total", "bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
+	fs.IntVar(&t.parallel, "parallel", plan.DefaultConcurrency, fmt.Sprintf("`N` probes in flight at once, per transport (1 to %d; results do not depend on it)", MaxParallel))
+	fs.Var(&t.maxBody, "max-body", "the `SIZE` in bytes of one response body read and kept (e.g. 8MiB); a longer body is cut and flagged truncated")
+	fs.Var(&t.maxEvent, "max-event", "the `SIZE` in bytes of one SSE event (e.g. 1MiB); a longer event ends the stream")
+	fs.Var(&t.maxEvidence, "max-evidence", "the `SIZE` in bytes kept as evidence of a body cut at --max-body or --max-event (e.g. 64KiB)")
+	fs.Var(&t.maxTotal, "max-total", "the `SIZE` in bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
 	fs.Var(&targetValue{&t.targets, "the targets file"}, "targets", "YAML or JSON `FILE` of targets (mcp, a2a, bearer_env or oauth_*, out): run each, one report folder per target under --out, and an index (an empty value is refused)")
-	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("targets of --targets run at once (1 to %d)", MaxParallel))
+	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("`N` targets of --targets run at once (1 to %d)", MaxParallel))
 	return t
 }
 

@@ -22,8 +22,8 @@ import (
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // releaseIndexTimeout bounds the read of a site's release index.
@@ -518,7 +518,7 @@ func mayNameStoryboards(filter string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if match(StoryboardLabels(&storyboard.Storyboard{ID: "\x00"})) {
+	if match(StoryboardLabels(&spec.Storyboard{ID: "\x00"})) {
 		return true, nil
 	}
 	f := strings.ToLower(filter)

@@ -23,6 +23,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites/runner"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Off is the --storyboards (and --schemas) value that runs no storyboard
@@ -39,11 +40,11 @@ const storyboardsFetchTimeout = 2 * time.Minute
 // Storyboards is what a run knows about its storyboards before probing.
 type Storyboards struct {
 	// Release is the compliance release loaded (nil: none).
-	Release *storyboard.Release
+	Release *spec.Release
 	// Unavailable says why the run has no storyboards ("" when it has).
 	Unavailable string
 	// Include selects the storyboards the run runs (Select sets it).
-	Include func(*storyboard.Storyboard) bool
+	Include func(*spec.Storyboard) bool
 	// Notice is the line a fetch leaves for stderr (fetched, from the
 	// cache, or why not), printed once the run's flags are known good so
 	// that a usage error stays one line.
@@ -153,25 +154,25 @@ var releases sync.Map
 
 type loaded struct {
 	once sync.Once
-	rel  *storyboard.Release
+	rel  *spec.Release
 	err  error
 }
 
-func loadRelease(dir string) (*storyboard.Release, error) {
+func loadRelease(dir string) (*spec.Release, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	v, _ := releases.LoadOrStore(abs, &loaded{})
 	l := v.(*loaded)
-	l.once.Do(func() { l.rel, l.err = storyboard.Load(abs) })
+	l.once.Do(func() { l.rel, l.err = spec.Load(abs) })
 	return l.rel, l.err
 }
 
 // StoryboardLabels are a storyboard's labels for --label-filter:
 // storyboard:<id> and category:<group>, "/" written "." (Ginkgo labels
 // cannot hold it).
-func StoryboardLabels(sb *storyboard.Storyboard) []string {
+func StoryboardLabels(sb *spec.Storyboard) []string {
 	return []string{"storyboard:" + strings.ReplaceAll(sb.ID, "/", "."), "category:" + strings.ReplaceAll(sb.Group(), "/", "."),
 		"kind:" + string(sb.Kind)}
 }
@@ -194,14 +195,14 @@ func (p *Storyboards) Select(ids []string, filter string) (bool, error) {
 	}
 	var unknown []string
 	for _, id := range ids {
-		if !slices.ContainsFunc(p.Release.Storyboards, func(sb *storyboard.Storyboard) bool { return sb.ID == id }) {
+		if !slices.ContainsFunc(p.Release.Storyboards, func(sb *spec.Storyboard) bool { return sb.ID == id }) {
 			unknown = append(unknown, id)
 		}
 	}
 	if len(unknown) > 0 {
 		return false, usagef("--storyboard: no storyboard %s in %s", strings.Join(unknown, ", "), filepath.Base(p.Release.Dir))
 	}
-	p.Include = func(sb *storyboard.Storyboard) bool {
+	p.Include = func(sb *spec.Storyboard) bool {
 		if len(ids) > 0 && !slices.Contains(ids, sb.ID) {
 			return false
 		}

@@ -3,7 +3,7 @@
 // (SendMessage, SendStreamingMessage, with the A2A-Version header and the
 // AdCP profile's extension activation). Every call comes back as an
 // evidence.Call holding the raw (redacted) bytes the seller sent; a typed
-// SDK would drop what the rules judge (GO-LIBS.md: a2a-go v0.3.3 decodes only
+// SDK would drop what the rules judge (a2a-go v0.3.3 decodes only
 // 0.3 and discards JSON-RPC error data).
 //
 //	card, call, err := a2a.Discover(ctx, cfg, "a2a/card")

@@ -9,7 +9,7 @@ import (
 )
 
 // The JSON-RPC codes AdCP reserves for refusals made before a call reaches
-// the seller's application (seeds 002, Reserved JSON-RPC Codes).
+// the seller's application (transport-errors.mdx, Reserved JSON-RPC Codes).
 const (
 	rpcServiceUnavailable = -32027
 	rpcAuthRequired       = -32028

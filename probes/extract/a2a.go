@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The A2A task states of seed 004, in normalized form.
+// The A2A task states of a2a-response-extraction.mdx, in normalized form.
 var (
 	finalStates   = []string{"completed", "failed", "canceled", "rejected"}
 	interimStates = []string{"working", "submitted", "input-required", "auth-required"}
@@ -22,7 +22,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// NormalizeState applies seed 004's state normalization: strip one leading
+// NormalizeState applies a2a-response-extraction.mdx's state normalization: strip one leading
 // "TASK_STATE_" (case-sensitive), lowercase ASCII letters only, and replace
 // every "_" with "-". It does not trim, collapse separators or fold Unicode
 // (so a KELVIN SIGN never becomes "k").
@@ -40,7 +40,7 @@ func NormalizeState(s string) string {
 	return string(b)
 }
 
-// A2A implements seed 004 (extractAdcpResponseFromA2A) over a bare A2A Task,
+// A2A implements a2a-response-extraction.mdx (extractAdcpResponseFromA2A) over a bare A2A Task,
 // TaskStatusUpdateEvent or A2A 1.0 StreamResponse envelope:
 //
 //  1. Unwrap one envelope: an object whose only key is task, message,
@@ -277,7 +277,7 @@ func messageParts(task *rawjson.Object, tp string, an *[]Anomaly) ([]byte, strin
 	return parts, rawjson.Pointer(mp, "parts"), ok
 }
 
-// A2AError implements the A2A part of seed 002's client detection order over
+// A2AError implements the A2A part of transport-errors.mdx's client detection order over
 // a bare Task or event (after the same single stream-envelope unwrap as A2A):
 //
 //  1. artifacts[].parts[].data.adcp_error, every artifact and part in order;

@@ -7,14 +7,14 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
-// This file is the ACTION layer of seed 002 ("Recovery Behavior"): it turns
+// This file is the ACTION layer of transport-errors.mdx ("Recovery Behavior"): it turns
 // an extracted AdcpError, whose values are raw, into what a buyer client does.
 // Extraction never clamps; only Decide does.
 
 // Recovery is an adcp_error recovery class.
 type Recovery string
 
-// The recovery classes of seed 002.
+// The recovery classes of transport-errors.mdx.
 const (
 	RecoveryTransient   Recovery = "transient"
 	RecoveryCorrectable Recovery = "correctable"
@@ -22,7 +22,7 @@ const (
 )
 
 // ActionKind is what a client does with an error. The values are the ones
-// seed 002's handleAdcpError returns (retry / fix_request / escalate), which
+// transport-errors.mdx's handleAdcpError returns (retry / fix_request / escalate), which
 // the project's CLI contract also names. The transport-error-mapping vectors
 // call the same three outcomes retry / surface_to_caller /
 // escalate_to_human (VectorName maps them); their fourth value,
@@ -49,7 +49,7 @@ func (k ActionKind) VectorName() string {
 	return string(k)
 }
 
-// The retry_after clamp of seed 002.
+// The retry_after clamp of transport-errors.mdx.
 const (
 	MinRetryAfter = 1
 	MaxRetryAfter = 3600
@@ -86,7 +86,7 @@ func (a Action) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// Decide applies seed 002's getRecovery and handleAdcpError:
+// Decide applies transport-errors.mdx's getRecovery and handleAdcpError:
 //
 //   - a truthy recovery is used as is: "transient" → retry, "correctable" →
 //     fix_request, "terminal" → escalate, and any other value (another

@@ -8,7 +8,7 @@ package extract
 // vectors rely on codes outside the 20 (ACCOUNT_MOVED,
 // ACCOUNT_IDENTITY_CONFLICT → correctable). All 20 seed entries agree with
 // this table (TestCodeTableCoversSeed). TestCodeTableMatchesSpec re-checks it
-// against the spec's table when ../shared is present.
+// against the spec's table when the spec material is present.
 var codeRecovery = map[string]Recovery{
 	"INVALID_REQUEST":                        RecoveryCorrectable,
 	"AUTH_REQUIRED":                          RecoveryCorrectable,

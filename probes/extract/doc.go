@@ -2,11 +2,11 @@
 // bytes of one captured reply that implement the spec's normative
 // algorithms exactly, and report which path they took.
 //
-//	x, err := extract.MCPSuccess(result)          // seed 000: AdCP data from a CallToolResult
-//	e, err := extract.MCPError(result)            // seed 002: adcp_error from a CallToolResult
-//	e, err := extract.JSONRPCError(errorMember)   // seed 002: error.data.adcp_error
-//	x, err := extract.A2A(taskOrEvent)            // seed 004: AdCP data from a Task / event
-//	e, err := extract.A2AError(taskOrEvent)       // seed 002: adcp_error from a Task / event
+//	x, err := extract.MCPSuccess(result)          // mcp-response-extraction.mdx: AdCP data from a CallToolResult
+//	e, err := extract.MCPError(result)            // transport-errors.mdx: adcp_error from a CallToolResult
+//	e, err := extract.JSONRPCError(errorMember)   // transport-errors.mdx: error.data.adcp_error
+//	x, err := extract.A2A(taskOrEvent)            // a2a-response-extraction.mdx: AdCP data from a Task / event
+//	e, err := extract.A2AError(taskOrEvent)       // transport-errors.mdx: adcp_error from a Task / event
 //	out, err := extract.FromJSONRPCResponse(extract.TransportMCP, response)
 //	a := extract.Decide(*e.Error)                 // the action layer: retry / surface / escalate
 //
@@ -39,12 +39,13 @@
 //     non-ASCII text (the same for ASCII), and a seller is never failed for
 //     an error a reference client keeps.
 //   - Code table: with recovery absent, the class comes from the standard
-//     error-code table (codes.go, 3.2.0-beta.5), of which seed 002's
+//     error-code table (codes.go, 3.2.0-beta.5), of which transport-errors.mdx's
 //     CODE_RECOVERY is an excerpt; the two agree on all 20 excerpted codes,
 //     and the vectors need codes beyond them. Unknown codes are terminal
 //     (transport-errors page; the error-handling page's "transient" default
-//     for unknown codes is not followed, see SPEC-DIGEST §6.1).
-//   - Nested stream envelopes: the prose of seed 004 requires rejecting an
+//     for unknown codes is not followed: the two pages disagree, and the
+//     transport-errors vector mcp-missing-recovery-unknown-code says terminal).
+//   - Nested stream envelopes: the prose of a2a-response-extraction.mdx requires rejecting an
 //     envelope whose inner object has any of the four envelope keys; its
 //     reference code does not. The prose is followed (no data,
 //     AnomalyNestedEnvelope).
@@ -56,7 +57,7 @@
 //   - A2AError applies A2A's single envelope unwrap too, scans every artifact
 //     and then status.message.parts, and, like the MCP code, stops at the
 //     first truthy adcp_error even when it fails validation (Rejected).
-//   - Actions use seed 002's vocabulary, which the CLI contract names too:
+//   - Actions use transport-errors.mdx's vocabulary, which the CLI contract names too:
 //     retry, fix_request, escalate (the vectors call them retry,
 //     surface_to_caller, escalate_to_human). The vectors' generic_error is
 //     an Outcome without Error.

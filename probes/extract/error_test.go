@@ -128,7 +128,7 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// seedCodeRecovery is seed 002's CODE_RECOVERY constant.
+// seedCodeRecovery is transport-errors.mdx's CODE_RECOVERY constant.
 var seedCodeRecovery = map[string]Recovery{
 	"RATE_LIMITED": RecoveryTransient, "SERVICE_UNAVAILABLE": RecoveryTransient, "CONFLICT": RecoveryTransient,
 	"INVALID_REQUEST": RecoveryCorrectable, "AUTH_REQUIRED": RecoveryCorrectable, "POLICY_VIOLATION": RecoveryCorrectable,

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// MCPSuccess implements seed 000 (extractAdcpResponseFromMcp) over the raw
+// MCPSuccess implements mcp-response-extraction.mdx (extractAdcpResponseFromMcp) over the raw
 // `result` member of a tools/call response (a CallToolResult object):
 //
 //  1. isError truthy (JavaScript truthiness) → no data.
@@ -86,7 +86,7 @@ type ErrorExtraction struct {
 	Anomalies []Anomaly
 }
 
-// MCPError implements seed 002's extractAdcpErrorFromMcp over the raw
+// MCPError implements transport-errors.mdx's extractAdcpErrorFromMcp over the raw
 // `result` member of a tools/call response:
 //
 //  1. isError falsy → no error (a success reply is never read as an error).

@@ -8,7 +8,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
-// JSONRPCError implements seed 002's extractAdcpErrorFromMcpError over the
+// JSONRPCError implements transport-errors.mdx's extractAdcpErrorFromMcpError over the
 // raw `error` member of a JSON-RPC response (the same for MCP and A2A):
 // error.data.adcp_error, validated. It returns an *InputError when
 // errorMember is not JSON.
@@ -103,8 +103,8 @@ func errorOutcome(x ErrorExtraction) Outcome {
 }
 
 // FromResult applies the client flow to a bare reply: for MCP a
-// CallToolResult (error extraction, then success extraction, seed 000
-// handleMcpResponse), for A2A a Task or event (A2AError, then A2A, seed 004
+// CallToolResult (error extraction, then success extraction, mcp-response-extraction.mdx
+// handleMcpResponse), for A2A a Task or event (A2AError, then A2A, a2a-response-extraction.mdx
 // handleA2aResponse). When an error is found, Data is nil. A wrapper returns
 // the Outcome so far and a *WrapperError.
 func FromResult(t Transport, result []byte) (Outcome, error) {
@@ -141,7 +141,7 @@ func fromResult(t Transport, o *rawjson.Object, base string) (Outcome, error) {
 	return Outcome{Path: PathNone}, &InputError{Msg: "unknown transport " + strconv.Quote(string(t))}
 }
 
-// FromJSONRPCResponse applies the full client detection order of seed 002
+// FromJSONRPCResponse applies the full client detection order of transport-errors.mdx
 // to a whole JSON-RPC response for transport t: a non-null `error` member is
 // read with JSONRPCError (path jsonrpc_error); otherwise the `result` member
 // goes through FromResult. Pointers are relative to the response
@@ -208,7 +208,7 @@ func Describe(t Transport, jsonrpc bool, input []byte) (any, error) {
 		return nil, err
 	}
 	if t == TransportA2A && out.Error != nil && out.Data == nil {
-		// A failed or rejected task: data is still what seed 004's
+		// A failed or rejected task: data is still what a2a-response-extraction.mdx's
 		// extraction selects, the DataPart holding adcp_error, as the
 		// official vectors' expected_data says (a2a-response-extraction:
 		// failed-adcp-error, a2a-1.0-failed-adcp-error,

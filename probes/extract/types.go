@@ -12,7 +12,7 @@ import (
 // bodies well below this).
 const MaxInputBytes = rawjson.MaxInputBytes
 
-// TextLimit is the success text-fallback limit of seed 000 ("1MB"), measured
+// TextLimit is the success text-fallback limit of mcp-response-extraction.mdx ("1MB"), measured
 // as JavaScript's string .length, that is UTF-16 code units of the decoded
 // text, exactly as the normative code `item.text.length > 1_048_576` does.
 // For ASCII text this equals the byte count; for other text a reference
@@ -99,7 +99,7 @@ type Extraction struct {
 type InputError = rawjson.InputError
 
 // WrapperError reports a framework wrapper in an A2A final-state DataPart:
-// data whose only key is "response" holding an object (seed 004 step 3c). The
+// data whose only key is "response" holding an object (a2a-response-extraction.mdx step 3c). The
 // reference algorithm throws here; the extractors return it as an error that
 // errors.As finds. It renders as {"error_type":"wrapper_detected"}.
 type WrapperError struct {

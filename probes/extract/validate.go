@@ -7,7 +7,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 )
 
-// The validation bounds of seed 002 (validate()).
+// The validation bounds of transport-errors.mdx (validate()).
 const (
 	// MaxCodeLength bounds adcp_error.code, in UTF-16 code units (JS .length).
 	MaxCodeLength = 64
@@ -17,7 +17,7 @@ const (
 	// in UTF-16 code units exactly as the reference code's .length does. The
 	// spec's prose says "4096 bytes" twice; the two readings differ only for
 	// non-ASCII text, where bytes is the stricter one. The project counts
-	// both of seed 000/002's length limits in one unit, the reference code's
+	// both of mcp-response-extraction.mdx/002's length limits in one unit, the reference code's
 	// (TextLimit likewise), so a seller whose error a reference client keeps
 	// is never failed for it, and the harness keeps what that client keeps.
 	MaxErrorLength = 4096
@@ -54,7 +54,7 @@ func (e *ValidationError) Error() string {
 	return p + ": " + e.Reason
 }
 
-// ValidateError applies seed 002's validate() to one adcp_error value: it
+// ValidateError applies transport-errors.mdx's validate() to one adcp_error value: it
 // must be a non-array object whose code is a string of 1..64 UTF-16 code
 // units, and whose JSON.stringify form is at most MaxErrorBytes bytes. It
 // returns nil, a *ValidationError (pointers relative to raw), or an

@@ -23,7 +23,7 @@ import (
 //     something was found, so it is asserted equal to the vector's path when
 //     the vector expects data (or an error), and PathNone otherwise.
 //   - expected_action: retry / surface_to_caller / escalate_to_human are
-//     Action.Kind retry / fix_request / escalate (the names of seed 002's
+//     Action.Kind retry / fix_request / escalate (the names of transport-errors.mdx's
 //     handleAdcpError, which the project follows; ActionKind.VectorName
 //     maps them); generic_error is "no structured error": Error and Action
 //     are nil.

@@ -1,7 +1,7 @@
 // Package mcp is the harness's MCP client: go-sdk sessions over the
 // capturing transport, where every call comes back as an evidence.Call
 // holding the raw bytes the seller sent — never the SDK's decoded view,
-// which hides defects (GO-LIBS.md §1c). The SDK opens the session
+// which hides defects (it drops unknown members and lenient types). The SDK opens the session
 // (initialize, the Mcp-Session-Id, the negotiated version), lists the tools
 // and speaks MCP Tasks' custom methods; tools/call, the probes' workhorse,
 // goes out as the harness's own JSON-RPC POST on that session (raw.go),

@@ -1,6 +1,6 @@
 package mcp
 
-// MCP Tasks (protocol revision 2025-11-25, the revision seed 001's "Async
+// MCP Tasks (protocol revision 2025-11-25, the revision mcp-guide.mdx's "Async
 // Operations via MCP Tasks" describes) on a go-sdk v1.8.0 session, which
 // has no Tasks API of its own.
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 )
 
-// CardPaths are where an MCP server card may be published (seeds 001).
+// CardPaths are where an MCP server card may be published (mcp-guide.mdx).
 var CardPaths = []string{"/.well-known/mcp.json", "/.well-known/server.json"}
 
 // cards fetches the server card candidates at the endpoint's origin.

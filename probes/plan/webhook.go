@@ -200,7 +200,7 @@ func expectation(scheme string, keys keysFunc) webhook.Expectation {
 
 // registered makes a call of tool that registers a webhook for op, and
 // adds to waits the step that records what the receiver saw for it: when
-// the first response is submitted or working (seed 001's trigger), until a
+// the first response is submitted or working (mcp-guide.mdx's trigger), until a
 // delivery reporting a terminal status is accepted; otherwise for the whole
 // wait, so a webhook that should not come is seen (HOOK-04) with its
 // retries. Each wait ends --webhook-wait after its own call, so the
@@ -229,7 +229,7 @@ func registered(ctx context.Context, env Env, id, tool, op, scheme string, p evi
 	})
 }
 
-// asyncFirst are the first statuses that make a webhook due (seed 001,
+// asyncFirst are the first statuses that make a webhook due (mcp-guide.mdx,
 // Webhook Trigger Rules: the initial response is working or submitted).
 var asyncFirst = []string{"submitted", "working"}
 

@@ -67,7 +67,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %s, %v; want %s", ptr, got, ok, want)
 		}
 	}
-	for _, ptr := range []string{"/b", "/a/2", "/a/01", "/a/0/b~1c/x", "a"} {
+	for _, ptr := range []string{"/b", "/a/2", "/a/01", "/a/0/b~1c/x", "a", "/a/-0", "/a/+1", "/a/"} {
 		if v, ok := Resolve(doc, ptr); ok {
 			t.Errorf("Resolve(%q) = %v, want nothing", ptr, v)
 		}

@@ -263,7 +263,7 @@ func abs(n int) int {
 }
 
 // StringifyLen returns the UTF-8 byte length of
-// JSON.stringify(JSON.parse(raw)), the measure of seed 002's details size
+// JSON.stringify(JSON.parse(raw)), the measure of transport-errors.mdx's details size
 // guidance ("in UTF-8"), or an *InputError when raw is not JSON.
 func StringifyLen(raw []byte) (int, error) {
 	if err := checkInput(raw); err != nil {
@@ -273,7 +273,7 @@ func StringifyLen(raw []byte) (int, error) {
 }
 
 // StringifyUnits returns JSON.stringify(JSON.parse(raw)).length in UTF-16
-// code units, the measure of seed 002's validate() and of MaxErrorLength,
+// code units, the measure of transport-errors.mdx's validate() and of MaxErrorLength,
 // or an *InputError when raw is not JSON.
 func StringifyUnits(raw []byte) (int, error) {
 	if err := checkInput(raw); err != nil {

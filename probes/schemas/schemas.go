@@ -7,7 +7,7 @@
 // probes/release fetches a release from its published location into the
 // user's cache once, for Load to read from then on.
 //
-//	set, err := schemas.Load("../shared/spec/schemas/3.1.19")
+//	set, err := schemas.Load("spec/schemas/3.1.19") // a release's published schemas, copied locally
 //	vs, err := set.Response("get_products", body)
 //	for _, v := range vs { fmt.Println(v.Pointer, v.Message, v.SchemaID) }
 package schemas
@@ -34,11 +34,6 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/rawjson"
 	"github.com/adcp-conform/adcp-conform/probes/release"
 )
-
-// PublishedBase is where AdCP publishes each release's schemas, as
-// <PublishedBase>/<release>/core/error.json and so on: the URL a report
-// names a schema by.
-const PublishedBase = release.PublishedSchemas
 
 // base is the URL the schemas are compiled under; the root-relative $id
 // and $ref values resolve against it, and the loader maps it back to the

@@ -25,7 +25,7 @@ pre { margin: 0; padding: 16px 20px; color: #e6edf3; font: 13px/1.4 "DejaVu Sans
 </style></head><body><pre><span class="prompt">$</span> {{.Command}}
 {{.Output}}</pre></body></html>`))
 
-// TestDocsScreenshots regenerates the README's screenshots, docs/screenshots/:
+// TestDocsScreenshots regenerates the screenshots of the README and docs/running.md, docs/screenshots/:
 // a run against the reference seller with the CTX-01/context-dropped fault,
 // its terminal summary, and its report.html at a laptop's and a phone's
 // width. It runs only when ADCP_CONFORM_DOCS_SCREENSHOTS=1 (the images are

@@ -15,7 +15,7 @@ func TestRuleItInASpecTree(t *testing.T) {
 }
 
 var _ = Describe("RuleIt", func() {
-	// Rule: CTX-01 · Spec: seeds 001 · Since: 0.1.0 · Description: a judge
+	// Rule: CTX-01 · Spec: mcp-guide.mdx · Since: 0.1.0 · Description: a judge
 	// declared with RuleIt carries the labels its catalogue entry implies.
 	catalogue.RuleIt("carries the rule's labels", catalogue.ID("CTX-01"), catalogue.On(catalogue.MCP), func() {
 		Expect(CurrentSpecReport().Labels()).To(ConsistOf("rule:CTX-01", "transport:mcp", "level:must", "family:ctx"))

@@ -16,7 +16,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/suites"
 	"github.com/adcp-conform/adcp-conform/suites/catalogue"
 	"github.com/adcp-conform/adcp-conform/suites/runner"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Describe declares AdCP conformance into the caller's own Ginkgo suite,
@@ -182,7 +182,7 @@ func describeStoryboards(sbs *material.Storyboards, results func() *report.Run) 
 
 // stepOutcome settles a storyboard step's spec from the probe phase's
 // results.
-func stepOutcome(run *report.Run, sb *storyboard.Storyboard, phase, step string) {
+func stepOutcome(run *report.Run, sb *spec.Storyboard, phase, step string) {
 	ginkgo.GinkgoHelper()
 	if run == nil {
 		ginkgo.Skip("the probe phase did not run")

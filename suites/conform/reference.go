@@ -16,7 +16,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/release"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/report/certify"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // ledgerPath is where the reference seller's ledger lives in the
@@ -176,7 +176,7 @@ func referenceRelease(c Config) (serves, from string) {
 		rel, _ = release.Storyboards.ReleaseOf(c.Storyboards)
 		from = "--storyboards"
 	default:
-		rel, from = (&storyboard.Release{Dir: c.Storyboards}).Version(), "--storyboards"
+		rel, from = (&spec.Release{Dir: c.Storyboards}).Version(), "--storyboards"
 	}
 	if rel == "" && c.Schemas != "" && c.Schemas != material.Off {
 		from = "--schemas"

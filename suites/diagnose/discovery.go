@@ -9,15 +9,16 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // fetcher GETs the discovery documents under the walk's fetch policy.
 type fetcher struct{ p fetch.Policy }
 
-func (f fetcher) FetchPublic(ctx context.Context, probeID, u string, _ storyboard.FetchOptions) *storyboard.OAuthResponse {
+func (f fetcher) FetchPublic(ctx context.Context, probeID, u string, _ spec.FetchOptions) *spec.Response {
 	_, r := fetch.Get(ctx, f.p, probeID, u)
-	return storyboard.OAuthResponseFrom(r)
+	return spec.ResponseFrom(r)
 }
 
 // maxServersShown bounds the authorization servers a report shows.
@@ -35,11 +36,11 @@ func (w *walker) discovery(ctx context.Context) {
 		}
 	}
 	f.prmNamed = named != ""
-	g := storyboard.WalkOAuthGraph(ctx, fetcher{w.policy}, "diagnose/oauth", f.endpoint, storyboard.OAuthGraph{Local: w.cfg.LocalFetch, Metadata: named})
-	f.graph = storyboard.OAuthGraphFailures(f.endpoint, *g)
+	g := oauth.Walk(ctx, fetcher{w.policy}, "diagnose/oauth", f.endpoint, oauth.Graph{Local: w.cfg.LocalFetch, Metadata: named})
+	f.graph = oauth.Failures(f.endpoint, *g)
 	f.prmURL = named
 	if named == "" {
-		f.prmURL, _ = storyboard.WellKnownURL(f.endpoint, "oauth-protected-resource")
+		f.prmURL, _ = oauth.WellKnownURL(f.endpoint, "oauth-protected-resource")
 	}
 	step := Step{Title: "protected-resource metadata (RFC 9728)"}
 	where := "its well-known location (RFC 9728 §3.1)"
@@ -62,7 +63,7 @@ func (w *walker) discovery(ctx context.Context) {
 		switch {
 		case !isStr:
 			step.add(Bad, "resource", w.shown(doc["resource"]), "the endpoint, "+w.clean(f.endpoint, 300)+" (RFC 9728 §3.3)")
-		case storyboard.SameResource(res, f.endpoint):
+		case oauth.SameResource(res, f.endpoint):
 			step.add(OK, "resource", w.clean(res, 300), "the endpoint, "+w.clean(f.endpoint, 300)+" (RFC 9728 §3.3)")
 		default:
 			step.add(Bad, "resource", w.clean(res, 300), "the endpoint, "+w.clean(f.endpoint, 300)+" (RFC 9728 §3.3)")
@@ -116,11 +117,11 @@ func (w *walker) discovery(ctx context.Context) {
 }
 
 // server shows one authorization server's metadata.
-func (w *walker) server(g *storyboard.OAuthGraph, server string) {
+func (w *walker) server(g *oauth.Graph, server string) {
 	f := &w.f
 	step := Step{Title: "authorization-server metadata (RFC 8414) of " + w.clean(server, 300)}
 	defer func() { w.rep.Handshake = append(w.rep.Handshake, step) }()
-	u, err := storyboard.WellKnownURL(server, "oauth-authorization-server")
+	u, err := oauth.WellKnownURL(server, "oauth-authorization-server")
 	if err != nil {
 		step.add(Bad, "issuer URL", w.clean(server, 300), "an absolute https URL (RFC 8414 §2)")
 		return
@@ -162,7 +163,7 @@ func (w *walker) server(g *storyboard.OAuthGraph, server string) {
 // document reads the response at u in the walked graph, following its
 // redirects as the walk did (at most 3): the JSON object, the status, and
 // what to print of it.
-func (w *walker) document(g *storyboard.OAuthGraph, u string) (map[string]any, int, string) {
+func (w *walker) document(g *oauth.Graph, u string) (map[string]any, int, string) {
 	var hops []string
 	for hop := 0; hop <= 3; hop++ {
 		r := g.Responses[u]

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/auth"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 )
 
 // credKind is the credential a walk was given.
@@ -49,7 +49,7 @@ type facts struct {
 	as map[string]map[string]any
 	// graph are the discovery graph's failures (the kit's codes, in its
 	// precedence).
-	graph []storyboard.OAuthFailure
+	graph []oauth.Failure
 }
 
 // prmResource is the protected resource's resource, "" when none was read.
@@ -62,7 +62,7 @@ func (f *facts) prmResource() string {
 // and the resource its metadata names when that differs.
 func (f *facts) expectedResources() []string {
 	out := []string{f.endpoint}
-	if r := f.prmResource(); r != "" && !storyboard.SameResource(r, f.endpoint) {
+	if r := f.prmResource(); r != "" && !oauth.SameResource(r, f.endpoint) {
 		out = append(out, r)
 	}
 	return out
@@ -72,7 +72,7 @@ func (f *facts) expectedResources() []string {
 func (f *facts) audienceOK(c *Claims) bool {
 	for _, a := range c.Aud {
 		for _, r := range f.expectedResources() {
-			if storyboard.SameResource(a, r) {
+			if oauth.SameResource(a, r) {
 				return true
 			}
 		}

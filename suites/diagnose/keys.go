@@ -9,7 +9,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The codes of the signing-key chain: the signing_keys_published
@@ -40,7 +40,7 @@ func (w *walker) keys(ctx context.Context) {
 	}
 	step := Step{Title: "where brand.json is"}
 	brandURL, declared := "", false
-	raw, _, found := storyboard.Lookup(w.caps, "identity.brand_json_url")
+	raw, _, found := spec.Lookup(w.caps, "identity.brand_json_url")
 	switch s, _ := raw.(string); {
 	case found:
 		declared, brandURL = true, s

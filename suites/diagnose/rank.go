@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/wire"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 )
 
 // Verdict is how strongly the evidence supports a hypothesis.
@@ -307,7 +307,7 @@ func audience(f facts) *Hypothesis {
 		h.Verdict = Possible
 	}
 	h.Fix = "ask for the token for the seller's resource (--oauth-resource " + f.endpoint + ", RFC 8707); an authorization server that ignores resource stamps the audience configured for the client or API (Auth0, Okta: --oauth-audience)"
-	if slices.ContainsFunc(f.resourcesAsked, func(r string) bool { return storyboard.SameResource(r, f.endpoint) }) {
+	if slices.ContainsFunc(f.resourcesAsked, func(r string) bool { return oauth.SameResource(r, f.endpoint) }) {
 		h.Fix = "the authorization server ignores the resource asked: have it stamp aud from the resource parameter (RFC 8707 §2), or configure the audience of the client or API as the seller's resource (Auth0, Okta: --oauth-audience)"
 	}
 	return h
@@ -430,7 +430,7 @@ func noChallenge(f facts) *Hypothesis {
 	}
 	prm := f.prmURL
 	if prm == "" {
-		prm, _ = storyboard.WellKnownURL(f.endpoint, "oauth-protected-resource")
+		prm, _ = oauth.WellKnownURL(f.endpoint, "oauth-protected-resource")
 	}
 	h.Evidence = append(h.Evidence, "a client cannot tell how to authenticate, nor find the authorization server (RFC 9110 §11.6.1: a 401 MUST carry one; RFC 6750 §3)")
 	h.Fix = "answer a refused request with WWW-Authenticate: Bearer resource_metadata=\"" + prm + "\" (and error=\"invalid_token\" for a token refused)"

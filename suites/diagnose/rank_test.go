@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/auth"
-	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 )
 
 // The ranking is a pure function of the facts: each hypothesis is proven
@@ -57,18 +57,18 @@ func TestRankOverCraftedFacts(t *testing.T) {
 			f.noCred = &callFact{label: "initialize", status: 401, refused: true, challenges: []Challenge{{Scheme: "Basic"}}}
 		}, "challenge_not_bearer possible", "no_challenge"},
 		{"an issuer mismatch", func(f *facts) {
-			f.graph = []storyboard.OAuthFailure{{Code: "oauth_issuer_mismatch", URL: "https://as.example/.well-known/oauth-authorization-server", Field: "issuer"}}
+			f.graph = []oauth.Failure{{Code: "oauth_issuer_mismatch", URL: "https://as.example/.well-known/oauth-authorization-server", Field: "issuer"}}
 		}, "oauth_issuer_mismatch likely", ""},
 		{"a refusal nothing explains", func(f *facts) { f.withCred = refusedCall }, "token_refused_unexplained likely", ""},
 		{"an opaque token refused", func(f *facts) { f.claims, f.opaque, f.withCred = nil, "opaque (not a JWT)", refusedCall }, "token_refused_unexplained likely", ""},
 		{"a token endpoint not advertised", func(f *facts) { f.tokenURL = "https://elsewhere.example/token" }, "token_endpoint_not_advertised possible", ""},
 		{"an API-key seller publishes no metadata", func(f *facts) {
 			f.credential, f.noCred, f.prmStatus, f.prm, f.servers, f.as, f.claims, f.tokenURL = credBearer, &callFact{label: "x", status: 401, refused: true, challenges: []Challenge{{Scheme: "ApiKey"}}}, 404, nil, nil, nil, nil, ""
-			f.graph = []storyboard.OAuthFailure{{Code: "oauth_protected_resource_metadata_unavailable", Status: 404}}
+			f.graph = []oauth.Failure{{Code: "oauth_protected_resource_metadata_unavailable", Status: 404}}
 		}, "", ""},
 		{"a challenge naming metadata that is not there", func(f *facts) {
 			f.prmNamed, f.prmStatus, f.prm, f.servers = true, 404, nil, nil
-			f.graph = []storyboard.OAuthFailure{{Code: "oauth_protected_resource_metadata_unavailable", Status: 404}}
+			f.graph = []oauth.Failure{{Code: "oauth_protected_resource_metadata_unavailable", Status: 404}}
 		}, "oauth_protected_resource_metadata_unavailable likely", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // A storyboard's steps slimmed once it is graded (StoryboardResult.Slim,
@@ -27,7 +28,7 @@ func TestASlimmedStoryboardMakesTheSameReport(t *testing.T) {
 	}
 	big.WriteString(`]}`)
 	result := func() storyboard.StoryboardResult {
-		sb := &storyboard.Storyboard{ID: "bomb", Title: "bomb", Path: "protocols/media-buy/index.yaml"}
+		sb := &spec.Storyboard{ID: "bomb", Title: "bomb", Path: "protocols/media-buy/index.yaml"}
 		res := storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Failed}
 		for i, payload := range []string{`{"products":[{"product_id":"p1"}]}`, big.String(), `{"status":"completed"}`} {
 			var v any
@@ -35,14 +36,14 @@ func TestASlimmedStoryboardMakesTheSameReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			msg := `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":` + payload + `}}`
-			obs := &storyboard.Observation{Transport: "mcp", Task: "get_products", HTTPStatus: 200, ExtractionPath: "structured_content",
+			obs := &spec.Observation{Transport: "mcp", Task: "get_products", HTTPStatus: 200, ExtractionPath: "structured_content",
 				Payload: v, PayloadRaw: json.RawMessage(payload), Error: map[string]any{"code": "X"},
 				Call: evidence.Call{ProbeID: fmt.Sprintf("storyboard/bomb/p/s%d", i), Message: json.RawMessage(msg)}}
 			if i == 2 {
 				obs.Payload, obs.PayloadRaw, obs.ExtractionPath = nil, nil, "none"
 			}
 			res.Steps = append(res.Steps, storyboard.StepResult{PhaseID: "p", StepID: fmt.Sprintf("s%d", i), Task: "get_products", Obs: obs,
-				Request: map[string]any{"brief": "video"}, Validations: []storyboard.Result{
+				Request: map[string]any{"brief": "video"}, Validations: []spec.Result{
 					{Check: "field_present", Passed: true, Description: "products", Expected: "products", Actual: v},
 					{Check: "response_schema", Passed: false, Description: "validates", Expected: map[string]any{"n": 1}, Actual: v, Message: "breaks"},
 				}})

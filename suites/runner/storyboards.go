@@ -9,6 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // AddStoryboards puts a run's storyboard results into its report: one
@@ -50,7 +51,7 @@ func outcomeOf(o storyboard.Outcome) report.Outcome {
 	return report.Skipped
 }
 
-func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step {
+func reportStep(sb *spec.Storyboard, st storyboard.StepResult) report.Step {
 	// A step that made no call (skipped, or a runner-side assertion)
 	// extracted nothing: path "none", which the contract's enum holds
 	// (an empty path does not match results.schema.json).
@@ -90,7 +91,7 @@ func reportStep(sb *storyboard.Storyboard, st storyboard.StepResult) report.Step
 // extraction is the contract's extraction record ("structured_content" |
 // "text_fallback" | "error" | "none"); an A2A DataPart is the structured
 // channel of A2A, said in the note.
-func extraction(o *storyboard.Observation) report.Extraction {
+func extraction(o *spec.Observation) report.Extraction {
 	switch {
 	case o.Refused:
 		return report.Extraction{Path: "error", Note: "extracted by " + o.ExtractionPath}
@@ -104,7 +105,7 @@ func extraction(o *storyboard.Observation) report.Extraction {
 	return report.Extraction{Path: o.ExtractionPath}
 }
 
-func reportValidation(v storyboard.Result) report.Validation {
+func reportValidation(v spec.Result) report.Validation {
 	out := report.Validation{ID: v.ID, Check: v.Check, Rule: "storyboard", Passed: v.Passed, Description: v.Description, Severity: v.Severity,
 		NotApplicable: v.NotApplicable, Note: v.Note, Observations: v.Observations, Message: v.Message, JSONPointer: v.JSONPointer}
 	if !v.Passed {

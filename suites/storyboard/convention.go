@@ -1,6 +1,11 @@
 package storyboard
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
+)
 
 // conventionNames are the $context names a storyboard's requests use but
 // no step of it captures (no context_outputs, no root context): an
@@ -11,7 +16,7 @@ import "slices"
 // passes, a name no step declares is captured from the reply's own
 // top-level field of that name, and the step says so in its notes. A name
 // any step declares is never captured by convention.
-func conventionNames(sb *Storyboard) []string {
+func conventionNames(sb *spec.Storyboard) []string {
 	declared := map[string]bool{}
 	for k := range sb.Context {
 		declared[k] = true
@@ -23,10 +28,10 @@ func conventionNames(sb *Storyboard) []string {
 			}
 		}
 	}
-	refs, _ := StoryboardRefs(sb)
+	refs, _ := expr.StoryboardRefs(sb)
 	var out []string
 	for _, r := range refs {
-		if r.Kind == RefContext && !declared[r.Name] && !slices.Contains(out, r.Name) {
+		if r.Kind == expr.RefContext && !declared[r.Name] && !slices.Contains(out, r.Name) {
 			out = append(out, r.Name)
 		}
 	}

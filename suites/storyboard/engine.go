@@ -8,34 +8,19 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
-)
-
-// The skip reasons of the runner output contract (skip_result.reasons).
-const (
-	NotApplicable         = "not_applicable"
-	NoPhases              = "no_phases"
-	PrerequisiteFailed    = "prerequisite_failed"
-	MissingTool           = "missing_tool"
-	MissingTestController = "missing_test_controller"
-	UnsatisfiedContract   = "unsatisfied_contract"
-	PeerBranchTaken       = "peer_branch_taken"
-	PeerSubstituted       = "peer_substituted"
-	RequirementUnmet      = "requirement_unmet"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // The selection_result reasons of a storyboard left out before it ran:
 // by the run mode (a read-only run, no sandbox) or by the caller's scope
 // (--storyboard, the label filter).
 const (
-	RunModeExcluded = "run_mode_excluded"
+	runModeExcluded = "run_mode_excluded"
 	ScopeExcluded   = "explicit_scope_excluded"
 )
-
-// Skip says why a storyboard, phase or step did not run.
-type Skip struct {
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-}
 
 // Env is what a storyboard run knows about the agent and the run.
 type Env struct {
@@ -61,7 +46,7 @@ type Env struct {
 	// loopback and private addresses (never link-local).
 	LocalFetch bool
 	// Credential says the run authenticates with a configured credential
-	// (the test kit's auth.api_key, for the storyboards: see TestKitFor).
+	// (the test kit's auth.api_key, for the storyboards: see testKitFor).
 	Credential bool
 	// LiveCredential says the run holds the credential of a live-mode
 	// (non-sandbox) principal on the same seller (--live-bearer-env): a
@@ -84,7 +69,7 @@ type Env struct {
 	// MacroVectors are the release's catalog-macro substitution vectors
 	// by name (LoadMacroVectors), for expect_substitution_safe; nil when
 	// the release has none (the steps naming a vector are then skipped).
-	MacroVectors map[string]MacroVector
+	MacroVectors map[string]observer.MacroVector
 	// NewUUID mints the run's generated values; nil uses a random v4.
 	NewUUID func() string
 	// Generated seeds the generated values by storyboard id (a re-judging
@@ -124,10 +109,10 @@ type StepResult struct {
 	Agent       string // the logical agent the step's call went to; "" is the agent under test
 	Passed      bool
 	Optional    bool // the step is in an optional phase: its failure alone fails no storyboard
-	Skip        *Skip
+	Skip        *spec.Skip
 	Error       string // transport-level: the call proves nothing
-	Validations []Result
-	Obs         *Observation
+	Validations []spec.Result
+	Obs         *spec.Observation
 	Request     map[string]any
 	DurationMS  float64
 	Notes       []string
@@ -150,12 +135,12 @@ const (
 
 // StoryboardResult is the result of one storyboard.
 type StoryboardResult struct {
-	Storyboard *Storyboard
+	Storyboard *spec.Storyboard
 	Outcome    Outcome
 	// Skip is set when the storyboard did not run at all (a gate).
-	Skip *Skip
+	Skip *spec.Skip
 	// NotSelected is set when the run mode left the storyboard out.
-	NotSelected *Skip
+	NotSelected *spec.Skip
 	Steps       []StepResult
 	DurationMS  float64
 	// Generated are the values the run minted ($generate:uuid_v4#alias,
@@ -166,12 +151,12 @@ type StoryboardResult struct {
 
 // runner is one storyboard's run.
 type runner struct {
-	sb    *Storyboard
+	sb    *spec.Storyboard
 	env   *Env
 	d     Dispatcher
-	vars  *Vars
+	vars  *expr.Vars
 	kit   map[string]any
-	prior []*Observation
+	prior []*spec.Observation
 	// contributions: flag → "phase.step"
 	contributions map[string]string
 	// passed: step id → passed (for contributes_if)
@@ -197,27 +182,27 @@ type runner struct {
 
 // Run runs one storyboard against the agent through d. It never panics on
 // any reply; a call that proves nothing makes its step an error.
-func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) StoryboardResult {
+func Run(ctx context.Context, sb *spec.Storyboard, env *Env, d Dispatcher) StoryboardResult {
 	start := env.now()
 	res := StoryboardResult{Storyboard: sb}
 	if skip := Gate(sb, env); skip != nil {
 		res.Skip, res.Outcome = skip, Skipped
 		return res
 	}
-	if ns := RunMode(sb, env); ns != nil {
+	if ns := runMode(sb, env); ns != nil {
 		res.NotSelected, res.Outcome = ns, Skipped
 		return res
 	}
 	r := &runner{sb: sb, env: env, d: d, contributions: map[string]string{}, passed: map[string]bool{}, tripped: map[string]string{}, declared: map[string]string{}}
-	r.kit = TestKitFor(sb, env)
+	r.kit = testKitFor(sb, env)
 	r.convention = conventionNames(sb)
-	r.vars = &Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
+	r.vars = &expr.Vars{Context: map[string]any{}, Generated: map[string]string{}, TestKit: r.kit, AgentURL: env.AgentURL,
 		Prior: map[string]any{}, NewUUID: env.NewUUID}
 	for k, v := range env.Generated[sb.ID] {
 		r.vars.Generated[k] = v
 	}
 	for k, v := range sb.Context {
-		r.vars.Context[k] = Normalize(v)
+		r.vars.Context[k] = spec.Normalize(v)
 	}
 	overrideAgentURLs(sb, env, r.vars.Context)
 	r.initWebhooks()
@@ -235,13 +220,13 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 			return res
 		}
 		if !ok {
-			r.skipRest(0, &Skip{Reason: PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + SeedingPhase + ")"})
+			r.skipRest(0, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "controller_seeding: the storyboard's fixtures were not all seeded (" + seedingPhase + ")"})
 			from = len(sb.Phases)
 		}
 	}
 	for i := from; i < len(sb.Phases); i++ {
 		if ctx.Err() != nil {
-			r.skipRest(i, &Skip{Reason: RequirementUnmet, Detail: "the run's deadline passed before this phase"})
+			r.skipRest(i, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "the run's deadline passed before this phase"})
 			break
 		}
 		r.phase(ctx, i)
@@ -257,7 +242,7 @@ func Run(ctx context.Context, sb *Storyboard, env *Env, d Dispatcher) Storyboard
 
 // outcomeOf folds step results: failed if a required step failed, else
 // error if one errored, else passed if one of the storyboard's own steps
-// passed, else skipped. Seeding (SeedingPhase) sets the stage and grades
+// passed, else skipped. Seeding (seedingPhase) sets the stage and grades
 // nothing the storyboard asks: a storyboard whose every authored step was
 // skipped is skipped, however many fixtures were seeded.
 func outcomeOf(steps []StepResult) Outcome {
@@ -271,7 +256,7 @@ func outcomeOf(steps []StepResult) Outcome {
 			if !s.Optional {
 				return Failed
 			}
-		case s.PhaseID != SeedingPhase:
+		case s.PhaseID != seedingPhase:
 			passed = true
 		}
 	}
@@ -291,7 +276,7 @@ func outcomeOf(steps []StepResult) Outcome {
 // validate_input storyboard, seeds products whose format options break
 // the canonical schemas on purpose; seeded into a seller without
 // validate_input they only surface in every later get_products).
-func (r *runner) unreachable() *Skip {
+func (r *runner) unreachable() *spec.Skip {
 	var tasks []string
 	for _, ph := range r.sb.Phases {
 		for _, st := range ph.Steps {
@@ -309,11 +294,11 @@ func (r *runner) unreachable() *Skip {
 	if len(tasks) == 0 {
 		return nil
 	}
-	return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tasks [%s] (it lists %s); its fixtures were not seeded",
+	return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tasks [%s] (it lists %s); its fixtures were not seeded",
 		strings.Join(tasks, ", "), strings.Join(r.env.Tools, ", "))}
 }
 
-func (r *runner) skipRest(from int, skip *Skip) {
+func (r *runner) skipRest(from int, skip *spec.Skip) {
 	for _, ph := range r.sb.Phases[from:] {
 		for _, st := range ph.Steps {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: skip})
@@ -325,25 +310,25 @@ func (r *runner) skipRest(from int, skip *Skip) {
 func (r *runner) phase(ctx context.Context, i int) {
 	ph := &r.sb.Phases[i]
 	first := len(r.steps)
-	skipAll := func(s *Skip) {
+	skipAll := func(s *spec.Skip) {
 		for _, st := range ph.Steps {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional, Skip: s})
 		}
 	}
 	if ph.RequiresCapability != nil {
-		if ok, detail := EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
-			skipAll(&Skip{Reason: NotApplicable, Detail: detail})
+		if ok, detail := expr.EvalCapability(ph.RequiresCapability, r.env.Capabilities); !ok {
+			skipAll(&spec.Skip{Reason: spec.NotApplicable, Detail: detail})
 			return
 		}
 	}
 	if ph.SkipIf != "" {
-		skip, err := EvalSkipIf(ph.SkipIf, r.vars)
+		skip, err := expr.EvalSkipIf(ph.SkipIf, r.vars)
 		if err != nil {
-			skipAll(&Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
+			skipAll(&spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("skip_if %q cannot be evaluated: %v", ph.SkipIf, err)})
 			return
 		}
 		if skip {
-			skipAll(&Skip{Reason: NotApplicable, Detail: fmt.Sprintf("skip_if %q is true", ph.SkipIf)})
+			skipAll(&spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("skip_if %q is true", ph.SkipIf)})
 			return
 		}
 	}
@@ -353,12 +338,12 @@ func (r *runner) phase(ctx context.Context, i int) {
 		st := &ph.Steps[j]
 		if upstream != "" && st.Stateful {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
-				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
+				Skip: &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "prerequisite " + upstream + " did not pass"}})
 			continue
 		}
 		if gap != "" && st.Stateful {
 			r.steps = append(r.steps, StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional,
-				Skip: &Skip{Reason: PrerequisiteFailed, Detail: "prerequisite " + gap + " drives a controller scenario the agent does not implement"}})
+				Skip: &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "prerequisite " + gap + " drives a controller scenario the agent does not implement"}})
 			continue
 		}
 		res := r.step(ctx, ph, st)
@@ -393,7 +378,7 @@ func (r *runner) upstreamTrip(i int) string {
 // trip records whether the phase's results trip the cascade
 // (runner-output-contract.yaml cascade_rules.default_cascade and the sole
 // stateful step exemption).
-func (r *runner) trip(ph *Phase, results []StepResult) {
+func (r *runner) trip(ph *spec.Phase, results []StepResult) {
 	stateful := 0
 	for _, st := range ph.Steps {
 		if st.Stateful {
@@ -413,9 +398,9 @@ func (r *runner) trip(ph *Phase, results []StepResult) {
 			r.tripped[ph.ID] = at
 		case res.Skip != nil:
 			switch res.Skip.Reason {
-			case PrerequisiteFailed, UnsatisfiedContract, PeerBranchTaken:
+			case spec.PrerequisiteFailed, spec.UnsatisfiedContract, spec.PeerBranchTaken:
 				r.tripped[ph.ID] = at
-			case NotApplicable, MissingTool, MissingTestController:
+			case spec.NotApplicable, spec.MissingTool, spec.MissingTestController:
 				// A controller scenario the agent lacks (UNKNOWN_SCENARIO, a
 				// coverage gap) trips the cascade even as the phase's sole
 				// stateful step, unlike the contract's
@@ -433,7 +418,7 @@ func (r *runner) trip(ph *Phase, results []StepResult) {
 	}
 }
 
-func hasSubstitute(ph *Phase, id string) bool {
+func hasSubstitute(ph *spec.Phase, id string) bool {
 	for _, st := range ph.Steps {
 		if slices.Contains(st.ProvidesStateFor, id) {
 			return true
@@ -444,15 +429,15 @@ func hasSubstitute(ph *Phase, id string) bool {
 
 // substitutePeers regrades a missing_tool or missing_test_controller step
 // peer_substituted when a same-phase step that provides its state passed.
-func (r *runner) substitutePeers(ph *Phase, results []StepResult) {
+func (r *runner) substitutePeers(ph *spec.Phase, results []StepResult) {
 	for k := range results {
 		res := &results[k]
-		if res.Skip == nil || (res.Skip.Reason != MissingTool && res.Skip.Reason != MissingTestController) {
+		if res.Skip == nil || (res.Skip.Reason != spec.MissingTool && res.Skip.Reason != spec.MissingTestController) {
 			continue
 		}
 		for m, st := range ph.Steps {
 			if slices.Contains(st.ProvidesStateFor, res.StepID) && results[m].Skip == nil && results[m].Passed {
-				res.Skip = &Skip{Reason: PeerSubstituted, Detail: fmt.Sprintf("%s.%s passed and provides the state of %s", ph.ID, st.ID, res.StepID)}
+				res.Skip = &spec.Skip{Reason: spec.PeerSubstituted, Detail: fmt.Sprintf("%s.%s passed and provides the state of %s", ph.ID, st.ID, res.StepID)}
 				break
 			}
 		}
@@ -474,16 +459,64 @@ func (r *runner) settleBranchSets() {
 			continue
 		}
 		if res.Failed() || res.Error != "" {
-			res.Skip = &Skip{Reason: PeerBranchTaken, Detail: fmt.Sprintf("%s contributed by %s — %s is moot", ph.BranchSet.ID, by, ph.ID)}
+			res.Skip = &spec.Skip{Reason: spec.PeerBranchTaken, Detail: fmt.Sprintf("%s contributed by %s — %s is moot", ph.BranchSet.ID, by, ph.ID)}
 			res.Error = ""
 		}
 	}
 }
 
-func (r *runner) phaseByID(id string) *Phase {
+func (r *runner) phaseByID(id string) *spec.Phase {
 	for i := range r.sb.Phases {
 		if r.sb.Phases[i].ID == id {
 			return &r.sb.Phases[i]
+		}
+	}
+	return nil
+}
+
+// gradeInvariants grades the storyboard's declared invariants over its
+// steps once they have all run (Invariants), adding one validation to
+// each step an invariant applies to; a failed one fails its step (never
+// the cascade: the steps after it have already run on what the agent
+// said). A step that did not run, or whose call proves nothing, is not
+// read.
+func gradeInvariants(sb *spec.Storyboard, steps []StepResult) {
+	if len(sb.Invariants) == 0 {
+		return
+	}
+	var ran []check.Ran
+	var at []int
+	for i, s := range steps {
+		if s.Skip != nil || s.Error != "" || s.Obs == nil {
+			continue
+		}
+		r := check.Ran{ID: s.PhaseID + "." + s.StepID, Task: s.Task, Obs: s.Obs}
+		if st := stepOf(sb, s.PhaseID, s.StepID); st != nil {
+			r.ExpectError = st.ExpectError
+		}
+		ran, at = append(ran, r), append(at, i)
+	}
+	for k, results := range check.Invariants(sb.Invariants, ran) {
+		s := &steps[at[k]]
+		for _, r := range results {
+			s.Validations = append(s.Validations, r)
+			if !r.Passed {
+				s.Passed = false
+			}
+		}
+	}
+}
+
+// stepOf finds a step of the storyboard by phase and step id.
+func stepOf(sb *spec.Storyboard, phase, step string) *spec.Step {
+	for i := range sb.Phases {
+		if sb.Phases[i].ID != phase {
+			continue
+		}
+		for j := range sb.Phases[i].Steps {
+			if sb.Phases[i].Steps[j].ID == step {
+				return &sb.Phases[i].Steps[j]
+			}
 		}
 	}
 	return nil

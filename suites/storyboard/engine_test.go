@@ -6,17 +6,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // fake answers each task with a canned payload (or an error reply, or a
 // failure) and records the requests it got.
 type fake struct {
 	mu      sync.Mutex
-	answers map[string]func(req Request) *Observation
+	answers map[string]func(req Request) *spec.Observation
 	got     []Request
 }
 
-func (f *fake) Call(_ context.Context, req Request) *Observation {
+func (f *fake) Call(_ context.Context, req Request) *spec.Observation {
 	f.mu.Lock()
 	f.got = append(f.got, req)
 	f.mu.Unlock()
@@ -28,36 +30,38 @@ func (f *fake) Call(_ context.Context, req Request) *Observation {
 		}
 		return o
 	}
-	return &Observation{Transport: "mcp", Task: req.Task, Failure: "no answer for " + req.Task}
+	return &spec.Observation{Transport: "mcp", Task: req.Task, Failure: "no answer for " + req.Task}
 }
 
-func (f *fake) Get(_ context.Context, probeID, path string) *Observation {
-	return &Observation{Transport: "http", HTTPStatus: 404, Failure: ""}
+func (f *fake) Get(_ context.Context, probeID, path string) *spec.Observation {
+	return &spec.Observation{Transport: "http", HTTPStatus: 404, Failure: ""}
 }
 
-func ok(payload map[string]any) func(Request) *Observation {
-	return func(Request) *Observation { return &Observation{Payload: Normalize(payload), HTTPStatus: 200} }
-}
-
-func refuse(code string) func(Request) *Observation {
-	return func(Request) *Observation {
-		return &Observation{IsError: true, Refused: true, ErrorCode: code, Error: map[string]any{"code": code, "message": "no"}, HTTPStatus: 200}
+func ok(payload map[string]any) func(Request) *spec.Observation {
+	return func(Request) *spec.Observation {
+		return &spec.Observation{Payload: spec.Normalize(payload), HTTPStatus: 200}
 	}
 }
 
-func parse(t *testing.T, src string) *Storyboard {
+func refuse(code string) func(Request) *spec.Observation {
+	return func(Request) *spec.Observation {
+		return &spec.Observation{IsError: true, Refused: true, ErrorCode: code, Error: map[string]any{"code": code, "message": "no"}, HTTPStatus: 200}
+	}
+}
+
+func parse(t *testing.T, src string) *spec.Storyboard {
 	t.Helper()
-	sb, _, err := Parse("protocols/media-buy/test.yaml", []byte(src))
+	sb, _, err := spec.Parse("protocols/media-buy/test.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb.Kind, sb.Path = Protocols, "protocols/media-buy/test.yaml"
+	sb.Kind, sb.Path = spec.Protocols, "protocols/media-buy/test.yaml"
 	return sb
 }
 
 func env(tools ...string) *Env {
 	return &Env{Tools: tools, AllowMutations: true, Mutating: Mutating,
-		Capabilities: Normalize(map[string]any{"supported_protocols": []any{"media_buy"}}),
+		Capabilities: spec.Normalize(map[string]any{"supported_protocols": []any{"media_buy"}}),
 		NewUUID:      func() string { return "00000000-0000-4000-8000-000000000000" }}
 }
 
@@ -141,28 +145,28 @@ phases:
 func TestRunCascadesAFailedStatefulStep(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		answers map[string]func(Request) *Observation
+		answers map[string]func(Request) *spec.Observation
 		want    string
 	}{
-		{"every step passes and the captured id reaches the next request", map[string]func(Request) *Observation{
+		{"every step passes and the captured id reaches the next request", map[string]func(Request) *spec.Observation{
 			"create_media_buy":      ok(map[string]any{"media_buy_id": "mb_1", "status": "active"}),
 			"get_media_buys":        ok(map[string]any{"media_buys": []any{}}),
 			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
 			"get_products":          ok(map[string]any{"products": []any{}}),
 		}, "setup.create=pass read.get=pass read.formats=pass independent.products=pass => passed"},
-		{"a failed create skips the dependent stateful step, not the stateless one nor the independent phase", map[string]func(Request) *Observation{
+		{"a failed create skips the dependent stateful step, not the stateless one nor the independent phase", map[string]func(Request) *spec.Observation{
 			"create_media_buy":      ok(map[string]any{"status": "active"}),
 			"get_media_buys":        ok(map[string]any{"media_buys": []any{}}),
 			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
 			"get_products":          ok(map[string]any{"products": []any{}}),
 		}, "setup.create=fail read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => failed"},
-		{"a refused create is a failure of the story", map[string]func(Request) *Observation{
+		{"a refused create is a failure of the story", map[string]func(Request) *spec.Observation{
 			"create_media_buy":      refuse("INVALID_REQUEST"),
 			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
 			"get_products":          ok(map[string]any{"products": []any{}}),
 		}, "setup.create=fail read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => failed"},
-		{"a call that proves nothing is an error, never a failure", map[string]func(Request) *Observation{
-			"create_media_buy":      func(Request) *Observation { return &Observation{Failure: "timeout"} },
+		{"a call that proves nothing is an error, never a failure", map[string]func(Request) *spec.Observation{
+			"create_media_buy":      func(Request) *spec.Observation { return &spec.Observation{Failure: "timeout"} },
 			"list_creative_formats": ok(map[string]any{"formats": []any{}}),
 			"get_products":          ok(map[string]any{"products": []any{}}),
 		}, "setup.create=error read.get=skip:prerequisite_failed read.formats=pass independent.products=pass => error"},
@@ -195,14 +199,14 @@ func TestRunGatesAStoryboardBeforeAnyCall(t *testing.T) {
 	}{
 		{"a protocol the agent does not claim", cascadeSB, func() *Env {
 			e := env("create_media_buy")
-			e.Capabilities = Normalize(map[string]any{"supported_protocols": []any{"signals"}})
+			e.Capabilities = spec.Normalize(map[string]any{"supported_protocols": []any{"signals"}})
 			return e
-		}, NotApplicable},
+		}, spec.NotApplicable},
 		{"a read-only run leaves a mutating storyboard out", cascadeSB, func() *Env { e := env("create_media_buy"); e.AllowMutations = false; return e }, "not_selected"},
-		{"none of the required tools", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequired_tools: [sync_creatives]\n", 1), func() *Env { return env("get_products") }, MissingTool},
-		{"an unknown requirement", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires: [teleporter]\n", 1), func() *Env { return env("get_products") }, RequirementUnmet},
-		{"a capability gate that does not hold", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires_capability: {path: media_buy.supports_proposals, equals: true}\n", 1), func() *Env { return env("get_products") }, NotApplicable},
-		{"controller seeding", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nprerequisites: {controller_seeding: true}\n", 1), func() *Env { return env("get_products") }, NotApplicable},
+		{"none of the required tools", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequired_tools: [sync_creatives]\n", 1), func() *Env { return env("get_products") }, spec.MissingTool},
+		{"an unknown requirement", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires: [teleporter]\n", 1), func() *Env { return env("get_products") }, spec.RequirementUnmet},
+		{"a capability gate that does not hold", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nrequires_capability: {path: media_buy.supports_proposals, equals: true}\n", 1), func() *Env { return env("get_products") }, spec.NotApplicable},
+		{"controller seeding", strings.Replace(cascadeSB, "narrative: t\n", "narrative: t\nprerequisites: {controller_seeding: true}\n", 1), func() *Env { return env("get_products") }, spec.NotApplicable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fake{}
@@ -275,7 +279,7 @@ phases:
 func TestRunGradesBranchSets(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		answer func(Request) *Observation
+		answer func(Request) *spec.Observation
 		want   string
 	}{
 		{"the accepting peer contributes, the other is moot", ok(map[string]any{"products": []any{}}),
@@ -286,7 +290,7 @@ func TestRunGradesBranchSets(t *testing.T) {
 			"accepted_path.accept=fail rejected_path.reject=fail gate.assert=fail => failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"get_products": tc.answer}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"get_products": tc.answer}}
 			res := Run(context.Background(), parse(t, branchSB), env("get_products"), f)
 			if got := outcomes(res); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
@@ -297,7 +301,7 @@ func TestRunGradesBranchSets(t *testing.T) {
 
 func TestRunSkipsAStepWhoseToolIsMissingWithoutFailingTheStory(t *testing.T) {
 	sb := parse(t, cascadeSB)
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"create_media_buy": ok(map[string]any{"media_buy_id": "mb_1"}),
 		"get_products":     ok(map[string]any{"products": []any{}}),
 	}}
@@ -346,8 +350,8 @@ func TestRunDispatchesParallelAndRateLimitTripSteps(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	keys := map[any]int{}
-	f := &fake{answers: map[string]func(Request) *Observation{
-		"create_media_buy": func(req Request) *Observation {
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
+		"create_media_buy": func(req Request) *spec.Observation {
 			mu.Lock()
 			defer mu.Unlock()
 			calls++
@@ -389,13 +393,13 @@ func TestRunDispatchesParallelAndRateLimitTripSteps(t *testing.T) {
 }
 
 func TestRunSkipsARateLimitTripThatNeverTrips(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"create_media_buy": ok(map[string]any{"media_buy_id": "mb", "status": "active"}),
 	}}
 	sb := parse(t, dispatchSB)
 	sb.Phases[0].Steps = sb.Phases[0].Steps[1:]
 	res := Run(context.Background(), sb, env("create_media_buy"), f)
-	if got := res.Steps[0].Skip; got == nil || got.Reason != NotApplicable || got.Detail != "rate_limit_not_triggered" {
+	if got := res.Steps[0].Skip; got == nil || got.Reason != spec.NotApplicable || got.Detail != "rate_limit_not_triggered" {
 		t.Errorf("skip %+v, want not_applicable rate_limit_not_triggered", got)
 	}
 	if len(f.got) != 5 {
@@ -438,14 +442,14 @@ phases:
 func TestRunFollowsAnAsynchronousTaskToItsEnd(t *testing.T) {
 	var mu sync.Mutex
 	n := 0
-	f := &fake{answers: map[string]func(Request) *Observation{
-		"create_media_buy": func(req Request) *Observation {
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
+		"create_media_buy": func(req Request) *spec.Observation {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
 			return ok(map[string]any{"status": "submitted", "task_id": fmt.Sprintf("t%d", n)})(req)
 		},
-		"tasks/get": func(req Request) *Observation {
+		"tasks/get": func(req Request) *spec.Observation {
 			if req.Args["task_id"] == "t1" {
 				return ok(map[string]any{"task_id": "t1", "status": "failed", "error": map[string]any{"code": "PRODUCT_NOT_FOUND", "message": "no"}})(req)
 			}
@@ -467,7 +471,7 @@ func TestRunFollowsAnAsynchronousTaskToItsEnd(t *testing.T) {
 }
 
 func TestRunTreatsATaskItCannotFollowAsAnError(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"create_media_buy": ok(map[string]any{"status": "submitted", "task_id": "t1"}),
 	}}
 	sb := parse(t, asyncSB)
@@ -475,5 +479,28 @@ func TestRunTreatsATaskItCannotFollowAsAnError(t *testing.T) {
 	res := Run(context.Background(), sb, env("create_media_buy"), f)
 	if got, want := outcomes(res), "p.reject=error => error"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestUnknownInvariantIsNotApplicable(t *testing.T) {
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{"x.unknown"}, Phases: []spec.Phase{{ID: "p", Steps: []spec.Step{{ID: "a"}}}}}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Passed: true, Obs: &spec.Observation{}}}
+	gradeInvariants(sb, steps)
+	if len(steps[0].Validations) != 1 || !steps[0].Validations[0].NotApplicable || !steps[0].Passed {
+		t.Fatalf("got %+v", steps[0])
+	}
+}
+
+// A failed invariant fails the step it grades, and only that step.
+func TestAFailedInvariantFailsItsStep(t *testing.T) {
+	sb := &spec.Storyboard{ID: "t", Invariants: []string{spec.InvariantStatusMonotonic}, Phases: []spec.Phase{{ID: "p", Steps: []spec.Step{{ID: "a"}, {ID: "b"}}}}}
+	reply := func(status string) *spec.Observation {
+		return &spec.Observation{Task: "get_media_buys", Transport: "mcp", Payload: map[string]any{"media_buys": []any{map[string]any{"media_buy_id": "mb1", "status": status}}}}
+	}
+	steps := []StepResult{{PhaseID: "p", StepID: "a", Task: "get_media_buys", Passed: true, Obs: reply("completed")},
+		{PhaseID: "p", StepID: "b", Task: "get_media_buys", Passed: true, Obs: reply("active")}}
+	gradeInvariants(sb, steps)
+	if !steps[0].Passed || steps[1].Passed || len(steps[1].Validations) != 1 || steps[1].Validations[0].Passed {
+		t.Fatalf("got %+v", steps)
 	}
 }

@@ -1,54 +1,70 @@
 package storyboard_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// Load a release folder and lint it. Only loading and linting exist so
-// far: nothing here runs a storyboard against an agent.
-func Example() {
-	rel, err := storyboard.Load("testdata/release")
-	if err != nil {
-		fmt.Println(err) // names the file and the YAML line
-		return
-	}
-	for _, sb := range rel.Storyboards {
-		fmt.Printf("%-11s %-24s %d phases\n", sb.Kind, sb.ID, len(sb.Phases))
-	}
-	c := storyboard.Count(rel)
-	fmt.Printf("%d storyboards, %d phases, %d steps, %d validations, %d findings\n",
-		c.Storyboards, c.Phases, c.Steps, c.Validations, len(storyboard.Lint(rel)))
-	// Output:
-	// protocols   widget_seller            2 phases
-	// protocols   widget_seller/branching  3 phases
-	// specialisms widget_seller_specialism 0 phases
-	// universal   ping                     2 phases
-	// 4 storyboards, 7 phases, 8 steps, 8 validations, 0 findings
+// seller answers every call with one product; a real run's dispatcher
+// sends through the raw-byte clients and records each call.
+type seller struct{}
+
+func (seller) Call(_ context.Context, req storyboard.Request) *spec.Observation {
+	return &spec.Observation{Task: req.Task, Transport: "mcp", Request: req.Args,
+		Payload: map[string]any{"products": []any{map[string]any{"product_id": "p1"}}}}
 }
 
-// A storyboard that breaks a rule yields findings with the file, the YAML
-// path and the position.
-func ExampleLint() {
-	rel, _ := storyboard.Load("testdata/release")
-	sb, findings, _ := storyboard.Parse("universal/loop.yaml", []byte(`id: loop
+func (seller) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Transport: "http", Failure: "no documents here"}
+}
+
+// Run one storyboard against an agent through a dispatcher: each step's
+// validations are graded, and the storyboard's outcome folds its steps.
+func ExampleRun() {
+	sb, _, err := spec.Parse("universal/discovery.yaml", []byte(`id: discovery
 version: "1.0.0"
-title: "A phase that waits for itself"
-category: loop
-summary: "s"
-narrative: "n"
+title: Discovery
+category: discovery
+summary: s
+narrative: n
 phases:
-  - id: wait
-    title: "Wait"
-    depends_on: [wait]
-    steps: []
+  - id: browse
+    title: Browse
+    steps:
+      - id: products
+        title: Get products
+        task: get_products
+        sample_request: {brief: "video"}
+        validations:
+          - check: field_present
+            path: products[0].product_id
+            description: a product has an id
+          - check: field_present
+            path: products[0].pricing_options
+            description: a product has pricing options
 `))
-	rel.Storyboards = append(rel.Storyboards, sb)
-	rel.Findings = append(rel.Findings, findings...)
-	for _, f := range storyboard.Lint(rel) {
-		fmt.Println(f)
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
+	sb.Kind = spec.Universal // Load sets it from the folder; universal storyboards apply to every agent
+	env := &storyboard.Env{Tools: []string{"get_products"}, AgentURL: "https://seller.example/mcp"}
+	res := storyboard.Run(context.Background(), sb, env, seller{})
+	for _, st := range res.Steps {
+		for _, v := range st.Validations {
+			fmt.Printf("%s.%s %s passed=%t\n", st.PhaseID, st.StepID, v.Check, v.Passed)
+			if !v.Passed {
+				fmt.Println("  ", v.Message)
+			}
+		}
+	}
+	fmt.Println(res.Outcome)
 	// Output:
-	// universal/loop.yaml:10:18: error depends_on: phases[0].depends_on[0]: phase "wait" depends on itself
+	// browse.products field_present passed=true
+	// browse.products field_present passed=false
+	//    products[0].pricing_options is missing
+	// failed
 }

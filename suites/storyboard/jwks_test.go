@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // keysSB is the signing_keys_published phase of webhook-emission.yaml.
@@ -50,7 +51,7 @@ type keyHost struct {
 	urls  []string
 }
 
-func (h *keyHost) Get(_ context.Context, probeID, path string) *Observation {
+func (h *keyHost) Get(_ context.Context, probeID, path string) *spec.Observation {
 	u := path
 	if strings.HasPrefix(path, "/") {
 		u = "https://seller.test" + path
@@ -70,7 +71,7 @@ func (h *keyHost) Get(_ context.Context, probeID, path string) *Observation {
 		}
 	}
 	h.store.Add(c)
-	return Observe(c, "", nil, true)
+	return spec.Observe(c, "", nil, true)
 }
 
 func keysEnv(caps map[string]any) *Env {
@@ -79,7 +80,7 @@ func keysEnv(caps map[string]any) *Env {
 	e.Webhooks = newFakeHooks()
 	if caps != nil {
 		caps["supported_protocols"] = []any{"media_buy"}
-		e.Capabilities = Normalize(caps)
+		e.Capabilities = spec.Normalize(caps)
 	}
 	return e
 }
@@ -233,21 +234,21 @@ func TestSigningKeysEvidence(t *testing.T) {
 	if got := stepOutcome(res.Steps[0]); !strings.HasPrefix(got, "error: brand_json_unreachable: fetching /.well-known/brand.json: not recorded in the evidence") {
 		t.Errorf("no evidence: %s", got)
 	}
-	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "proved nothing") {
+	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "proved nothing") {
 		t.Errorf("no evidence, assert: %+v", s.Skip)
 	}
 	e := keysEnv(nil)
 	e.Webhooks = nil
 	res = Run(context.Background(), parse(t, keysSB), e, h)
 	for _, s := range res.Steps {
-		if s.Skip == nil || s.Skip.Reason != RequirementUnmet || !strings.Contains(s.Skip.Detail, "webhook_receiver") {
+		if s.Skip == nil || s.Skip.Reason != spec.RequirementUnmet || !strings.Contains(s.Skip.Detail, "webhook_receiver") {
 			t.Errorf("without a receiver, %s: %+v", s.StepID, s.Skip)
 		}
 	}
 	// An assert_jwks_purpose with no fetch step before it.
 	only := strings.Replace(keysSB, "task: fetch_brand_jwks", "task: assert_jwks_purpose", 1)
 	res = Run(context.Background(), parse(t, only), keysEnv(nil), h)
-	if s := res.Steps[0]; s.Skip == nil || s.Skip.Reason != PrerequisiteFailed {
+	if s := res.Steps[0]; s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed {
 		t.Errorf("no fetch step: %+v", s.Skip)
 	}
 }

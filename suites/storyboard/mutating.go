@@ -6,7 +6,7 @@ import "slices"
 // "x-mutates-state": true in the 3.1.19 and 3.2.0-beta.5 schemas
 // (storyboard-schema.yaml, "Mutating-task detection": the annotation is the
 // single source of truth; TestMutatingTasksFollowTheSchemas checks this list
-// against ../shared). One exception, written down: 3.2.0-beta.5 marks
+// against the releases' schemas when the tests have them). One exception, written down: 3.2.0-beta.5 marks
 // get_products mutating (a brief can open a proposal); a read-only run
 // still sends it, as every 3.1 buyer does, because it commits no spend and
 // creates no campaign.

@@ -17,8 +17,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 type oauthVector struct {
@@ -44,7 +47,7 @@ type oauthVector struct {
 // vector passes, every negative one fails with its exact code, and a
 // Replay of the recorded fetches (what `judge` does) grades the same.
 func TestOAuthGraphVectors(t *testing.T) {
-	path := specDir(t, filepath.Join("3.2.0-beta.5", "test-vectors", "oauth-setup", "vectors.json"))
+	path := shared.File(t, filepath.Join("spec/compliance", "3.2.0-beta.5", "test-vectors", "oauth-setup", "vectors.json"))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +62,8 @@ func TestOAuthGraphVectors(t *testing.T) {
 		t.Run(v.ID, func(t *testing.T) {
 			net := newVectorNet(t, v)
 			live := vectorFetcher{policy: net.policy()}
-			g := WalkOAuthGraph(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
-			first, needs := evalOAuthGraph(v.AgentURL, *g)
+			g := oauth.Walk(context.Background(), &live, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, oauth.Graph{})
+			first, needs := firstFailure(v.AgentURL, *g)
 			if len(needs) > 0 {
 				t.Fatalf("the walk left needs: %v", needs)
 			}
@@ -69,20 +72,30 @@ func TestOAuthGraphVectors(t *testing.T) {
 				t.Fatalf("positive vector failed: %+v", *first)
 			case !v.Expected.Success && first == nil:
 				t.Fatalf("negative vector passed, want %s", v.Expected.ErrorCode)
-			case !v.Expected.Success && first.code != v.Expected.ErrorCode:
-				t.Fatalf("code %s (%+v), want %s", first.code, *first, v.Expected.ErrorCode)
+			case !v.Expected.Success && first.Code != v.Expected.ErrorCode:
+				t.Fatalf("code %s (%+v), want %s", first.Code, *first, v.Expected.ErrorCode)
 			}
 			store := evidence.NewStore(evidence.Target{})
 			for _, c := range live.calls {
 				store.Add(c)
 			}
-			rg := WalkOAuthGraph(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, OAuthGraph{})
-			again, _ := evalOAuthGraph(v.AgentURL, *rg)
-			if (first == nil) != (again == nil) || first != nil && again.code != first.code {
+			rg := oauth.Walk(context.Background(), Replay{Store: store}, "storyboard/oauth_setup/metadata_graph/evaluate_oauth_metadata", v.AgentURL, oauth.Graph{})
+			again, _ := firstFailure(v.AgentURL, *rg)
+			if (first == nil) != (again == nil) || first != nil && again.Code != first.Code {
 				t.Fatalf("the replay grades %+v, the walk %+v", again, first)
 			}
 		})
 	}
+}
+
+// firstFailure is the failure oauth_metadata_graph reports (nil when
+// none), and the URLs the walk left unfetched.
+func firstFailure(agentURL string, g oauth.Graph) (*oauth.Failure, []string) {
+	fails := oauth.Failures(agentURL, g)
+	if len(fails) == 0 {
+		return nil, oauth.Fetches(agentURL, g)
+	}
+	return &fails[0], oauth.Fetches(agentURL, g)
 }
 
 // vectorFetcher is the live dispatcher's FetchPublic over a test network.
@@ -92,12 +105,12 @@ type vectorFetcher struct {
 	calls  []evidence.Call
 }
 
-func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string, _ FetchOptions) *OAuthResponse {
+func (f *vectorFetcher) FetchPublic(ctx context.Context, probeID, u string, _ spec.FetchOptions) *spec.Response {
 	c, r := fetch.Get(ctx, f.policy, probeID, u)
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	f.mu.Unlock()
-	return OAuthResponseFrom(r)
+	return spec.ResponseFrom(r)
 }
 
 // vectorNet is one vector's network of test doubles.

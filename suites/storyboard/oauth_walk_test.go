@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // graphFake answers the OAuth discovery graph's fetches from a map and
@@ -12,23 +14,23 @@ import (
 type graphFake struct {
 	fake
 	mu      sync.Mutex
-	docs    map[string]*OAuthResponse
+	docs    map[string]*spec.Response
 	fetched []string
 }
 
-func (g *graphFake) Get(_ context.Context, _, path string) *Observation {
-	return &Observation{Transport: "http", HTTPStatus: 200, Payload: Normalize(map[string]any{
+func (g *graphFake) Get(_ context.Context, _, path string) *spec.Observation {
+	return &spec.Observation{Transport: "http", HTTPStatus: 200, Payload: spec.Normalize(map[string]any{
 		"resource": "https://agent.example.com/mcp", "authorization_servers": []any{"https://id.example.net"}})}
 }
 
-func (g *graphFake) FetchPublic(_ context.Context, probeID, url string, _ FetchOptions) *OAuthResponse {
+func (g *graphFake) FetchPublic(_ context.Context, probeID, url string, _ spec.FetchOptions) *spec.Response {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.fetched = append(g.fetched, probeID+" "+url)
 	if r, ok := g.docs[url]; ok {
 		return r
 	}
-	return &OAuthResponse{}
+	return &spec.Response{}
 }
 
 const oauthSB = `
@@ -61,16 +63,16 @@ phases:
             description: resource
 `
 
-func jsonDoc(body string) *OAuthResponse {
-	return &OAuthResponse{Status: 200, ContentType: "application/json", Body: []byte(body)}
+func jsonDoc(body string) *spec.Response {
+	return &spec.Response{Status: 200, ContentType: "application/json", Body: []byte(body)}
 }
 
 // The engine walks the graph for a step that grades oauth_metadata_graph,
 // through the dispatcher's fetcher, under probe IDs numbered from the
 // step's, and only there; the verdict is the graph's.
 func TestEngineWalksTheOAuthGraph(t *testing.T) {
-	good := func() map[string]*OAuthResponse {
-		return map[string]*OAuthResponse{
+	good := func() map[string]*spec.Response {
+		return map[string]*spec.Response{
 			"https://agent.example.com/.well-known/oauth-protected-resource/mcp": jsonDoc(`{"resource":"https://agent.example.com/mcp","authorization_servers":["https://id.example.net"]}`),
 			"https://id.example.net/.well-known/oauth-authorization-server":      jsonDoc(`{"issuer":"https://id.example.net","token_endpoint":"https://id.example.net/token","grant_types_supported":["client_credentials"]}`),
 			"https://id.example.net/token":                                       {Status: 405},
@@ -78,19 +80,19 @@ func TestEngineWalksTheOAuthGraph(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		edit    func(map[string]*OAuthResponse)
+		edit    func(map[string]*spec.Response)
 		want    string
 		fetches int
 	}{
-		{"a consistent graph", func(map[string]*OAuthResponse) {}, "metadata_graph.evaluate_oauth_metadata=pass metadata_graph.again_without_the_check=pass => passed", 3},
-		{"an issuer mismatch", func(m map[string]*OAuthResponse) {
+		{"a consistent graph", func(map[string]*spec.Response) {}, "metadata_graph.evaluate_oauth_metadata=pass metadata_graph.again_without_the_check=pass => passed", 3},
+		{"an issuer mismatch", func(m map[string]*spec.Response) {
 			m["https://id.example.net/.well-known/oauth-authorization-server"] = jsonDoc(`{"issuer":"https://id.example.net/","token_endpoint":"https://id.example.net/token","grant_types_supported":["client_credentials"]}`)
 		}, "metadata_graph.evaluate_oauth_metadata=fail metadata_graph.again_without_the_check=pass => failed", 2},
-		{"a blocked fetch", func(m map[string]*OAuthResponse) {
-			m["https://id.example.net/token"] = &OAuthResponse{Blocked: "id.example.net resolves to 10.0.0.7"}
+		{"a blocked fetch", func(m map[string]*spec.Response) {
+			m["https://id.example.net/token"] = &spec.Response{Blocked: "id.example.net resolves to 10.0.0.7"}
 		}, "metadata_graph.evaluate_oauth_metadata=fail metadata_graph.again_without_the_check=pass => failed", 3},
-		{"an oversized document", func(m map[string]*OAuthResponse) {
-			m["https://id.example.net/.well-known/oauth-authorization-server"].Limit = OverLimit
+		{"an oversized document", func(m map[string]*spec.Response) {
+			m["https://id.example.net/.well-known/oauth-authorization-server"].Limit = "a response over 262144 bytes"
 		}, "metadata_graph.evaluate_oauth_metadata=fail metadata_graph.again_without_the_check=pass => failed", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,53 +113,5 @@ func TestEngineWalksTheOAuthGraph(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// Limits the walk enforces: more than 64 requests, and 2 MiB in all.
-func TestOAuthWalkEnforcesTheGraphLimits(t *testing.T) {
-	servers := []string{}
-	docs := map[string]*OAuthResponse{}
-	for i := range 16 {
-		issuer := "https://as" + string(rune('a'+i)) + ".example.net"
-		servers = append(servers, `"`+issuer+`"`)
-		docs[issuer+"/.well-known/oauth-authorization-server"] = &OAuthResponse{Status: 200, ContentType: "application/json",
-			Body: []byte(`{"issuer":"` + issuer + `","token_endpoint":"` + issuer + `/t","grant_types_supported":["client_credentials"],"pad":"` + strings.Repeat("x", 200<<10) + `"}`)}
-		docs[issuer+"/t"] = &OAuthResponse{Status: 400}
-	}
-	docs["https://agent.example.com/.well-known/oauth-protected-resource/mcp"] = jsonDoc(`{"resource":"https://agent.example.com/mcp","authorization_servers":[` + strings.Join(servers, ",") + `]}`)
-	g := &graphFake{docs: docs}
-	graph := WalkOAuthGraph(context.Background(), g, "p", "https://agent.example.com/mcp", OAuthGraph{})
-	first, needs := evalOAuthGraph("https://agent.example.com/mcp", *graph)
-	if len(needs) != 0 || first == nil || first.code != "oauth_graph_limit_exceeded" || !strings.Contains(first.detail, "bytes in all") {
-		t.Fatalf("16 documents of 200 KiB: %+v (needs %v), want the 2 MiB limit", first, needs)
-	}
-	if len(g.fetched) > maxOAuthRequests {
-		t.Fatalf("%d fetches, more than %d", len(g.fetched), maxOAuthRequests)
-	}
-}
-
-// TestWalkOAuthGraphFromNamedMetadata: a walk given the metadata URL a
-// challenge named (RFC 9728 §5.1) reads it there, not at the well-known
-// location, and OAuthGraphFailures lists the graph's failures in the kit's
-// precedence.
-func TestWalkOAuthGraphFromNamedMetadata(t *testing.T) {
-	const agent = "https://agent.example.com/mcp"
-	const named = "https://meta.example.com/prm"
-	g := &graphFake{docs: map[string]*OAuthResponse{
-		named: {Status: 200, ContentType: "application/json", Body: []byte(`{"resource":"https://agent.example.com/mcp","authorization_servers":["https://as.example.com"]}`)},
-		"https://as.example.com/.well-known/oauth-authorization-server": {Status: 200, ContentType: "application/json",
-			Body: []byte(`{"issuer":"https://as.example.com/","token_endpoint":"https://as.example.com/token","grant_types_supported":["client_credentials"]}`)},
-	}}
-	graph := WalkOAuthGraph(context.Background(), g, "p", agent, OAuthGraph{Metadata: named})
-	if _, ok := graph.Responses["https://agent.example.com/.well-known/oauth-protected-resource/mcp"]; ok {
-		t.Error("the walk read the well-known location although the challenge named the metadata")
-	}
-	fails := OAuthGraphFailures(agent, *graph)
-	if len(fails) != 1 || fails[0].Code != "oauth_issuer_mismatch" || fails[0].Field != "issuer" {
-		t.Errorf("failures %+v, want one oauth_issuer_mismatch on issuer", fails)
-	}
-	if !SameResource("HTTPS://Agent.Example.com:443/mcp", agent) || SameResource(agent+"/", agent) {
-		t.Error("SameResource does not compare as RFC 9728 §3.3 does")
 	}
 }

@@ -12,13 +12,15 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/internal/shared"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // testVectors are vectors shaped like the fixture's (name, value, the
 // encoding at the macro position), written here so the table runs
 // without the spec folder; TestMacroVectorsFixture checks the fixture's
 // own derive the same.
-var testVectors = map[string]MacroVector{
+var testVectors = map[string]observer.MacroVector{
 	"reserved-character-breakout":           {Name: "reserved-character-breakout", Value: "00013&cmd=drop", Encoded: "00013%26cmd%3Ddrop"},
 	"nested-expansion-preserved-as-literal": {Name: "nested-expansion-preserved-as-literal", Value: "vacancy-{DEVICE_ID}-42", Encoded: "vacancy-%7BDEVICE_ID%7D-42"},
 	"non-ascii-utf8-percent-encoding":       {Name: "non-ascii-utf8-percent-encoding", Value: "café-amsterdam", Encoded: "caf%C3%A9-amsterdam"},
@@ -26,6 +28,15 @@ var testVectors = map[string]MacroVector{
 	"bidi-override-neutralized":             {Name: "bidi-override-neutralized", Value: "VIN-\u202E1234", Encoded: "VIN-%E2%80%AE1234"},
 	"url-scheme-injection-neutralized":      {Name: "url-scheme-injection-neutralized", Value: "javascript:alert(0)", Encoded: "javascript%3Aalert%280%29"},
 }
+
+// The kit's error codes (step_task.error_modes) a failure message opens
+// with.
+const (
+	kitEncoding       = "substitution_encoding_violation"
+	kitNested         = "nested_macro_re_expansion"
+	kitBindingMissing = "substitution_binding_missing"
+	kitScheme         = "substitution_scheme_injection"
+)
 
 // observerSB is a build step answering preview_html, then the observer
 // step over three bindings of {SKU} (the sales-catalog-driven shape).
@@ -84,7 +95,7 @@ const (
 // runObserver runs observerSB with the build step answering manifest.
 func runObserver(t *testing.T, extra string, manifest map[string]any) StepResult {
 	t.Helper()
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"build_creative": ok(map[string]any{"creative_manifest": manifest}),
 	}}
 	e := env("build_creative")
@@ -117,50 +128,50 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 				`<body>` + goodAll + `<a href="https://track.example/click?sku=00013&cmd=drop">other path</a>` +
 				`<img src="https://other.example/imp?sku=00013&amp;cmd=drop"></body></html>`)},
 		{name: "raw & leak", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&amp;cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "reserved-character-breakout"},
+			want: "fail:" + kitEncoding, has: "reserved-character-breakout"},
 		{name: "raw & leak, unescaped in the HTML", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "the raw value leaks"},
+			want: "fail:" + kitEncoding, has: "the raw value leaks"},
 		{name: "& encoded, = leaked", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd=drop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "differing at byte 11"},
+			want: "fail:" + kitEncoding, has: "differing at byte 11"},
 		{name: "= encoded, & leaked", manifest: withPreview(`<img src="https://track.example/imp?sku=00013&cmd%3Ddrop">` + goodNested + goodASCII),
-			want: "fail:" + codeEncoding, has: "reserved-character-breakout"},
+			want: "fail:" + kitEncoding, has: "reserved-character-breakout"},
 		{name: "CRLF leak", extra: crlf, manifest: withPreview(goodAll + "<img src=\"https://track.example/imp?sku=abc\r\nHost: evil.example\">"),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF leak through character references", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc&#13;&#10;Host: evil.example">`),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF encoded, space as +", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc%0D%0AHost%3A+evil.example">`),
-			want: "fail:" + codeEncoding, has: "crlf-injection-neutralized"},
+			want: "fail:" + kitEncoding, has: "crlf-injection-neutralized"},
 		{name: "CRLF encoded", extra: crlf, manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=abc%0D%0AHost%3A%20evil.example">`), want: "pass"},
 		{name: "nested {SKU} expanded", manifest: withPreview(goodBreakout + goodASCII + `<a href="https://track.example/imp?sku=vacancy-6f1c2a-42">x</a>`),
-			want: "fail:" + codeNested, has: "{DEVICE_ID} was expanded to \"6f1c2a\""},
+			want: "fail:" + kitNested, has: "{DEVICE_ID} was expanded to \"6f1c2a\""},
 		{name: "nested braces left raw", manifest: withPreview(goodBreakout + goodASCII + `<a href="https://track.example/imp?sku=vacancy-{DEVICE_ID}-42">x</a>`),
-			want: "fail:" + codeEncoding, has: "nested-expansion-preserved-as-literal"},
+			want: "fail:" + kitEncoding, has: "nested-expansion-preserved-as-literal"},
 		{name: "non-ASCII raw", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=café-amsterdam">`),
-			want: "fail:" + codeEncoding, has: "non-ascii-utf8-percent-encoding"},
+			want: "fail:" + kitEncoding, has: "non-ascii-utf8-percent-encoding"},
 		{name: "NFD not normalized", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=cafe%CC%81-amsterdam">`),
-			want: "fail:" + codeBindingMissing, has: "non-ascii-utf8-percent-encoding"},
+			want: "fail:" + kitBindingMissing, has: "non-ascii-utf8-percent-encoding"},
 		{name: "over-encoded unreserved byte", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=caf%C3%A9%2Damsterdam">`),
-			want: "fail:" + codeEncoding, has: "differing at byte 9"},
+			want: "fail:" + kitEncoding, has: "differing at byte 9"},
 		{name: "a binding missing", manifest: withPreview(goodBreakout + goodNested),
-			want: "fail:" + codeBindingMissing, has: "{SKU}→non-ascii-utf8-percent-encoding (item non_ascii) not observed"},
+			want: "fail:" + kitBindingMissing, has: "{SKU}→non-ascii-utf8-percent-encoding (item non_ascii) not observed"},
 		{name: "a binding missing, not required", extra: "        require_every_binding_observed: false\n", manifest: withPreview(goodBreakout + goodNested),
 			want: "pass", has: "not observed (require_every_binding_observed: false)"},
 		{name: "a binding missing, not required under the deprecated name", extra: "        require_all_bindings_observed: false\n", manifest: withPreview(goodBreakout + goodNested),
 			want: "pass", has: "not observed (require_every_binding_observed: false)"},
 		{name: "the new name wins over the deprecated one", extra: "        require_all_bindings_observed: false\n        require_every_binding_observed: true\n", manifest: withPreview(goodBreakout + goodNested),
-			want: "fail:" + codeBindingMissing, has: "non_ascii"},
+			want: "fail:" + kitBindingMissing, has: "non_ascii"},
 		{name: "macro left unsubstituted", manifest: withPreview(`<img src="https://track.example/imp?sku={SKU}">`),
-			want: "fail:" + codeBindingMissing, has: "no extracted tracker URL carries"},
+			want: "fail:" + kitBindingMissing, has: "no extracted tracker URL carries"},
 		{name: "no tracker URL matches the template", manifest: withPreview(`<img src="https://track.example/other?sku=00013%26cmd%3Ddrop">`),
-			want: "fail:" + codeBindingMissing, has: "none of the 1 tracker URL(s)"},
+			want: "fail:" + kitBindingMissing, has: "none of the 1 tracker URL(s)"},
 		{name: "lowercase hex", manifest: withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=caf%c3%a9-amsterdam">`),
 			want: "pass", has: "lowercase hex"},
 		{name: "mixed-case hex", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd%3ddrop">` + goodNested + `<img src="https://track.example/imp?sku=caf%C3%a9-amsterdam">`),
 			want: "pass", has: "lowercase hex"},
 		{name: "invalid triplet", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=caf%G3%A9-amsterdam">`),
-			want: "fail:" + codeEncoding, has: "unencoded byte at offset 3"},
+			want: "fail:" + kitEncoding, has: "unencoded byte at offset 3"},
 		{name: "an unbound value with an unencoded byte", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=spring sale">`),
-			want: "fail:" + codeEncoding, has: "a byte outside the RFC 3986 unreserved set"},
+			want: "fail:" + kitEncoding, has: "a byte outside the RFC 3986 unreserved set"},
 		{name: "an unbound encoded value is another item", manifest: withPreview(goodAll + `<img src="https://track.example/imp?sku=spring%20sale">`), want: "pass"},
 		{name: "attributes outside the set ignored", want: "pass", manifest: withPreview(goodAll +
 			`<div data-title="https://track.example/imp?sku=00013&cmd=drop" title="https://track.example/imp?sku=café"></div>` +
@@ -169,26 +180,26 @@ func TestExpectSubstitutionSafe(t *testing.T) {
 			`<!-- <img src="https://track.example/imp?sku=café"> -->` +
 			`<script>document.write('<img src="https://track.example/imp?sku=café">')</script>`)},
 		{name: "data-impression-url on any tag", manifest: withPreview(goodAll + `<div data-impression-url="https://track.example/imp?sku=café-amsterdam"></div>`),
-			want: "fail:" + codeEncoding, has: "div@data-impression-url"},
+			want: "fail:" + kitEncoding, has: "div@data-impression-url"},
 		{name: "srcset, every candidate", manifest: withPreview(goodBreakout + goodNested +
 			`<img srcset="https://cdn.example/a.jpg 1x, https://track.example/imp?sku=caf%C3%A9-amsterdam 2x">`), want: "pass"},
 		{name: "srcset leak in a later candidate", manifest: withPreview(goodAll +
 			`<picture><source srcset="https://cdn.example/a.jpg 1x,https://track.example/imp?sku=café-amsterdam 2x"></picture>`),
-			want: "fail:" + codeEncoding, has: "source@srcset"},
+			want: "fail:" + kitEncoding, has: "source@srcset"},
 		{name: "meta refresh url", manifest: withPreview(goodAll + `<meta http-equiv="refresh" content="0; url='https://track.example/imp?sku=café-amsterdam'">`),
-			want: "fail:" + codeEncoding, has: "meta@content"},
+			want: "fail:" + kitEncoding, has: "meta@content"},
 		{name: "scheme-relative and case of scheme and host", want: "pass", manifest: withPreview(
 			`<img src="//track.example/imp?sku=00013%26cmd%3Ddrop"><img src="HTTPS://Track.Example:443/imp?sku=vacancy-%7BDEVICE_ID%7D-42"><img src=" https://track.example/imp?x=1&sku=caf%C3%A9-amsterdam#f">`)},
 		{name: "malformed HTML", manifest: withPreview(`<img src="https://track.example/imp?sku=00013%26cmd%3Ddrop" <a href=<<<>` + `<img src='https://track.example/imp?sku=caf%C3%A9-amsterdam'` + "\x00<\xff\xfe"),
-			want: "fail:" + codeBindingMissing, has: "nested-expansion-preserved-as-literal"},
+			want: "fail:" + kitBindingMissing, has: "nested-expansion-preserved-as-literal"},
 		{name: "no artifact", manifest: map[string]any{"format_id": map[string]any{"id": "f"}},
-			want: "skip:" + NotApplicable, has: "preview_source_unavailable"},
-		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + NotApplicable, has: "preview_source_unavailable"},
-		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + NotApplicable, has: "not an HTML string"},
+			want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
+		{name: "empty artifact", manifest: withPreview(""), want: "skip:" + spec.NotApplicable, has: "preview_source_unavailable"},
+		{name: "artifact not a string", manifest: withPreview2(map[string]any{"html": goodAll}), want: "skip:" + spec.NotApplicable, has: "is an object, not an HTML string"},
 		{name: "previous step did not pass", manifest: map[string]any{"preview_html": goodAll},
-			want: "skip:" + PrerequisiteFailed, has: "did not pass"},
+			want: "skip:" + spec.PrerequisiteFailed, has: "did not pass"},
 		{name: "preview_url source, no fetcher", extra: "        source: url_fetch\n", manifest: withPreview(goodAll),
-			want: "skip:" + NotApplicable, has: "cannot fetch a preview_url"},
+			want: "skip:" + spec.NotApplicable, has: "cannot fetch a preview_url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -256,19 +267,19 @@ func TestExpectSubstitutionSafeWholeValue(t *testing.T) {
 		{name: "neutralized among other URLs", html: other + good, want: "pass"},
 		{name: "neutralized, whitespace around the value", html: "<a href=\" \tjavascript%3Aalert%280%29\n\">x</a>", want: "pass"},
 		{name: "lowercase hex", html: `<a href="javascript%3aalert%280%29">x</a>`, want: "pass", has: "lowercase hex"},
-		{name: "raw value leaks", html: other + `<a href="javascript:alert(0)">x</a>`, want: codeScheme, has: `parses as a "javascript": URL`},
-		{name: "colon left, parentheses encoded", html: `<a href="javascript:alert%280%29">x</a>`, want: codeScheme, has: "whole-value position (a@href)"},
-		{name: "scheme split by a newline", html: `<a href="java&#10;script:alert(0)">x</a>`, want: codeScheme},
-		{name: "scheme behind leading controls", html: "<a href=\"\x01 javascript:alert(0)\">x</a>", want: codeScheme},
-		{name: "colon encoded, parentheses left", html: `<a href="javascript%3Aalert(0)">x</a>`, want: codeEncoding, has: "differing at byte 18"},
-		{name: "in a data-click-url", html: `<div data-click-url="javascript:alert(0)"></div>`, want: codeScheme, has: "div@data-click-url"},
-		{name: "not observed", html: other, want: codeBindingMissing, has: "none of the 3 attribute value(s) extracted"},
+		{name: "raw value leaks", html: other + `<a href="javascript:alert(0)">x</a>`, want: kitScheme, has: `parses as a "javascript": URL`},
+		{name: "colon left, parentheses encoded", html: `<a href="javascript:alert%280%29">x</a>`, want: kitScheme, has: "whole-value position (a@href)"},
+		{name: "scheme split by a newline", html: `<a href="java&#10;script:alert(0)">x</a>`, want: kitScheme},
+		{name: "scheme behind leading controls", html: "<a href=\"\x01 javascript:alert(0)\">x</a>", want: kitScheme},
+		{name: "colon encoded, parentheses left", html: `<a href="javascript%3Aalert(0)">x</a>`, want: kitEncoding, has: "differing at byte 18"},
+		{name: "in a data-click-url", html: `<div data-click-url="javascript:alert(0)"></div>`, want: kitScheme, has: "div@data-click-url"},
+		{name: "not observed", html: other, want: kitBindingMissing, has: "none of the 3 attribute value(s) extracted"},
 		{name: "not observed, not required", extra: "        require_every_binding_observed: false\n", html: other, want: "pass", has: "not observed"},
-		{name: "left unsubstituted", html: `<a href="{CLICK}">x</a>`, want: codeBindingMissing},
+		{name: "left unsubstituted", html: `<a href="{CLICK}">x</a>`, want: kitBindingMissing},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(c.html)})}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(c.html)})}}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			res := Run(context.Background(), parse(t, wholeValueSB(c.extra)), e, f)
@@ -306,18 +317,18 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 		{"unknown source", strings.Replace(observerSB(""), "source_path:", "source: smoke\n        source_path:", 1), `unknown source "smoke"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			res := Run(context.Background(), parse(t, c.sb), e, f)
 			s := res.Steps[len(res.Steps)-1]
-			if s.Skip == nil || s.Skip.Reason != RequirementUnmet || !strings.Contains(s.Skip.Detail, c.has) {
+			if s.Skip == nil || s.Skip.Reason != spec.RequirementUnmet || !strings.Contains(s.Skip.Detail, c.has) {
 				t.Errorf("got %+v, want requirement_unmet saying %q", s.Skip, c.has)
 			}
 		})
 	}
 	// Without the release's fixture the step says so.
-	f := &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
+	f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodAll)})}}
 	res := Run(context.Background(), parse(t, observerSB("")), env("build_creative"), f)
 	if s := res.Steps[1]; s.Skip == nil || !strings.Contains(s.Skip.Detail, "was not loaded") {
 		t.Errorf("without vectors: %+v", s.Skip)
@@ -325,7 +336,7 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 	// An inlined custom vector needs no fixture, and its values are
 	// redacted in the report.
 	custom := strings.Replace(observerSB(""), `vector_name: non-ascii-utf8-percent-encoding}`, `vector_name: custom, raw_value: "secret&x", expected_encoded: "secret%26x"}`, 1)
-	f = &fake{answers: map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=secret&amp;x">`)})}}
+	f = &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": withPreview(goodBreakout + goodNested + `<img src="https://track.example/imp?sku=secret&amp;x">`)})}}
 	e := env("build_creative")
 	e.MacroVectors = testVectors
 	res = Run(context.Background(), parse(t, custom), e, f)
@@ -339,51 +350,12 @@ func TestExpectSubstitutionSafeAuthoring(t *testing.T) {
 	}
 }
 
-func TestHexEqual(t *testing.T) {
-	for _, c := range []struct {
-		v, enc string
-		want   int
-	}{
-		{"caf%C3%A9", "caf%C3%A9", -1},
-		{"caf%c3%a9", "caf%C3%A9", -1},
-		{"caf%C3%A9x", "caf%C3%A9", 9},
-		{"caf%C3", "caf%C3%A9", 6},
-		{"caf%G3%A9", "caf%C3%A9", 4},
-		{"caf%C3%A", "caf%C3%A9", 8},
-		{"CAF%C3%A9", "caf%C3%A9", 0},
-		{"", "", -1},
-	} {
-		if got := hexEqual(c.v, c.enc); got != c.want {
-			t.Errorf("hexEqual(%q, %q) = %d, want %d", c.v, c.enc, got, c.want)
-		}
-	}
-}
-
-func TestSrcsetURLs(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want string
-	}{
-		{"a.jpg 1x, b.jpg 2x", "a.jpg|b.jpg"},
-		{"a.jpg,b.jpg", "a.jpg,b.jpg"},
-		{"a.jpg, b.jpg", "a.jpg|b.jpg"},
-		{" a.jpg 100w (x, y), b.jpg", "a.jpg|b.jpg"},
-		{"https://t.example/i?a=1,2 1x", "https://t.example/i?a=1,2"},
-		{"", ""},
-		{",,,", ""},
-	} {
-		if got := strings.Join(srcsetURLs(c.in), "|"); got != c.want {
-			t.Errorf("srcsetURLs(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-// The fixture's vectors derive an encoding each, and it is the
-// unreserved-whitelist encoding with uppercase hex of the NFC value.
+// The fixture's vectors derive an encoding each, and the table's are
+// the fixture's.
 func TestMacroVectorsFixture(t *testing.T) {
 	for _, rel := range []string{"3.1.19", "3.2.0-beta.5"} {
-		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+MacroVectorFile)))
-		vs, err := LoadMacroVectors(dir)
+		dir := filepath.Dir(filepath.Dir(shared.File(t, "spec/compliance/"+rel+"/"+observer.MacroVectorFile)))
+		vs, err := observer.LoadMacroVectors(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,27 +367,12 @@ func TestMacroVectorsFixture(t *testing.T) {
 				t.Errorf("%s %s: %q → %q, the table has %q → %q", rel, name, got.Value, got.Encoded, want.Value, want.Encoded)
 			}
 		}
-		for name, v := range vs {
-			if unsafeByte(v.Encoded) >= 0 || lowerHex(v.Encoded) {
-				t.Errorf("%s %s: %q is not uppercase unreserved-or-triplet", rel, name, v.Encoded)
-			}
-		}
-	}
-}
-
-func TestParseMacroVectorsRejects(t *testing.T) {
-	_, err := ParseMacroVectors([]byte(`{"vectors":[{"name":"x","macro":"{A}","value":"v","template":"https://t/?a={A}","expected":"https://t/?b=v"}]}`))
-	if err == nil || !strings.Contains(err.Error(), `vector "x"`) {
-		t.Errorf("err = %v", err)
-	}
-	if _, err := ParseMacroVectors([]byte(`[`)); err == nil {
-		t.Error("a broken fixture parsed")
 	}
 }
 
 // htmlFor is a preview carrying the template with each binding's value:
 // encoded as the fixture says, or raw (HTML-escaped into the attribute).
-func htmlFor(template string, bs []CatalogBinding, vs map[string]MacroVector, raw bool) string {
+func htmlFor(template string, bs []spec.CatalogBinding, vs map[string]observer.MacroVector, raw bool) string {
 	var b strings.Builder
 	b.WriteString("<!doctype html><html><body>")
 	for _, cb := range bs {
@@ -447,18 +404,18 @@ type recording struct {
 	answers map[string]any
 }
 
-func (r recording) Call(_ context.Context, req Request) *Observation {
+func (r recording) Call(_ context.Context, req Request) *spec.Observation {
 	p, ok := r.answers[req.Task]
 	if !ok {
-		return &Observation{Task: req.Task, Transport: "mcp", Failure: "no answer for " + req.Task}
+		return &spec.Observation{Task: req.Task, Transport: "mcp", Failure: "no answer for " + req.Task}
 	}
 	c := mcpCall(req.ProbeID, req.Task, p)
 	r.store.Add(c)
-	return Observe(c, req.Task, req.Args, false)
+	return spec.Observe(c, req.Task, req.Args, false)
 }
 
-func (r recording) Get(context.Context, string, string) *Observation {
-	return &Observation{Transport: "http", Failure: "no GET"}
+func (r recording) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Transport: "http", Failure: "no GET"}
 }
 
 // The three specialism storyboards' observer steps (3.1.19 and
@@ -474,7 +431,7 @@ func TestSubstitutionSpecialisms(t *testing.T) {
 }
 
 func substitutionSpecialisms(t *testing.T, dir string) {
-	vs, err := LoadMacroVectors(dir)
+	vs, err := observer.LoadMacroVectors(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,12 +441,12 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, _, err := Parse(path, data)
+		sb, _, err := spec.Parse(path, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ph *Phase
-		var obs *Step
+		var ph *spec.Phase
+		var obs *spec.Step
 		for i := range sb.Phases {
 			for j := range sb.Phases[i].Steps {
 				if sb.Phases[i].Steps[j].Task == taskSubstitutionSafe {
@@ -502,8 +459,8 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 		}
 		// Only the substitution phase runs, as its own storyboard.
 		one := *sb
-		one.Phases = []Phase{*ph}
-		one.Kind, one.Path = Protocols, "protocols/media-buy/"+name+".yaml"
+		one.Phases = []spec.Phase{*ph}
+		one.Kind, one.Path = spec.Protocols, "protocols/media-buy/"+name+".yaml"
 		for _, raw := range []bool{false, true} {
 			h := htmlFor(obs.MacroTemplate, obs.CatalogBindings, vs, raw)
 			preview := map[string]any{"previews": []any{map[string]any{"renders": []any{map[string]any{"render_id": "r", "output_format": "html", "role": "primary", "preview_html": h}}}}}
@@ -528,7 +485,7 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 			switch {
 			case !raw && !s.Passed:
 				t.Errorf("%s: an encoded preview fails: %s", name, msg)
-			case raw && (s.Passed || !strings.HasPrefix(msg, codeEncoding+": ")):
+			case raw && (s.Passed || !strings.HasPrefix(msg, kitEncoding+": ")):
 				t.Errorf("%s: a raw preview: passed %v, %q", name, s.Passed, msg)
 			}
 			// Replay: the calls through the evidence file's JSON.
@@ -556,79 +513,20 @@ func substitutionSpecialisms(t *testing.T, dir string) {
 	}
 }
 
-// The observer grades any preview and any template without panicking,
-// and a verdict's message opens with one of the kit's codes.
-func FuzzSubstitutionObserver(f *testing.F) {
-	f.Add(goodAll, "https://track.example/imp?sku={SKU}")
-	f.Add(`<img srcset=", ,x 1x,(,">`+"<a href='\\\\track.example\\imp?sku=%'>", "https://track.example/{SKU}/x?sku={SKU}")
-	f.Add("<meta content=\"0;url=\"><img src=\"https://track.example:/imp?=&&sku\">\x00\xff", "http://u@track.example:80/a/pre{SKU}post?k=1")
-	f.Add("<a href=\" java\nscript:00013&cmd=drop\">x</a><img src=\"00013%26cmd%3Ddrop\">", " {SKU} ")
-	f.Fuzz(func(t *testing.T, doc, template string) {
-		bs := []binding{
-			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "reserved-character-breakout"}, raw: "00013&cmd=drop", enc: "00013%26cmd%3Ddrop"},
-			{CatalogBinding: CatalogBinding{Macro: "{SKU}", VectorName: "nested-expansion-preserved-as-literal"}, raw: "vacancy-{DEVICE_ID}-42", enc: "vacancy-%7BDEVICE_ID%7D-42"},
-		}
-		mt, err := parseMacroTemplate(template, bs)
-		if err != nil {
-			return
-		}
-		urls, _ := extractTrackerURLs(doc)
-		for _, every := range []bool{true, false} {
-			r := gradeSubstitution(mt, bs, urls, every, "/preview_html")
-			if r.Passed {
-				continue
-			}
-			code, _, _ := strings.Cut(r.Message, ":")
-			if code != codeEncoding && code != codeNested && code != codeBindingMissing && code != codeScheme {
-				t.Fatalf("message %q opens with no kit code", r.Message)
-			}
-			if strings.ContainsAny(r.Message, "\r\n\u202e") {
-				t.Fatalf("unsanitized message %q", r.Message)
-			}
-		}
-	})
-}
-
 // A previous step that proves nothing (a harness failure) or was refused
 // leaves nothing to observe: prerequisite_failed, naming it.
 func TestExpectSubstitutionSafeAfterNoReply(t *testing.T) {
-	for name, answer := range map[string]func(Request) *Observation{
-		"failure": func(Request) *Observation { return &Observation{Failure: "connection reset"} },
+	for name, answer := range map[string]func(Request) *spec.Observation{
+		"failure": func(Request) *spec.Observation { return &spec.Observation{Failure: "connection reset"} },
 		"refusal": refuse("INVALID_REQUEST"),
 	} {
-		f := &fake{answers: map[string]func(Request) *Observation{"build_creative": answer}}
+		f := &fake{answers: map[string]func(Request) *spec.Observation{"build_creative": answer}}
 		e := env("build_creative")
 		e.MacroVectors = testVectors
 		res := Run(context.Background(), parse(t, observerSB("")), e, f)
 		s := res.Steps[1]
-		if s.Skip == nil || s.Skip.Reason != PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
+		if s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed || !strings.Contains(s.Skip.Detail, "substitution_safety.build") {
 			t.Errorf("%s: %+v", name, s.Skip)
-		}
-	}
-}
-
-func TestAtPointer(t *testing.T) {
-	doc := Normalize(map[string]any{"a": []any{"x", map[string]any{"b/c": "y", "d~e": "z"}}, "": "empty"})
-	for _, c := range []struct {
-		ptr  string
-		want any
-		ok   bool
-	}{
-		{"/a/0", "x", true},
-		{"/a/1/b~1c", "y", true},
-		{"/a/1/d~0e", "z", true},
-		{"/", "empty", true},
-		{"/a/2", nil, false},
-		{"/a/01", nil, false},
-		{"/a/-0", nil, false},
-		{"/a/+1", nil, false},
-		{"/a/", nil, false},
-		{"a", nil, false},
-		{"/a/0/x", nil, false},
-	} {
-		got, ok := atPointer(doc, c.ptr)
-		if ok != c.ok || (ok && got != c.want) {
-			t.Errorf("atPointer(%q) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.ok)
 		}
 	}
 }
@@ -636,18 +534,18 @@ func TestAtPointer(t *testing.T) {
 // previewFake serves preview_url fetches from a map and records them.
 type previewFake struct {
 	fake
-	docs map[string]*OAuthResponse
+	docs map[string]*spec.Response
 	got  []string
-	opts []FetchOptions
+	opts []spec.FetchOptions
 }
 
-func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt FetchOptions) *OAuthResponse {
+func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt spec.FetchOptions) *spec.Response {
 	p.got = append(p.got, probeID+" "+url)
 	p.opts = append(p.opts, opt)
 	if r, ok := p.docs[url]; ok {
 		return r
 	}
-	return &OAuthResponse{Failed: "connection refused"}
+	return &spec.Response{Failed: "connection refused"}
 }
 
 // url_fetch: the preview_url the previous reply names is fetched once,
@@ -655,31 +553,31 @@ func (p *previewFake) FetchPublic(_ context.Context, probeID, url string, opt Fe
 // every way the fetch can be unusable fails with the kit's sub-reason.
 func TestExpectSubstitutionSafeFetchesPreviewURL(t *testing.T) {
 	const u = "https://preview.example/p/1"
-	page := func(ct, body string) *OAuthResponse {
-		return &OAuthResponse{Status: 200, ContentType: ct, Body: []byte(body)}
+	page := func(ct, body string) *spec.Response {
+		return &spec.Response{Status: 200, ContentType: ct, Body: []byte(body)}
 	}
 	cases := []struct {
 		name string
-		doc  *OAuthResponse
+		doc  *spec.Response
 		want string // "pass" or the failure message's opening
 	}{
 		{"a conformant preview", page("text/html; charset=utf-8", goodAll), "pass"},
 		{"xhtml", page("application/xhtml+xml", goodAll), "pass"},
-		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), codeEncoding},
-		{"a redirect", &OAuthResponse{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
-		{"not found", &OAuthResponse{Status: 404}, "preview_url_unusable (http_status)"},
+		{"a leaking preview", page("text/html", `<img src="https://track.example/imp?sku=00013&cmd=drop">`+goodNested+goodASCII), kitEncoding},
+		{"a redirect", &spec.Response{Status: 302, Location: "https://elsewhere.example/"}, "preview_url_unusable (redirect_returned)"},
+		{"not found", &spec.Response{Status: 404}, "preview_url_unusable (http_status)"},
 		{"JSON", page("application/json", `{}`), "preview_url_unusable (content_type)"},
-		{"too large", &OAuthResponse{Status: 200, ContentType: "text/html", Limit: OverLimit}, "preview_url_unusable (size_exceeded)"},
-		{"blocked", &OAuthResponse{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
+		{"too large", &spec.Response{Status: 200, ContentType: "text/html", Limit: "a response over 262144 bytes"}, "preview_url_unusable (size_exceeded)"},
+		{"blocked", &spec.Response{Blocked: "preview.example resolves to 10.0.0.7, not globally routable"}, "preview_url_unusable (ssrf_blocked)"},
 		{"no response", nil, "preview_url_unusable (fetch_timeout)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := &previewFake{docs: map[string]*OAuthResponse{}}
+			f := &previewFake{docs: map[string]*spec.Response{}}
 			if c.doc != nil {
 				f.docs[u] = c.doc
 			}
-			f.answers = map[string]func(Request) *Observation{"build_creative": ok(map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_url": u}})}
+			f.answers = map[string]func(Request) *spec.Observation{"build_creative": ok(map[string]any{"creative_manifest": map[string]any{"format_id": map[string]any{"id": "f"}, "preview_url": u}})}
 			e := env("build_creative")
 			e.MacroVectors = testVectors
 			src := strings.Replace(observerSBFor("        source: url_fetch\n"), "/creative_manifest/preview_html", "/creative_manifest/preview_url", 1)

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// RouteKeys returns the logical agent keys a storyboard routes its calls
+// routeKeys returns the logical agent keys a storyboard routes its calls
 // to (storyboard-schema.yaml, default_agent and step-level agent:): its
 // default_agent, then each step's agent:, once each, in order.
-func RouteKeys(sb *Storyboard) []string {
+func routeKeys(sb *spec.Storyboard) []string {
 	var keys []string
 	add := func(k string) {
 		if k != "" && !slices.Contains(keys, k) {
@@ -28,13 +29,13 @@ func RouteKeys(sb *Storyboard) []string {
 	return keys
 }
 
-// Route returns the logical agent a step's call goes to: "" is the agent
+// route returns the logical agent a step's call goes to: "" is the agent
 // under test, which answers for the storyboard's default_agent (and for
 // every step of a single-agent run, which ignores routing: "there is no
 // map to resolve against"); a step whose agent: names another key goes to
 // the run's agent of that name. ok is false when the run names no such
 // agent (unrouted_step).
-func Route(sb *Storyboard, st *Step, env *Env) (agent string, ok bool) {
+func route(sb *spec.Storyboard, st *spec.Step, env *Env) (agent string, ok bool) {
 	if len(env.Agents) == 0 || st.Agent == "" || st.Agent == sb.DefaultAgent {
 		return "", true
 	}
@@ -45,12 +46,12 @@ func Route(sb *Storyboard, st *Step, env *Env) (agent string, ok bool) {
 // ("" when it is met): the run has at least two logical agents (the
 // agent under test and one --agent) and every route key resolves, the
 // default_agent to the agent under test, the others to --agent names.
-func multiAgentUnmet(sb *Storyboard, env *Env) string {
+func multiAgentUnmet(sb *spec.Storyboard, env *Env) string {
 	if len(env.Agents) == 0 {
 		return "multi_agent: the run was given one agent (name the others with --agent NAME=URL)"
 	}
 	var missing []string
-	for _, k := range RouteKeys(sb) {
+	for _, k := range routeKeys(sb) {
 		if k != sb.DefaultAgent && !slices.Contains(env.Agents, k) {
 			missing = append(missing, k)
 		}
@@ -62,19 +63,19 @@ func multiAgentUnmet(sb *Storyboard, env *Env) string {
 	return ""
 }
 
-func defaultAgentName(sb *Storyboard) string {
+func defaultAgentName(sb *spec.Storyboard) string {
 	if sb.DefaultAgent == "" {
 		return "the storyboard's default (it declares no default_agent)"
 	}
 	return "its default_agent " + sb.DefaultAgent
 }
 
-// AgentsProbeID is the probe ID of the record of a run's further logical
+// agentsProbeID is the probe ID of the record of a run's further logical
 // agents (their names, URLs and faces, in Arguments): a re-judging gives
 // the multi-agent storyboards the same gates, routes and context, and
 // takes each routed step's call only from the face its agent was reached
 // on.
-const AgentsProbeID = evidence.StoryboardPrefix + "#agents"
+const agentsProbeID = evidence.StoryboardPrefix + "#agents"
 
 // agentRecord is one further logical agent as the run recorded it.
 type agentRecord struct {
@@ -94,13 +95,13 @@ func AgentsCall(names []string, urls map[string]string, faces map[string]evidenc
 		recs[i] = agentRecord{Name: n, URL: urls[n], Transport: faces[n]}
 	}
 	b, _ := json.Marshal(recs)
-	return evidence.Call{ProbeID: AgentsProbeID, Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b}
+	return evidence.Call{ProbeID: agentsProbeID, Transport: t, Kind: evidence.KindStoryboardContext, Arguments: b}
 }
 
 // replayAgentRecords reads the record: objects with name and url, or (a
 // run recorded before the URLs were) names alone.
 func replayAgentRecords(store *evidence.Store) []agentRecord {
-	c, ok := store.Call(AgentsProbeID)
+	c, ok := store.Call(agentsProbeID)
 	if !ok {
 		return nil
 	}
@@ -144,10 +145,10 @@ func ReplayAgentURLs(store *evidence.Store) map[string]string {
 	return urls
 }
 
-// ReplayAgentFaces returns the faces (mcp, a2a) of the further logical
+// replayAgentFaces returns the faces (mcp, a2a) of the further logical
 // agents a recorded run named, by name; an agent recorded without one is
 // left out.
-func ReplayAgentFaces(store *evidence.Store) map[string]evidence.Transport {
+func replayAgentFaces(store *evidence.Store) map[string]evidence.Transport {
 	var faces map[string]evidence.Transport
 	for _, r := range replayAgentRecords(store) {
 		if r.Transport != "" {
@@ -173,7 +174,7 @@ const agentURLSuffix = "_agent_url"
 // storyboard's requests name (a sync_governance registers it with the
 // seller). Keys the storyboard does not declare are not added, and a
 // run with no --agent K keeps the storyboard's default.
-func overrideAgentURLs(sb *Storyboard, env *Env, ctx map[string]any) {
+func overrideAgentURLs(sb *spec.Storyboard, env *Env, ctx map[string]any) {
 	for k := range sb.Context {
 		name, ok := strings.CutSuffix(k, agentURLSuffix)
 		if !ok || name == "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // multiSB routes its plan step to a governance agent and its other steps
@@ -81,8 +82,8 @@ func TestGateMeetsMultiAgentWhenEveryRouteKeyResolves(t *testing.T) {
 				}
 				return
 			}
-			if skip == nil || skip.Reason != RequirementUnmet {
-				t.Fatalf("Gate = %+v, want %s", skip, RequirementUnmet)
+			if skip == nil || skip.Reason != spec.RequirementUnmet {
+				t.Fatalf("Gate = %+v, want %s", skip, spec.RequirementUnmet)
 			}
 			for _, want := range tc.unmet {
 				if !strings.Contains(skip.Detail, want) {
@@ -94,7 +95,7 @@ func TestGateMeetsMultiAgentWhenEveryRouteKeyResolves(t *testing.T) {
 }
 
 func TestRouteKeysListsDefaultThenStepKeysOnce(t *testing.T) {
-	if got := strings.Join(RouteKeys(parse(t, multiSB)), ","); got != "sales,governance" {
+	if got := strings.Join(routeKeys(parse(t, multiSB)), ","); got != "sales,governance" {
 		t.Errorf("RouteKeys = %s, want sales,governance", got)
 	}
 }
@@ -102,15 +103,15 @@ func TestRouteKeysListsDefaultThenStepKeysOnce(t *testing.T) {
 // multiFake answers as the agent under test or the governance agent, and
 // refuses a call that reaches the wrong one.
 func multiFake() *fake {
-	as := func(agent string, payload map[string]any) func(Request) *Observation {
-		return func(req Request) *Observation {
+	as := func(agent string, payload map[string]any) func(Request) *spec.Observation {
+		return func(req Request) *spec.Observation {
 			if req.Agent != agent {
-				return &Observation{Failure: "routed to " + req.Agent + ", not " + agent}
+				return &spec.Observation{Failure: "routed to " + req.Agent + ", not " + agent}
 			}
 			return ok(payload)(req)
 		}
 	}
-	return &fake{answers: map[string]func(Request) *Observation{
+	return &fake{answers: map[string]func(Request) *spec.Observation{
 		"sync_plans":            as("governance", map[string]any{"plans": []any{}}),
 		"get_products":          as("", map[string]any{"products": []any{}}),
 		"list_creative_formats": as("", map[string]any{"formats": []any{}}),
@@ -160,7 +161,7 @@ func TestRunMakesAnUnroutedStepAnError(t *testing.T) {
 
 func TestRunIgnoresRoutingInASingleAgentRun(t *testing.T) {
 	sb := parse(t, strings.Replace(multiSB, "requires: [multi_agent]\n", "", 1))
-	f := &fake{answers: map[string]func(Request) *Observation{"sync_plans": ok(map[string]any{"plans": []any{}})}}
+	f := &fake{answers: map[string]func(Request) *spec.Observation{"sync_plans": ok(map[string]any{"plans": []any{}})}}
 	Run(context.Background(), sb, env("sync_plans"), f)
 	if len(f.got) == 0 || f.got[0].Agent != "" {
 		t.Errorf("the single agent's calls = %+v", f.got)
@@ -210,23 +211,23 @@ func TestAgentsRoundTripThroughTheStore(t *testing.T) {
 	if got := ReplayAgentURLs(store); len(got) != 2 || got["governance"] != "https://gov.example/mcp" || got["creative"] != "https://c.example" {
 		t.Errorf("ReplayAgentURLs = %v", got)
 	}
-	if got := ReplayAgentFaces(store); len(got) != 2 || got["governance"] != evidence.MCP || got["creative"] != evidence.A2A {
+	if got := replayAgentFaces(store); len(got) != 2 || got["governance"] != evidence.MCP || got["creative"] != evidence.A2A {
 		t.Errorf("ReplayAgentFaces = %v", got)
 	}
-	c, _ := store.Call(AgentsProbeID)
+	c, _ := store.Call(agentsProbeID)
 	if !json.Valid(c.Arguments) || !c.IsStoryboard() {
 		t.Errorf("the record = %+v", c)
 	}
 	// A run recorded before the URLs were: names alone.
 	old := evidence.NewStore(evidence.Target{})
-	old.Add(evidence.Call{ProbeID: AgentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
-	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil || ReplayAgentFaces(old) != nil {
-		t.Errorf("an older record replays %v, %v, %v", got, ReplayAgentURLs(old), ReplayAgentFaces(old))
+	old.Add(evidence.Call{ProbeID: agentsProbeID, Kind: evidence.KindStoryboardContext, Arguments: json.RawMessage(`["governance"]`)})
+	if got := ReplayAgents(old); len(got) != 1 || got[0] != "governance" || ReplayAgentURLs(old) != nil || replayAgentFaces(old) != nil {
+		t.Errorf("an older record replays %v, %v, %v", got, ReplayAgentURLs(old), replayAgentFaces(old))
 	}
 }
 
 func TestARunsAgentOverridesTheStoryboardsAgentURL(t *testing.T) {
-	sb := &Storyboard{ID: "g", Context: map[string]any{"governance_agent_url": "https://training.example", "other": "x", "creative_agent_url": "https://c.example"}}
+	sb := &spec.Storyboard{ID: "g", Context: map[string]any{"governance_agent_url": "https://training.example", "other": "x", "creative_agent_url": "https://c.example"}}
 	for _, tc := range []struct {
 		name string
 		env  Env

@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// SeedingPhase is the synthetic phase of a storyboard's controller
+// seedingPhase is the synthetic phase of a storyboard's controller
 // seeding: before its own phases, the runner seeds every entry of its
 // `fixtures:` block through comply_test_controller
 // (runner-output-contract.yaml, prerequisites.controller_seeding).
-const SeedingPhase = "__controller_seeding__"
+const seedingPhase = "__controller_seeding__"
 
-// CheckSeeded is the check name of a seeding step's validation.
-const CheckSeeded = "controller_seeding"
+// checkSeeded is the check name of a seeding step's validation.
+const checkSeeded = "controller_seeding"
 
 // seedKinds are the fixture keys in the order the foreign-key DAG needs
 // (storyboard-schema.yaml, fixtures: account → product → pricing_option,
@@ -42,14 +44,14 @@ type seedCall struct {
 	invalid string
 }
 
-// SeedCalls turns a storyboard's fixtures block into its seed calls, in
+// seedCalls turns a storyboard's fixtures block into its seed calls, in
 // dependency order. Each entry's id fields ride in params; the rest is
 // params.fixture (an entry that holds only a `fixture` object gives that
 // object). A fixture key this engine does not know is seeded as
 // seed_<key without its final s> (the scenario enum is open for
 // extension: a controller answers UNKNOWN_SCENARIO, and the storyboard is
 // not applicable).
-func SeedCalls(fixtures map[string]any) []seedCall {
+func seedCalls(fixtures map[string]any) []seedCall {
 	var out []seedCall
 	add := func(key, scenario string, ids []string) {
 		entries, ok := fixtures[key].([]any)
@@ -136,19 +138,19 @@ func knownKey(key string) bool {
 // not implement a seed scenario (a coverage gap: not_applicable), and
 // reports whether every fixture was seeded: when one was not, the
 // storyboard's phases are skipped as prerequisite_failed.
-func (r *runner) seed(ctx context.Context) (*Skip, bool) {
-	for _, c := range SeedCalls(r.sb.Fixtures) {
-		res := StepResult{PhaseID: SeedingPhase, StepID: c.step, Title: c.title, Task: controllerTool}
+func (r *runner) seed(ctx context.Context) (*spec.Skip, bool) {
+	for _, c := range seedCalls(r.sb.Fixtures) {
+		res := StepResult{PhaseID: seedingPhase, StepID: c.step, Title: c.title, Task: controllerTool}
 		start := r.env.now()
 		desc := fmt.Sprintf("comply_test_controller %s seeds the fixture", c.scenario)
 		if c.invalid != "" {
-			res.Validations = []Result{{Check: CheckSeeded, Passed: false, Description: desc, Message: "the storyboard's fixture cannot be seeded: " + c.invalid}}
+			res.Validations = []spec.Result{{Check: checkSeeded, Passed: false, Description: desc, Message: "the storyboard's fixture cannot be seeded: " + c.invalid}}
 			r.steps = append(r.steps, res)
 			return nil, false
 		}
 		args := map[string]any{"account": map[string]any{"sandbox": true}, "scenario": c.scenario, "params": c.params}
 		res.Request = args
-		obs := r.d.Call(ctx, Request{ProbeID: "storyboard/" + r.sb.ID + "/" + SeedingPhase + "/" + c.step, Storyboard: r.sb.ID,
+		obs := r.d.Call(ctx, Request{ProbeID: "storyboard/" + r.sb.ID + "/" + seedingPhase + "/" + c.step, Storyboard: r.sb.ID,
 			Task: controllerTool, Args: args, TestKit: r.kit})
 		res.Obs = obs
 		res.DurationMS = float64(r.env.now().Sub(start).Microseconds()) / 1000
@@ -163,9 +165,9 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			code = obs.ErrorCode
 		}
 		if code == "UNKNOWN_SCENARIO" {
-			res.Skip = &Skip{Reason: NotApplicable, Detail: "UNKNOWN_SCENARIO: a coverage gap, not a failure"}
+			res.Skip = &spec.Skip{Reason: spec.NotApplicable, Detail: "UNKNOWN_SCENARIO: a coverage gap, not a failure"}
 			r.steps = append(r.steps, res)
-			return &Skip{Reason: NotApplicable, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller does not implement %s (UNKNOWN_SCENARIO)", c.scenario)}, false
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller does not implement %s (UNKNOWN_SCENARIO)", c.scenario)}, false
 		}
 		if code == "INVALID_PARAMS" {
 			// "Sellers MAY reject clearly malformed fixtures with
@@ -174,14 +176,14 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 			// schema-valid (a "video" channel in 3.1.19): the storyboard
 			// cannot run, and that is not graded against the agent.
 			d, _ := body["error_detail"].(string)
-			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: "INVALID_PARAMS: " + clip(d, 200)}
+			res.Skip = &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "INVALID_PARAMS: " + spec.Clip(d, 200)}
 			r.steps = append(r.steps, res)
-			return &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller refused the fixture of %s (INVALID_PARAMS: %s); a seller may refuse a fixture it judges malformed",
-				c.step, clip(d, 200))}, false
+			return &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("controller_seeding: the agent's comply_test_controller refused the fixture of %s (INVALID_PARAMS: %s); a seller may refuse a fixture it judges malformed",
+				c.step, spec.Clip(d, 200))}, false
 		}
 		if body["success"] == true && !obs.Refused {
 			res.Passed = true
-			res.Validations = []Result{{Check: CheckSeeded, Passed: true, Description: desc}}
+			res.Validations = []spec.Result{{Check: checkSeeded, Passed: true, Description: desc}}
 			r.steps = append(r.steps, res)
 			continue
 		}
@@ -189,10 +191,10 @@ func (r *runner) seed(ctx context.Context) (*Skip, bool) {
 		if code != "" {
 			msg = "the controller answered " + code
 			if d, _ := body["error_detail"].(string); d != "" {
-				msg += ": " + clip(d, 200)
+				msg += ": " + spec.Clip(d, 200)
 			}
 		}
-		res.Validations = []Result{{Check: CheckSeeded, Passed: false, Description: desc, Message: msg, Expected: true, Actual: body["success"]}}
+		res.Validations = []spec.Result{{Check: checkSeeded, Passed: false, Description: desc, Message: msg, Expected: true, Actual: body["success"]}}
 		r.steps = append(r.steps, res)
 		return nil, false
 	}

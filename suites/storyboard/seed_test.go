@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 const seedSB = `
@@ -51,7 +53,7 @@ func controllerEnv() *Env {
 }
 
 func TestSeedingRunsTheFixturesInDependencyOrderFirst(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"comply_test_controller": ok(map[string]any{"success": true, "message": "seeded"}),
 		"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
 	}}
@@ -81,8 +83,8 @@ func TestSeedingRunsTheFixturesInDependencyOrderFirst(t *testing.T) {
 }
 
 func TestSeedingAScenarioTheControllerLacksMakesTheStoryboardNotApplicable(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
-		"comply_test_controller": func(req Request) *Observation {
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
+		"comply_test_controller": func(req Request) *spec.Observation {
 			if req.Args["scenario"] == "seed_pricing_option" {
 				return ok(map[string]any{"success": false, "error": "UNKNOWN_SCENARIO", "error_detail": "no"})(req)
 			}
@@ -90,7 +92,7 @@ func TestSeedingAScenarioTheControllerLacksMakesTheStoryboardNotApplicable(t *te
 		},
 	}}
 	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
-	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != NotApplicable || !strings.Contains(res.Skip.Detail, "seed_pricing_option") {
+	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != spec.NotApplicable || !strings.Contains(res.Skip.Detail, "seed_pricing_option") {
 		t.Fatalf("%+v %+v", res.Outcome, res.Skip)
 	}
 	for _, r := range f.got {
@@ -101,12 +103,12 @@ func TestSeedingAScenarioTheControllerLacksMakesTheStoryboardNotApplicable(t *te
 }
 
 func TestSeedingRefusedFailsItsStepAndSkipsThePhases(t *testing.T) {
-	for name, answer := range map[string]func(Request) *Observation{
+	for name, answer := range map[string]func(Request) *spec.Observation{
 		"controller error": ok(map[string]any{"success": false, "error": "NOT_FOUND", "error_detail": "no such account"}),
 		"task error":       refuse("INVALID_REQUEST"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{"comply_test_controller": answer}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{"comply_test_controller": answer}}
 			res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
 			if got := outcomes(res); got != "__controller_seeding__.seed_account.acct_test=fail buy.get=skip:prerequisite_failed => failed" {
 				t.Fatal(got)
@@ -120,18 +122,18 @@ func TestSeedingNeedsASandbox(t *testing.T) {
 	e.Sandbox = false
 	f := &fake{}
 	res := Run(t.Context(), parse(t, seedSB), e, f)
-	if res.NotSelected == nil || res.NotSelected.Reason != RunModeExcluded || len(f.got) != 0 {
+	if res.NotSelected == nil || res.NotSelected.Reason != runModeExcluded || len(f.got) != 0 {
 		t.Fatalf("%+v %+v", res.NotSelected, f.got)
 	}
 	e = env("get_media_buys")
 	res = Run(t.Context(), parse(t, seedSB), e, f)
-	if res.Skip == nil || res.Skip.Reason != NotApplicable || len(f.got) != 0 {
+	if res.Skip == nil || res.Skip.Reason != spec.NotApplicable || len(f.got) != 0 {
 		t.Fatalf("%+v", res.Skip)
 	}
 }
 
 func TestSeedCallsReportAuthoringErrors(t *testing.T) {
-	calls := SeedCalls(map[string]any{"products": []any{map[string]any{"delivery_type": "x"}}, "widgets": []any{map[string]any{"widget_id": "w1"}}, "plans": "no"})
+	calls := seedCalls(map[string]any{"products": []any{map[string]any{"delivery_type": "x"}}, "widgets": []any{map[string]any{"widget_id": "w1"}}, "plans": "no"})
 	var got []string
 	for _, c := range calls {
 		got = append(got, c.scenario+" "+c.step+" "+c.invalid)
@@ -173,7 +175,7 @@ phases:
 `
 
 func TestAnUndeclaredContextNameIsCapturedByConvention(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"create_media_buy": ok(map[string]any{"media_buy_id": "mb_1", "media_buy_status": "active"}),
 		"get_media_buys":   ok(map[string]any{"media_buys": []any{}}),
 	}}
@@ -185,7 +187,7 @@ func TestAnUndeclaredContextNameIsCapturedByConvention(t *testing.T) {
 		t.Fatalf("%v %v", ids, res.Steps[0].Notes)
 	}
 	// A reply without the field: the dependent step is skipped, not failed.
-	f = &fake{answers: map[string]func(Request) *Observation{
+	f = &fake{answers: map[string]func(Request) *spec.Observation{
 		"create_media_buy": ok(map[string]any{"status": "submitted", "task_id": "t1", "media_buy_id": nil}),
 	}}
 	res = Run(t.Context(), parse(t, strings.Replace(conventionSB, "path: media_buy_id", "path: task_id", 1)), env("create_media_buy", "get_media_buys"), f)
@@ -195,11 +197,11 @@ func TestAnUndeclaredContextNameIsCapturedByConvention(t *testing.T) {
 }
 
 func TestSeedingAFixtureTheControllerCallsMalformedIsNotGraded(t *testing.T) {
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"comply_test_controller": ok(map[string]any{"success": false, "error": "INVALID_PARAMS", "error_detail": "fixture.channels: \"video\" is not a channel"}),
 	}}
 	res := Run(t.Context(), parse(t, seedSB), controllerEnv(), f)
-	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != PrerequisiteFailed || !strings.Contains(res.Skip.Detail, "video") {
+	if res.Outcome != Skipped || res.Skip == nil || res.Skip.Reason != spec.PrerequisiteFailed || !strings.Contains(res.Skip.Detail, "video") {
 		t.Fatalf("%v %+v", res.Outcome, res.Skip)
 	}
 }
@@ -233,8 +235,8 @@ phases:
 `
 
 func TestAStepAsTheTestKitsLiveModePrincipalNeedsTheRunsLiveCredential(t *testing.T) {
-	forbidden := func(Request) *Observation {
-		return &Observation{Payload: Normalize(map[string]any{"success": false, "error": "FORBIDDEN"}), HTTPStatus: 200}
+	forbidden := func(Request) *spec.Observation {
+		return &spec.Observation{Payload: spec.Normalize(map[string]any{"success": false, "error": "FORBIDDEN"}), HTTPStatus: 200}
 	}
 	for _, tc := range []struct {
 		name     string
@@ -255,7 +257,7 @@ func TestAStepAsTheTestKitsLiveModePrincipalNeedsTheRunsLiveCredential(t *testin
 			e := controllerEnv()
 			e.LiveCredential = tc.live
 			e.TestKits = map[string]map[string]any{"test-kits/live.yaml": {"id": "live_kit", "sandbox": tc.sandbox, "auth": map[string]any{"api_key": "k"}}}
-			f := &fake{answers: map[string]func(Request) *Observation{controllerTool: forbidden}}
+			f := &fake{answers: map[string]func(Request) *spec.Observation{controllerTool: forbidden}}
 			res := Run(t.Context(), parse(t, liveGateSB), e, f)
 			if got := outcomes(res); got != tc.want || len(f.got) != tc.sent {
 				t.Fatalf("%s (%d sent)", got, len(f.got))
@@ -321,7 +323,7 @@ phases:
             allowed_values: [UNKNOWN_SCENARIO]
             description: unknown
 `)
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"comply_test_controller": ok(map[string]any{"success": false, "error": "UNKNOWN_SCENARIO"}),
 		"get_products":           ok(map[string]any{"products": []any{}}),
 	}}
@@ -339,8 +341,8 @@ phases:
 func TestAStoryboardForcingTheNextCallsArmIsFlaggedToRunAlone(t *testing.T) {
 	forcing := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n")
 	other := parse(t, "id: b\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_media_buy_status, params: {}}\n")
-	if !forcing.ShapesNextCall() || other.ShapesNextCall() {
-		t.Fatal(forcing.ShapesNextCall(), other.ShapesNextCall())
+	if !ShapesNextCall(forcing) || ShapesNextCall(other) {
+		t.Fatal(ShapesNextCall(forcing), ShapesNextCall(other))
 	}
 }
 
@@ -363,7 +365,7 @@ func TestSeedingGradesNothingAndIsLeftOutWhenNoStepCanRun(t *testing.T) {
 			"__controller_seeding__.seed_pricing_option.test-product.test-pricing=pass __controller_seeding__.seed_media_buy.mb_fixture=pass buy.get=pass => passed", 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{answers: map[string]func(Request) *Observation{
+			f := &fake{answers: map[string]func(Request) *spec.Observation{
 				"comply_test_controller": ok(map[string]any{"success": true, "message": "seeded"}),
 				"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
 			}}
@@ -374,7 +376,7 @@ func TestSeedingGradesNothingAndIsLeftOutWhenNoStepCanRun(t *testing.T) {
 			if len(f.got) != tc.calls {
 				t.Errorf("%d calls, want %d", len(f.got), tc.calls)
 			}
-			if tc.calls == 0 && (res.Skip == nil || res.Skip.Reason != MissingTool || !strings.Contains(res.Skip.Detail, "[get_media_buys]")) {
+			if tc.calls == 0 && (res.Skip == nil || res.Skip.Reason != spec.MissingTool || !strings.Contains(res.Skip.Detail, "[get_media_buys]")) {
 				t.Errorf("skip %+v, want missing_tool naming get_media_buys", res.Skip)
 			}
 		})
@@ -400,21 +402,21 @@ func TestProseGatedStoryboardsRunOnlyForAgentsDeclaringTheCapability(t *testing.
 		sb.Prerequisites, sb.Fixtures = nil, nil
 		e := env("get_media_buys")
 		tc.caps["supported_protocols"] = []any{"media_buy"}
-		e.Capabilities = Normalize(tc.caps)
+		e.Capabilities = spec.Normalize(tc.caps)
 		skip := Gate(sb, e)
-		if (skip != nil) != tc.skip || skip != nil && (skip.Reason != NotApplicable || !strings.Contains(skip.Detail, "narrative gates it")) {
+		if (skip != nil) != tc.skip || skip != nil && (skip.Reason != spec.NotApplicable || !strings.Contains(skip.Detail, "narrative gates it")) {
 			t.Errorf("%s %v: skip %+v, want skipped %v", tc.id, tc.caps, skip, tc.skip)
 		}
 	}
 }
 
 func TestAStoryboardWithAWebhookStepOrARateLimitTripWaits(t *testing.T) {
-	doc := func(task string) *Storyboard {
+	doc := func(task string) *spec.Storyboard {
 		return parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n      - id: s\n        title: s\n        task: "+task+"\n")
 	}
 	for task, want := range map[string]bool{"expect_webhook": true, "expect_no_webhook": true, "expect_webhook_retry_keys_stable": true,
 		"expect_webhook_signature_valid": true, "expect_rate_limit_not_replayed": true, "get_products": false, "comply_test_controller": false} {
-		if got := doc(task).Waits(); got != want {
+		if got := Waits(doc(task)); got != want {
 			t.Errorf("%s: waits %v, want %v", task, got, want)
 		}
 	}
@@ -427,7 +429,7 @@ func TestAReadOnlySandboxRunDrivesTheController(t *testing.T) {
 	sb := parse(t, "id: a\nversion: \"1\"\ntitle: t\ncategory: t\nnarrative: t\nphases:\n  - id: p\n    title: p\n    steps:\n"+
 		"      - id: force\n        title: s\n        task: comply_test_controller\n        sample_request: {scenario: force_get_products_arm, params: {arm: submitted}}\n"+
 		"      - id: read\n        title: s\n        task: get_media_buys\n        sample_request: {}\n")
-	f := &fake{answers: map[string]func(Request) *Observation{
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
 		"comply_test_controller": ok(map[string]any{"success": true}),
 		"get_media_buys":         ok(map[string]any{"media_buys": []any{}}),
 	}}
@@ -445,11 +447,11 @@ func TestARunModeReadsTheTestKitsTask(t *testing.T) {
 		"      - id: s\n        title: s\n        task: $test_kit.operations.emitter\n        sample_request: {}\n")
 	e := env("create_media_buy")
 	e.TestKits = map[string]map[string]any{"test-kits/k.yaml": {"operations": map[string]any{"emitter": "create_media_buy"}}}
-	if ns := RunMode(sb, e); ns != nil {
+	if ns := runMode(sb, e); ns != nil {
 		t.Errorf("with --allow-mutations: %+v", ns)
 	}
 	e.AllowMutations = false
-	if ns := RunMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
+	if ns := runMode(sb, e); ns == nil || !strings.Contains(ns.Detail, "create_media_buy") {
 		t.Errorf("read-only: %+v, want it left out for create_media_buy", ns)
 	}
 }

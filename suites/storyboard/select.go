@@ -5,22 +5,25 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
-// Applies reports whether the storyboard is for this agent at all: every
+// applies reports whether the storyboard is for this agent at all: every
 // universal storyboard is; a protocol's storyboards when the agent's
 // supported_protocols claims the protocol; a specialism's when its
 // specialisms claim it. The domains/ folder of 3.1 mirrors protocols/
 // and is never selected (its storyboards would run twice). When it does
 // not apply, detail cites the declaration (skip_result not_applicable).
-func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
+func applies(sb *spec.Storyboard, caps any) (ok bool, detail string) {
 	parts := strings.Split(sb.Path, "/")
 	switch sb.Kind {
-	case Universal:
+	case spec.Universal:
 		return true, ""
-	case Domains:
+	case spec.Domains:
 		return false, "domains/ mirrors protocols/ in this release; the protocols/ copy runs"
-	case Protocols:
+	case spec.Protocols:
 		if len(parts) < 2 {
 			return false, "not under a protocol folder"
 		}
@@ -30,7 +33,7 @@ func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("the agent does not declare protocol %s (supported_protocols: [%s])", want, strings.Join(declared, ", "))
-	case Specialisms:
+	case spec.Specialisms:
 		if len(parts) < 2 {
 			return false, "not under a specialism folder"
 		}
@@ -47,7 +50,7 @@ func Applies(sb *Storyboard, caps any) (ok bool, detail string) {
 
 // stringsAt reads a list of strings at a dotted path of the capabilities.
 func stringsAt(caps any, p string) []string {
-	v, _, _ := Lookup(caps, p)
+	v, _, _ := spec.Lookup(caps, p)
 	arr, _ := v.([]any)
 	var out []string
 	for _, e := range arr {
@@ -71,7 +74,7 @@ func stringsAt(caps any, p string) []string {
 // required_tools (get_adcp_capabilities, sync_agent_notification_configs)
 // is the lenient any-of every agent meets, and protocol/required-tasks.mdx
 // makes the task "Required when …notifications.supported is true" only.
-var proseGates = map[string]CapabilityPredicate{
+var proseGates = map[string]spec.CapabilityPredicate{
 	"signed_requests":            {Path: "request_signing.supported", Equals: true},
 	"agent_notification_configs": {Path: "adcp.capability_changes.notifications.supported", Equals: true},
 }
@@ -83,9 +86,9 @@ var knownRequires = []string{"controller", "seeded_state", "real_wire", "webhook
 // requires, required_any_of_tools, required_tools, requires_capability,
 // requires_all_capabilities, prerequisites.controller_seeding, webhook
 // substitutions) and returns the skip, or nil when it may run.
-func Gate(sb *Storyboard, env *Env) *Skip {
-	if ok, detail := Applies(sb, env.Capabilities); !ok {
-		return &Skip{Reason: NotApplicable, Detail: detail}
+func Gate(sb *spec.Storyboard, env *Env) *spec.Skip {
+	if ok, detail := applies(sb, env.Capabilities); !ok {
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Agent != nil && sb.Agent.InteractionModel == "webhook_receiver" {
 		// universal/webhook-receiver-envelope.yaml grades a buyer's
@@ -94,10 +97,10 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		// with a buyer receiver URL. It is for buyer/orchestrator receiver
 		// testing, not for seller endpoint grading." adcp-conform grades
 		// sellers and is given none.
-		return &Skip{Reason: NotApplicable, Detail: "the storyboard grades a buyer's webhook receiver (interaction_model webhook_receiver) through a receiver URL the buyer provides; a seller run has none, which the storyboard grades not_applicable"}
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: "the storyboard grades a buyer's webhook receiver (interaction_model webhook_receiver) through a receiver URL the buyer provides; a seller run has none, which the storyboard grades not_applicable"}
 	}
 	if len(sb.Phases) == 0 {
-		return &Skip{Reason: NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
+		return &spec.Skip{Reason: spec.NoPhases, Detail: fmt.Sprintf("%s %s has no phases", sb.ID, sb.Version)}
 	}
 	var unmet []string
 	for _, req := range sb.Requires {
@@ -126,64 +129,64 @@ func Gate(sb *Storyboard, env *Env) *Skip {
 		}
 	}
 	if len(unmet) > 0 {
-		return &Skip{Reason: RequirementUnmet, Detail: strings.Join(unmet, "; ")}
+		return &spec.Skip{Reason: spec.RequirementUnmet, Detail: strings.Join(unmet, "; ")}
 	}
 	if len(sb.RequiredTools) > 0 && !slices.ContainsFunc(sb.RequiredTools, env.has) {
-		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
+		return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("the agent exposes none of the storyboard's tools [%s] (it lists %s)",
 			strings.Join(sb.RequiredTools, ", "), strings.Join(env.Tools, ", "))}
 	}
 	if g, ok := proseGates[sb.ID]; ok {
-		if ok, detail := EvalCapability(&g, env.Capabilities); !ok {
-			return &Skip{Reason: NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
+		if ok, detail := expr.EvalCapability(&g, env.Capabilities); !ok {
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: detail + " (the storyboard's narrative gates it on this capability)"}
 		}
 	}
-	if ok, detail := EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
-		return &Skip{Reason: NotApplicable, Detail: detail}
+	if ok, detail := expr.EvalCapabilities(sb.RequiresCapability, sb.RequiresAllCapabilities, env.Capabilities); !ok {
+		return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 	}
 	if sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding {
 		// "Missing seed_* support on the agent grades the storyboard
 		// not_applicable, not failed" (storyboard-schema.yaml,
 		// prerequisites.controller_seeding). With the controller, the run
-		// seeds (Run), on a sandbox only (RunMode).
+		// seeds (Run), on a sandbox only (runMode).
 		if !env.has(controllerTool) {
-			return &Skip{Reason: NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: "controller_seeding: the storyboard's fixtures are seeded through comply_test_controller, which the agent does not advertise"}
 		}
 	}
 	// A webhook token the run can never resolve leaves the storyboard out
 	// before any step ("Unresolved substitution behavior", preflight point
 	// 1); malformed tokens are the steps' to grade.
-	refs, _ := StoryboardRefs(sb)
-	plain := make([]Ref, len(refs))
+	refs, _ := expr.StoryboardRefs(sb)
+	plain := make([]expr.Ref, len(refs))
 	for i, r := range refs {
 		plain[i] = r.Ref
 	}
-	pv := &Vars{AgentURL: env.AgentURL}
+	pv := &expr.Vars{AgentURL: env.AgentURL}
 	if env.Webhooks != nil {
 		pv.WebhookBase, pv.WebhookURL = env.Webhooks.Base(), func(string) (string, bool) { return "", true }
 	}
-	if ue := Preflight(plain, pv); ue != nil {
+	if ue := expr.Preflight(plain, pv); ue != nil {
 		if strings.HasPrefix(ue.Token, "{{runner.") {
-			return &Skip{Reason: RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
+			return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "webhook_receiver: the storyboard registers {{runner.webhook_url}} receivers, which adcp-conform does not provide to storyboards yet"}
 		}
-		return &Skip{Reason: RequirementUnmet, Detail: "unresolved_substitution: " + ue.Token + ": " + ue.Reason}
+		return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "unresolved_substitution: " + ue.Token + ": " + ue.Reason}
 	}
 	return nil
 }
 
-// RunMode returns why the run's mode leaves a storyboard out (a
+// runMode returns why the run's mode leaves a storyboard out (a
 // selection_result, not a skip): mutating steps in a read-only run, a
 // controller-driven storyboard outside a sandbox.
-func RunMode(sb *Storyboard, env *Env) *Skip {
+func runMode(sb *spec.Storyboard, env *Env) *spec.Skip {
 	var mutating []string
 	controller := slices.Contains(sb.Requires, "controller")
-	kit := TestKitFor(sb, env)
+	kit := testKitFor(sb, env)
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			task := st.Task
 			// A task the test kit names ($test_kit.operations.…: webhook
 			// emission's primary_webhook_emitter is create_media_buy) is the
 			// one the step sends.
-			if t, err := ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
+			if t, err := expr.ResolveTask(st.Task, st.TaskDefault, kit); err == nil && t != "" {
 				task = t
 			}
 			if task == controllerTool {
@@ -196,23 +199,23 @@ func RunMode(sb *Storyboard, env *Env) *Skip {
 		}
 	}
 	if len(mutating) > 0 && !env.AllowMutations {
-		return &Skip{Reason: RunModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "read-only run: the storyboard's steps mutate (" + strings.Join(mutating, ", ") + "); run with --allow-mutations"}
 	}
 	if controller && slices.Contains(sb.Requires, "controller") && !env.Sandbox {
-		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "the storyboard drives comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	if seeds(sb) && !env.Sandbox {
-		return &Skip{Reason: RunModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
+		return &spec.Skip{Reason: runModeExcluded, Detail: "the storyboard seeds its fixtures through comply_test_controller, only on a sandbox (--sandbox)"}
 	}
 	return nil
 }
 
 // seeds says the runner seeds the storyboard's fixtures before its phases.
-func seeds(sb *Storyboard) bool {
+func seeds(sb *spec.Storyboard) bool {
 	return sb.Prerequisites != nil && sb.Prerequisites.ControllerSeeding && len(sb.Fixtures) > 0
 }
 
-// TestKitFor returns the storyboard's test kit as the run sees it: the
+// testKitFor returns the storyboard's test kit as the run sees it: the
 // release's kit, with its static credential replaced by the run's. The
 // kits ship demo keys for the spec's own test agent; sending those to a
 // seller would test nothing, so auth.api_key is the run's credential when
@@ -220,11 +223,11 @@ func seeds(sb *Storyboard) bool {
 // configured credential) and absent when it has none; auth.basic is
 // dropped (the run has no Basic credential). auth.probe_task is the run's
 // when given.
-func TestKitFor(sb *Storyboard, env *Env) map[string]any {
+func testKitFor(sb *spec.Storyboard, env *Env) map[string]any {
 	kit := map[string]any{}
 	if sb.Prerequisites != nil && sb.Prerequisites.TestKit != "" {
 		if k, ok := env.TestKits[path.Clean(sb.Prerequisites.TestKit)]; ok {
-			if c, ok := Normalize(k).(map[string]any); ok {
+			if c, ok := spec.Normalize(k).(map[string]any); ok {
 				kit = c
 			}
 		}
@@ -262,16 +265,16 @@ func TestKitFor(sb *Storyboard, env *Env) map[string]any {
 // tenant-scoped data … require credentials").
 var protectedReads = []string{"list_creatives", "get_media_buy_delivery", "get_media_buys", "list_accounts", "get_signals"}
 
-// VersionExcluded is the selection_result reason of storyboards of a
+// versionExcluded is the selection_result reason of storyboards of a
 // release the agent does not speak.
-const VersionExcluded = "version_excluded"
+const versionExcluded = "version_excluded"
 
 // VersionGate leaves a release's storyboards out when the agent's
 // adcp.supported_versions does not list the release (major.minor, a
 // pre-release tag hanging off it: "3.2-beta" speaks 3.2.0-beta.5): a 3.1
 // seller is not graded on what 3.2 added. An agent that lists no versions
 // is graded (nothing says it does not speak the release).
-func VersionGate(rel *Release, caps any) *Skip {
+func VersionGate(rel *spec.Release, caps any) *spec.Skip {
 	release := rel.Version()
 	want := majorMinor(release)
 	listed := stringsAt(caps, "adcp.supported_versions")
@@ -283,7 +286,7 @@ func VersionGate(rel *Release, caps any) *Skip {
 			return nil
 		}
 	}
-	return &Skip{Reason: VersionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
+	return &spec.Skip{Reason: versionExcluded, Detail: fmt.Sprintf("the storyboards are AdCP %s; the agent's adcp.supported_versions is [%s]", release, strings.Join(listed, ", "))}
 }
 
 // majorMinor is "3.2" of "3.2.0-beta.5", "3.2-beta" or "3.2"; "" when v
@@ -304,24 +307,11 @@ func majorMinor(v string) string {
 	return parts[0] + "." + parts[1]
 }
 
-// Group is the category a storyboard is reported under: "universal", its
-// protocol ("media-buy") or "specialism/<name>".
-func (sb *Storyboard) Group() string {
-	parts := strings.Split(sb.Path, "/")
-	switch {
-	case sb.Kind == Universal || len(parts) < 2:
-		return string(sb.Kind)
-	case sb.Kind == Specialisms:
-		return "specialism/" + parts[1]
-	}
-	return parts[1]
-}
-
 // Waits says the storyboard waits on purpose, whatever the agent's speed:
 // a webhook step (a delivery, or the settle after a terminal trigger) or a
 // rate-limit trip (the agent's retry_after). A runner starts such
 // storyboards first, so their waiting overlaps the others' work.
-func (sb *Storyboard) Waits() bool {
+func Waits(sb *spec.Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if slices.Contains(webhookTasks, st.Task) || st.Task == "expect_rate_limit_not_replayed" || st.RateLimitTrip != nil {
@@ -338,13 +328,13 @@ func (sb *Storyboard) Waits() bool {
 // the caller's authenticated sandbox account", comply-test-controller.mdx).
 // Every storyboard of a run is the same account, so such a storyboard runs
 // alone: another's call in between would consume the instruction.
-func (sb *Storyboard) ShapesNextCall() bool {
+func ShapesNextCall(sb *spec.Storyboard) bool {
 	for _, ph := range sb.Phases {
 		for _, st := range ph.Steps {
 			if st.Task != controllerTool {
 				continue
 			}
-			req, _ := Normalize(st.SampleRequest).(map[string]any)
+			req, _ := spec.Normalize(st.SampleRequest).(map[string]any)
 			if sc, _ := req["scenario"].(string); strings.HasPrefix(sc, "force_") && strings.HasSuffix(sc, "_arm") {
 				return true
 			}

@@ -15,11 +15,8 @@ import "encoding/json"
 func (res *StoryboardResult) Slim(bound func(json.RawMessage) json.RawMessage) {
 	for i := range res.Steps {
 		st := &res.Steps[i]
-		if o := st.Obs; o != nil {
-			slim := *o
-			slim.hadPayload = o.HasPayload()
-			slim.Payload, slim.Error, slim.A2AResult = nil, nil, nil
-			st.Obs = &slim
+		if st.Obs != nil {
+			st.Obs = st.Obs.Slimmed()
 		}
 		for j := range st.Validations {
 			v := &st.Validations[j]
@@ -47,7 +44,3 @@ func boundValue(v any, bound func(json.RawMessage) json.RawMessage) any {
 	}
 	return bound(b)
 }
-
-// HasPayload reports whether the reply held a payload (Payload is not
-// nil), also once Slim dropped it.
-func (o *Observation) HasPayload() bool { return o.Payload != nil || o.hadPayload }

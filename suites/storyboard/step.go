@@ -10,6 +10,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // runnerTasks are the tasks the runner performs itself rather than send to
@@ -42,14 +48,14 @@ const controllerTool = "comply_test_controller"
 const controllerGap = "UNKNOWN_SCENARIO: the agent's comply_test_controller does not implement "
 
 // controllerLacks says a controller reply is UNKNOWN_SCENARIO.
-func controllerLacks(o *Observation) bool {
+func controllerLacks(o *spec.Observation) bool {
 	body, _ := o.Payload.(map[string]any)
 	return body["error"] == "UNKNOWN_SCENARIO" || o.ErrorCode == "UNKNOWN_SCENARIO"
 }
 
 // step runs one step: resolves its task, applies the step gates, builds
 // the request, dispatches it, grades the validations, captures context.
-func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult) {
+func (r *runner) step(ctx context.Context, ph *spec.Phase, st *spec.Step) (res StepResult) {
 	res = StepResult{PhaseID: ph.ID, StepID: st.ID, Title: st.Title, Task: st.Task, Optional: ph.Optional}
 	start := r.env.now()
 	r.markStarted(st.ID)
@@ -63,16 +69,16 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			}
 		}
 	}()
-	task, err := ResolveTask(st.Task, st.TaskDefault, r.kit)
+	task, err := expr.ResolveTask(st.Task, st.TaskDefault, r.kit)
 	if err == nil && task == "" {
 		err = errors.New("the step names no task")
 	}
 	if err != nil {
-		res.Skip = &Skip{Reason: RequirementUnmet, Detail: err.Error()}
+		res.Skip = &spec.Skip{Reason: spec.RequirementUnmet, Detail: err.Error()}
 		return res
 	}
 	res.Task = task
-	agent, routed := Route(r.sb, st, r.env)
+	agent, routed := route(r.sb, st, r.env)
 	if !routed {
 		// The run names no agent of the step's key: the call has nowhere
 		// to go (unrouted_step), which proves nothing about the agent.
@@ -84,7 +90,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		res.Skip = skip
 		return res
 	}
-	facts := Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
+	facts := check.Facts{Context: r.vars.Context, Prior: r.prior, Contributions: r.contributions, Schemas: r.env.Schemas,
 		SchemaRef: st.ResponseSchemaRef, AgentURL: r.env.AgentURL, ExpectError: st.ExpectError, Step: st}
 	probeID := "storyboard/" + r.sb.ID + "/" + ph.ID + "/" + st.ID
 	switch task {
@@ -92,7 +98,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		// A runner-owned assertion over the branch-set flags: nothing is sent.
 	case taskExpectWebhook, taskExpectNoWebhook, taskRetryKeysStable, taskSignatureValid:
 		// Judged from the deliveries the run's receiver recorded (webhook.go).
-		var skip *Skip
+		var skip *spec.Skip
 		facts.Obs, res.Validations, skip = r.webhookStep(ctx, st, task, probeID)
 		if skip != nil {
 			res.Skip = skip
@@ -114,7 +120,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 	case taskSubstitutionSafe:
 		// Judged from the previous step's reply (observer.go): nothing is
 		// sent, so a replay grades it from the same recorded reply.
-		var skip *Skip
+		var skip *spec.Skip
 		res.Validations, skip = r.substitutionStep(ctx, st, probeID)
 		if skip != nil {
 			res.Skip = skip
@@ -127,16 +133,16 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			// document should be named, and the message what was seen
 			// instead (no HTTP status to compare).
 			res.Passed = false
-			res.Validations = []Result{{Check: "http_status", Passed: false, Description: "the metadata document can be located",
+			res.Validations = []spec.Result{{Check: "http_status", Passed: false, Description: "the metadata document can be located",
 				Expected: "an http(s) URL at authorization_servers[0] of the protected-resource metadata", Message: err.Error()}}
 			return r.settle(st, ph, res, facts)
 		}
 		facts.Obs = r.d.Get(ctx, probeID, path)
 		facts.Obs.Task = task // a fetch names no task: the step's pseudo-task is what the checks and later steps ask for
-		if pf, ok := r.d.(PublicFetcher); ok && task == "protected_resource_metadata" && slices.ContainsFunc(st.Validations, func(v Validation) bool {
+		if pf, ok := r.d.(spec.PublicFetcher); ok && task == "protected_resource_metadata" && slices.ContainsFunc(st.Validations, func(v spec.Validation) bool {
 			return v.Check == "oauth_metadata_graph"
 		}) {
-			facts.OAuthGraph = WalkOAuthGraph(ctx, pf, probeID, r.env.AgentURL, OAuthGraph{Local: r.env.LocalFetch})
+			facts.OAuthGraph = oauth.Walk(ctx, pf, probeID, r.env.AgentURL, oauth.Graph{Local: r.env.LocalFetch})
 		}
 	default:
 		req, unresolved := r.request(st)
@@ -144,17 +150,17 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			// The value's capturing step did not pass: this step depends on
 			// it, so it is skipped citing that step (storyboard-schema.yaml,
 			// context_outputs runner behaviour), not failed a second time.
-			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("%s is captured by %s, which did not pass", unresolved, by)}
+			res.Skip = &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("%s is captured by %s, which did not pass", unresolved, by)}
 			return res
 		}
 		if name := contextName(unresolved); slices.Contains(r.convention, name) {
 			// No step declares the capture (convention.go): no reply so
 			// far carried the field. Not the agent's failure to grade here.
-			res.Skip = &Skip{Reason: PrerequisiteFailed, Detail: fmt.Sprintf("%s: no step of the storyboard captures it, and no earlier passing reply carried %s at its top level (captured by convention)", unresolved, name)}
+			res.Skip = &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: fmt.Sprintf("%s: no step of the storyboard captures it, and no earlier passing reply carried %s at its top level (captured by convention)", unresolved, name)}
 			return res
 		}
 		if unresolved != "" {
-			res.Validations = []Result{{Check: "unresolved_substitution", Passed: false, Expected: unresolved,
+			res.Validations = []spec.Result{{Check: "unresolved_substitution", Passed: false, Expected: unresolved,
 				Description: fmt.Sprintf("the request's substitution %s resolves before anything is sent", unresolved),
 				Message:     "unresolved substitution " + unresolved + ": its capturing step did not pass or did not run"}}
 			return r.settle(st, ph, res, facts)
@@ -163,7 +169,7 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 		call := Request{ProbeID: probeID, Storyboard: r.sb.ID, Task: task, Args: req, Auth: st.Auth, TestKit: r.kit, Agent: agent, Live: r.liveKit(st)}
 		switch {
 		case task == "expect_rate_limit_not_replayed":
-			var skip *Skip
+			var skip *spec.Skip
 			facts.Obs, facts.Dispatches, skip = r.tripRateLimit(ctx, st, call)
 			if skip != nil {
 				res.Skip = skip
@@ -198,19 +204,19 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 			// what the scenario would have set up is missing, so the
 			// phases after it are skipped too (trip).
 			scenario, _ := res.Request["scenario"].(string)
-			res.Skip = &Skip{Reason: NotApplicable, Detail: controllerGap + clip(scenario, 80)}
+			res.Skip = &spec.Skip{Reason: spec.NotApplicable, Detail: controllerGap + spec.Clip(scenario, 80)}
 			return res
 		}
 	}
 	for _, v := range st.Validations {
 		v, unresolved := r.resolveValidation(v)
 		if unresolved != "" {
-			res.Validations = append(res.Validations, Result{ID: v.ID, Check: "unresolved_substitution", Passed: false, Expected: unresolved,
+			res.Validations = append(res.Validations, spec.Result{ID: v.ID, Check: "unresolved_substitution", Passed: false, Expected: unresolved,
 				Description: fmt.Sprintf("%s: the comparand %s resolves", v.Check, unresolved),
 				Message:     "unresolved substitution " + unresolved + " in a " + v.Check + " validation"})
 			continue
 		}
-		res.Validations = append(res.Validations, Grade(v, facts, r.env.RunnerVersion))
+		res.Validations = append(res.Validations, check.Grade(v, facts, r.env.RunnerVersion))
 	}
 	return r.settle(st, ph, res, facts)
 }
@@ -219,10 +225,10 @@ func (r *runner) step(ctx context.Context, ph *Phase, st *Step) (res StepResult)
 // validation's comparands (value, allowed_values): field_value resolves
 // its comparand "at YAML authoring time via $context.<name> substitution"
 // (storyboard-schema.yaml, "Cross-step comparison").
-func (r *runner) resolveValidation(v Validation) (Validation, string) {
+func (r *runner) resolveValidation(v spec.Validation) (spec.Validation, string) {
 	if v.Value != nil {
-		x, err := Substitute(Normalize(v.Value), r.vars)
-		var ue *UnresolvedError
+		x, err := expr.Substitute(spec.Normalize(v.Value), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return v, ue.Token
 		}
@@ -231,8 +237,8 @@ func (r *runner) resolveValidation(v Validation) (Validation, string) {
 		}
 	}
 	if len(v.AllowedValues) > 0 {
-		x, err := Substitute(Normalize(v.AllowedValues), r.vars)
-		var ue *UnresolvedError
+		x, err := expr.Substitute(spec.Normalize(v.AllowedValues), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return v, ue.Token
 		}
@@ -255,9 +261,9 @@ const (
 // again after the retry_after the seller asked for, as a buyer would, at
 // most rateLimitTries times, each attempt recorded; a step still limited
 // is a harness error. A step that expects RATE_LIMITED gets its answer.
-func (r *runner) call(ctx context.Context, st *Step, req Request) *Observation {
+func (r *runner) call(ctx context.Context, st *spec.Step, req Request) *spec.Observation {
 	base := req.ProbeID
-	var o *Observation
+	var o *spec.Observation
 	for try := 1; ; try++ {
 		if try > 1 {
 			req.ProbeID = fmt.Sprintf("%s#retry%d", base, try-1)
@@ -290,9 +296,9 @@ const maxParallel = 16
 // one idempotency_key when same_idempotency_key, else a fresh one each. A
 // reply IDEMPOTENCY_IN_FLIGHT is sent again after its retry_after (the
 // contract's resolved responses). The first resolved reply is the step's.
-func (r *runner) parallel(ctx context.Context, st *Step, req Request) (*Observation, []*Observation) {
+func (r *runner) parallel(ctx context.Context, st *spec.Step, req Request) (*spec.Observation, []*spec.Observation) {
 	n := min(max(st.ParallelDispatch.Count, 2), maxParallel)
-	out := make([]*Observation, n)
+	out := make([]*spec.Observation, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		one := req
@@ -300,7 +306,7 @@ func (r *runner) parallel(ctx context.Context, st *Step, req Request) (*Observat
 		one.Args = cloneMap(req.Args)
 		if !st.ParallelDispatch.SameIdempotencyKey {
 			if _, ok := one.Args["idempotency_key"]; ok {
-				one.Args["idempotency_key"] = r.vars.newUUID()
+				one.Args["idempotency_key"] = r.vars.UUID()
 			}
 		}
 		wg.Go(func() {
@@ -327,26 +333,26 @@ func (r *runner) parallel(ctx context.Context, st *Step, req Request) (*Observat
 // max_attempts; then, after the reply's retry_after (at most
 // replay_max_wait_seconds), the same key again. Without a RATE_LIMITED
 // the step is skipped not_applicable, rate_limit_not_triggered.
-func (r *runner) tripRateLimit(ctx context.Context, st *Step, req Request) (*Observation, []*Observation, *Skip) {
+func (r *runner) tripRateLimit(ctx context.Context, st *spec.Step, req Request) (*spec.Observation, []*spec.Observation, *spec.Skip) {
 	rt := st.RateLimitTrip
 	attempts := min(max(rt.MaxAttempts, 1), 500)
 	maxWait := 30 * time.Second
 	if rt.ReplayMaxWaitSeconds > 0 {
 		maxWait = time.Duration(rt.ReplayMaxWaitSeconds) * time.Second
 	}
-	sample, err := Substitute(Normalize(rt.TripTargetSampleRequest), r.vars)
+	sample, err := expr.Substitute(spec.Normalize(rt.TripTargetSampleRequest), r.vars)
 	body, ok := sample.(map[string]any)
 	if err != nil || !ok {
 		body = map[string]any{}
 	}
-	var out []*Observation
+	var out []*spec.Observation
 	for i := range attempts {
 		if ctx.Err() != nil {
 			break
 		}
 		one := req
 		one.Task, one.ProbeID, one.Args = rt.TripTargetTask, fmt.Sprintf("%s#burst%d", req.ProbeID, i+1), cloneMap(body)
-		one.Args["idempotency_key"] = r.vars.newUUID()
+		one.Args["idempotency_key"] = r.vars.UUID()
 		o := r.d.Call(ctx, one)
 		out = append(out, o)
 		if o.ErrorCode != "RATE_LIMITED" {
@@ -362,7 +368,7 @@ func (r *runner) tripRateLimit(ctx context.Context, st *Step, req Request) (*Obs
 		}
 		return o, out, nil
 	}
-	return nil, nil, &Skip{Reason: NotApplicable, Detail: "rate_limit_not_triggered"}
+	return nil, nil, &spec.Skip{Reason: spec.NotApplicable, Detail: "rate_limit_not_triggered"}
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -375,7 +381,7 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 func cloneMap(m map[string]any) map[string]any {
-	c, _ := Normalize(m).(map[string]any)
+	c, _ := spec.Normalize(m).(map[string]any)
 	if c == nil {
 		c = map[string]any{}
 	}
@@ -384,7 +390,7 @@ func cloneMap(m map[string]any) map[string]any {
 
 // retryAfter reports whether a reply carries the error code and how long
 // it asks to wait.
-func retryAfter(o *Observation, code string) (time.Duration, bool) {
+func retryAfter(o *spec.Observation, code string) (time.Duration, bool) {
 	if o == nil || o.ErrorCode != code {
 		return 0, false
 	}
@@ -394,7 +400,7 @@ func retryAfter(o *Observation, code string) (time.Duration, bool) {
 
 // rateLimited reports whether a reply is a rate limit and how long the
 // seller asked to wait (retry_after seconds, else Retry-After, else 1 s).
-func rateLimited(o *Observation) (time.Duration, bool) {
+func rateLimited(o *spec.Observation) (time.Duration, bool) {
 	if o == nil || (o.ErrorCode != "RATE_LIMITED" && o.Call.HTTPStatus != http.StatusTooManyRequests) {
 		return 0, false
 	}
@@ -403,7 +409,7 @@ func rateLimited(o *Observation) (time.Duration, bool) {
 
 // rateLimitedWait is the wait a reply asks for: retry_after seconds, else
 // Retry-After, else 1 s.
-func rateLimitedWait(o *Observation) (time.Duration, bool) {
+func rateLimitedWait(o *spec.Observation) (time.Duration, bool) {
 	wait := time.Second
 	if ra, ok := o.Error["retry_after"].(float64); ok && ra >= 0 && ra < 3600 {
 		wait = time.Duration(ra * float64(time.Second))
@@ -416,7 +422,7 @@ func rateLimitedWait(o *Observation) (time.Duration, bool) {
 }
 
 // expectsRateLimit reports whether a step's checks expect RATE_LIMITED.
-func expectsRateLimit(st *Step) bool {
+func expectsRateLimit(st *spec.Step) bool {
 	for _, v := range st.Validations {
 		if v.Check != "error_code" {
 			continue
@@ -451,7 +457,7 @@ func contextName(token string) string {
 // immediate payload when the reply is already terminal, else the result of
 // the task polled to its end. A task that does not finish is a harness
 // error (the note), never a capture failure blamed on the agent.
-func (r *runner) completion(o *Observation) (any, string) {
+func (r *runner) completion(o *spec.Observation) (any, string) {
 	if o == nil {
 		return nil, "no reply to capture from"
 	}
@@ -474,12 +480,12 @@ const (
 
 // pendingTask returns the task id of a reply that is a task still running
 // (status submitted or working, with a task_id).
-func pendingTask(o *Observation) (string, bool) {
+func pendingTask(o *spec.Observation) (string, bool) {
 	if o == nil || o.Refused {
 		return "", false
 	}
-	status, _, _ := Lookup(o.Payload, "status")
-	id, _, _ := Lookup(o.Payload, "task_id")
+	status, _, _ := spec.Lookup(o.Payload, "status")
+	id, _, _ := spec.Lookup(o.Payload, "task_id")
 	tid, ok := id.(string)
 	if !ok || tid == "" || (status != "submitted" && status != "working") {
 		return "", false
@@ -496,7 +502,7 @@ var taskStatusTools = []string{"get_task_status", "tasks/get", "tasks_get"}
 // rejected (a refusal, as if answered at once). A reply that is no running
 // task is returned as it is. A task that does not end within taskWait, or
 // an agent without a task-status task, makes the step an error.
-func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Observation {
+func (r *runner) finish(ctx context.Context, req Request, o *spec.Observation) *spec.Observation {
 	tid, pending := pendingTask(o)
 	if !pending {
 		return o
@@ -508,7 +514,7 @@ func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Obser
 			break
 		}
 	}
-	failed := func(why string) *Observation {
+	failed := func(why string) *spec.Observation {
 		c := *o
 		c.Failure = why
 		return &c
@@ -532,7 +538,7 @@ func (r *runner) finish(ctx context.Context, req Request, o *Observation) *Obser
 		if p.Failure != "" || p.Refused {
 			return failed(fmt.Sprintf("polling task %s with %s did not answer its status", tid, tool))
 		}
-		status, _, _ := Lookup(p.Payload, "status")
+		status, _, _ := spec.Lookup(p.Payload, "status")
 		switch status {
 		case "completed":
 			done := *p
@@ -576,14 +582,14 @@ func withEnvelope(result map[string]any, first any) map[string]any {
 }
 
 func lookupObject(v any, path string) (map[string]any, bool) {
-	x, _, _ := Lookup(v, path)
+	x, _, _ := spec.Lookup(v, path)
 	m, ok := x.(map[string]any)
 	return m, ok
 }
 
 // settle decides Passed from the required validations, then (on a pass)
 // captures context outputs and records contributions.
-func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepResult {
+func (r *runner) settle(st *spec.Step, ph *spec.Phase, res StepResult, facts check.Facts) StepResult {
 	res.Passed = true
 	for _, v := range res.Validations {
 		if !v.Passed && v.Severity != "advisory" {
@@ -595,19 +601,19 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 		if facts.Obs != nil {
 			payload = facts.Obs.Payload
 		}
-		cr := Capture(st.ContextOutputs, payload, r.vars)
+		cr := expr.Capture(st.ContextOutputs, payload, r.vars)
 		for _, d := range cr.Deferred {
 			// task_completion.<inner>: resolved against the completion
 			// result, polled when the reply is a non-terminal task.
-			inner, _ := TaskCompletionInner(d.Path)
+			inner, _ := expr.TaskCompletionInner(d.Path)
 			done, note := r.completion(facts.Obs)
 			if note != "" {
 				res.Error = note
 				break
 			}
-			v, _, ok := Lookup(done, inner)
+			v, _, ok := spec.Lookup(done, inner)
 			if !ok || v == nil || v == "" {
-				cr.Failures = append(cr.Failures, CaptureFailure{Name: d.Variable(), Path: d.Path, Present: ok, Actual: v, Pointer: Pointer(inner)})
+				cr.Failures = append(cr.Failures, expr.CaptureFailure{Name: d.Variable(), Path: d.Path, Present: ok, Actual: v, Pointer: spec.Pointer(inner)})
 				continue
 			}
 			if cr.Values == nil && len(cr.Failures) == 0 {
@@ -651,7 +657,7 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 			ok := true
 			if st.ContributesIf != "" {
 				var err error
-				ok, err = EvalContributesIf(st.ContributesIf, func(id string) (bool, bool) { p, seen := r.passed[id]; return p, seen })
+				ok, err = expr.EvalContributesIf(st.ContributesIf, func(id string) (bool, bool) { p, seen := r.passed[id]; return p, seen })
 				if err != nil {
 					ok = false
 					res.Notes = append(res.Notes, fmt.Sprintf("contributes_if %q cannot be evaluated: %v", st.ContributesIf, err))
@@ -667,7 +673,7 @@ func (r *runner) settle(st *Step, ph *Phase, res StepResult, facts Facts) StepRe
 	return res
 }
 
-func contributionFlag(st *Step, ph *Phase) string {
+func contributionFlag(st *spec.Step, ph *spec.Phase) string {
 	if st.ContributesTo != "" {
 		return st.ContributesTo
 	}
@@ -678,36 +684,36 @@ func contributionFlag(st *Step, ph *Phase) string {
 }
 
 // stepGate returns why a step cannot run, or nil.
-func (r *runner) stepGate(st *Step, task, agent string) *Skip {
+func (r *runner) stepGate(st *spec.Step, task, agent string) *spec.Skip {
 	if agent != "" {
 		// Another logical agent's step: the run knows neither its tools
 		// nor its capabilities, so only the run's own gates apply.
 		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations {
-			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
 		}
 		return nil
 	}
 	if need, ok := runnerTasks[task]; ok {
 		if need != "" && need != substitutionContract && (need != "webhook_receiver" || r.env.Webhooks == nil || !slices.Contains(webhookTasks, task) && !slices.Contains(keyTasks, task)) {
-			return &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
+			return &spec.Skip{Reason: spec.RequirementUnmet, Detail: unmetRunnerTask(task, need, r.env.Webhooks != nil)}
 		}
 	} else {
 		if task == controllerTool {
 			if !r.env.has(controllerTool) {
-				return &Skip{Reason: MissingTestController, Detail: "the agent does not advertise comply_test_controller"}
+				return &spec.Skip{Reason: spec.MissingTestController, Detail: "the agent does not advertise comply_test_controller"}
 			}
 			if !r.env.Sandbox {
-				return &Skip{Reason: MissingTestController, Detail: "comply_test_controller is driven only on a sandbox (--sandbox)"}
+				return &spec.Skip{Reason: spec.MissingTestController, Detail: "comply_test_controller is driven only on a sandbox (--sandbox)"}
 			}
 		} else if !r.env.has(task) {
-			return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools (%s)", task, strings.Join(r.env.Tools, ", "))}
+			return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools (%s)", task, strings.Join(r.env.Tools, ", "))}
 		}
 		// The controller is the sandbox's (--sandbox, above), as RunMode
 		// selects and the seeding drives it: skipping its steps in a
 		// read-only sandbox run left the stateful steps after them to fail
 		// on state nobody forced.
 		if r.env.Mutating != nil && r.env.Mutating(task) && !r.env.AllowMutations && task != controllerTool {
-			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + task}
 		}
 	}
 	if r.liveKit(st) && !r.env.LiveCredential {
@@ -715,28 +721,28 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 		// step is about what the agent does for a live account, and the
 		// run holds only its own credential, not that principal's (the
 		// kit's demo key is never sent: the user gives a real one).
-		return &Skip{Reason: RequirementUnmet, Detail: fmt.Sprintf("the step authenticates as the test kit's live-mode principal (%v, sandbox: false); the run has only its own credential: give a live-mode principal's with --live-bearer-env NAME", r.kit["id"])}
+		return &spec.Skip{Reason: spec.RequirementUnmet, Detail: fmt.Sprintf("the step authenticates as the test kit's live-mode principal (%v, sandbox: false); the run has only its own credential: give a live-mode principal's with --live-bearer-env NAME", r.kit["id"])}
 	}
 	if st.RequiresTool != "" && !r.env.has(st.RequiresTool) {
-		return &Skip{Reason: MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
+		return &spec.Skip{Reason: spec.MissingTool, Detail: fmt.Sprintf("%s is not among the agent's tools", st.RequiresTool)}
 	}
 	if st.RequiresCapability != nil {
-		if ok, detail := EvalCapability(st.RequiresCapability, r.env.Capabilities); !ok {
-			return &Skip{Reason: NotApplicable, Detail: detail}
+		if ok, detail := expr.EvalCapability(st.RequiresCapability, r.env.Capabilities); !ok {
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: detail}
 		}
 	}
 	if st.RequiresContract != "" && !slices.Contains(runnerContracts, st.RequiresContract) &&
 		(st.RequiresContract != webhookContract || r.env.Webhooks == nil) {
-		return &Skip{Reason: UnsatisfiedContract, Detail: "the test-kit contract " + st.RequiresContract + " is not in scope for this run"}
+		return &spec.Skip{Reason: spec.UnsatisfiedContract, Detail: "the test-kit contract " + st.RequiresContract + " is not in scope for this run"}
 	}
 	if task == "expect_rate_limit_not_replayed" {
 		switch rt := st.RateLimitTrip; {
 		case rt == nil || rt.TripTargetTask == "":
-			return &Skip{Reason: RequirementUnmet, Detail: "expect_rate_limit_not_replayed without a rate_limit_trip target"}
+			return &spec.Skip{Reason: spec.RequirementUnmet, Detail: "expect_rate_limit_not_replayed without a rate_limit_trip target"}
 		case !r.env.has(rt.TripTargetTask):
-			return &Skip{Reason: MissingTool, Detail: rt.TripTargetTask + " is not among the agent's tools"}
+			return &spec.Skip{Reason: spec.MissingTool, Detail: rt.TripTargetTask + " is not among the agent's tools"}
 		case r.env.Mutating != nil && r.env.Mutating(rt.TripTargetTask) && !r.env.AllowMutations:
-			return &Skip{Reason: NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + rt.TripTargetTask}
+			return &spec.Skip{Reason: spec.NotApplicable, Detail: "mutating probes not allowed (--allow-mutations): " + rt.TripTargetTask}
 		}
 	}
 	return nil
@@ -744,7 +750,7 @@ func (r *runner) stepGate(st *Step, task, agent string) *Skip {
 
 // liveKit reports whether the step authenticates as its test kit's
 // live-mode principal (auth.from_test_kit on a kit with sandbox: false).
-func (r *runner) liveKit(st *Step) bool {
+func (r *runner) liveKit(st *spec.Step) bool {
 	return st.Auth != nil && st.Auth.FromTestKit == true && r.kit["sandbox"] == false
 }
 
@@ -752,11 +758,11 @@ func (r *runner) liveKit(st *Step) bool {
 // substitution resolved, the context inputs injected, and what the spec
 // says a caller adds (an idempotency_key on a mutating task). It returns
 // the unresolved token when one remains.
-func (r *runner) request(st *Step) (map[string]any, string) {
+func (r *runner) request(st *spec.Step) (map[string]any, string) {
 	var req map[string]any
 	if st.SampleRequest != nil {
-		v, err := Substitute(Normalize(st.SampleRequest), r.vars)
-		var ue *UnresolvedError
+		v, err := expr.Substitute(spec.Normalize(st.SampleRequest), r.vars)
+		var ue *expr.UnresolvedError
 		if errors.As(err, &ue) {
 			return nil, ue.Token
 		}
@@ -772,7 +778,7 @@ func (r *runner) request(st *Step) (map[string]any, string) {
 		req = map[string]any{}
 	}
 	// A missing key is a no-op (storyboard-schema.yaml, context_inputs).
-	_, _ = InjectInputs(req, st.ContextInputs, r.vars.Context)
+	_, _ = expr.InjectInputs(req, st.ContextInputs, r.vars.Context)
 	if st.Task == controllerTool {
 		// "The runner MUST set sandbox: true on every comply_test_controller
 		// request" (comply-test-controller-request.json, account).
@@ -787,7 +793,7 @@ func (r *runner) request(st *Step) (map[string]any, string) {
 		// Every mutating request carries an idempotency_key (3.x): a
 		// caller mints one when the sample leaves it out.
 		if _, ok := req["idempotency_key"]; !ok {
-			req["idempotency_key"] = r.vars.newUUID()
+			req["idempotency_key"] = r.vars.UUID()
 		}
 	}
 	return req, ""
@@ -819,15 +825,15 @@ func (r *runner) metadataPath(task string) (string, error) {
 		if o.HTTPStatus != 0 && (o.HTTPStatus < 200 || o.HTTPStatus > 299) {
 			return "", fmt.Errorf("nothing to fetch: the protected-resource metadata request answered HTTP %d, so no authorization server is named", o.HTTPStatus)
 		}
-		servers, _, found := Lookup(o.Payload, "authorization_servers[0]")
+		servers, _, found := spec.Lookup(o.Payload, "authorization_servers[0]")
 		issuer, ok := servers.(string)
 		switch {
 		case !found:
 			return "", errors.New("nothing to fetch: the protected-resource metadata has no authorization_servers[0]")
 		case !ok:
-			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", jsonType(servers))
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is a %s, not an http(s) URL", rawjson.KindOfDecoded(servers).String())
 		case !strings.HasPrefix(issuer, "https://") && !strings.HasPrefix(issuer, "http://"):
-			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", bound(issuer, 120))
+			return "", fmt.Errorf("nothing to fetch: authorization_servers[0] of the protected-resource metadata is %q, not an http(s) URL", spec.Clip(issuer, 120))
 		}
 		return strings.TrimSuffix(issuer, "/") + "/.well-known/oauth-authorization-server", nil
 	}

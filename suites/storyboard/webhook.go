@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +18,9 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/check"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/expr"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // Webhooks is the run's webhook receiver as the engine sees it
@@ -71,10 +73,6 @@ const (
 // webhookTasks are the runner tasks that read the receiver.
 var webhookTasks = []string{taskExpectWebhook, taskExpectNoWebhook, taskRetryKeysStable, taskSignatureValid}
 
-// idempotencyKeyPattern is the webhook idempotency_key's pattern
-// (schemas core/mcp-webhook-payload.json, idempotency_key).
-var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,255}$`)
-
 // The bounds of a webhook step's wait.
 const (
 	webhookDefaultWait = 30 * time.Second
@@ -106,7 +104,7 @@ type hookState struct {
 	// keys: the step id a {{runner.webhook_url:<id>}} names → its key.
 	keys map[string]string
 	// fail: the step id → the retry_trigger a later step asks for.
-	fail map[string]RetryTrigger
+	fail map[string]spec.RetryTrigger
 	// started: step id → when it started (wall clock), to scope the
 	// deliveries a webhook step reads to those its trigger caused.
 	started map[string]time.Time
@@ -122,7 +120,7 @@ func (r *runner) initWebhooks() {
 	if w == nil {
 		return
 	}
-	h := &hookState{suffix: randomSuffix(), keys: map[string]string{}, fail: map[string]RetryTrigger{}, started: map[string]time.Time{}}
+	h := &hookState{suffix: randomSuffix(), keys: map[string]string{}, fail: map[string]spec.RetryTrigger{}, started: map[string]time.Time{}}
 	for _, ph := range r.sb.Phases {
 		for _, st := range ph.Steps {
 			if st.Task == taskRetryKeysStable && st.TriggeredBy != "" {
@@ -133,7 +131,7 @@ func (r *runner) initWebhooks() {
 	r.hooks = h
 	r.vars.WebhookBase = w.Base()
 	r.vars.WebhookURL = func(id string) (string, bool) {
-		if !validStepID(id) {
+		if !expr.ValidStepID(id) {
 			return "", false
 		}
 		key, ok := h.keys[id]
@@ -159,8 +157,8 @@ func (r *runner) markStarted(id string) {
 }
 
 // retryTrigger is a step's retry_trigger within the contract's bounds.
-func retryTrigger(rt *RetryTrigger) RetryTrigger {
-	out := RetryTrigger{Count: 3, HTTPStatus: http.StatusServiceUnavailable}
+func retryTrigger(rt *spec.RetryTrigger) spec.RetryTrigger {
+	out := spec.RetryTrigger{Count: 3, HTTPStatus: http.StatusServiceUnavailable}
 	if rt != nil {
 		if rt.Count != 0 {
 			out.Count = min(max(rt.Count, retryMinCount), retryMaxCount)
@@ -219,9 +217,9 @@ type webhookPlan struct {
 // replay), records them under the step's probe ID, and judges them. It
 // returns the observation of the delivery the step's own validations
 // grade (nil when none matched), the step's results, or a skip.
-func (r *runner) webhookStep(ctx context.Context, st *Step, task, probeID string) (*Observation, []Result, *Skip) {
+func (r *runner) webhookStep(ctx context.Context, st *spec.Step, task, probeID string) (*spec.Observation, []spec.Result, *spec.Skip) {
 	if r.hooks == nil || r.env.Webhooks == nil {
-		return nil, nil, &Skip{Reason: RequirementUnmet, Detail: unmetRunnerTask(task, "webhook_receiver", false)}
+		return nil, nil, &spec.Skip{Reason: spec.RequirementUnmet, Detail: unmetRunnerTask(task, "webhook_receiver", false)}
 	}
 	p, skip := r.webhookPlan(st)
 	if skip != nil {
@@ -231,7 +229,7 @@ func (r *runner) webhookStep(ctx context.Context, st *Step, task, probeID string
 	if rp, ok := r.d.(webhookReplayer); ok {
 		c, ok := rp.recordedWebhooks(probeID)
 		if !ok {
-			return &Observation{Task: task, Transport: "http", Failure: "not recorded in the evidence"}, nil, nil
+			return &spec.Observation{Task: task, Transport: "http", Failure: "not recorded in the evidence"}, nil, nil
 		}
 		call = c
 	} else {
@@ -253,7 +251,7 @@ type webhookReplayer interface {
 // status change delivered to an account-level subscriber URL) every
 // receiver the storyboard registered, counting deliveries from the
 // trigger's start; without triggered_by, from the previous step's.
-func (r *runner) webhookPlan(st *Step) (webhookPlan, *Skip) {
+func (r *runner) webhookPlan(st *spec.Step) (webhookPlan, *spec.Skip) {
 	h := r.hooks
 	var p webhookPlan
 	p.owed = true
@@ -265,18 +263,18 @@ func (r *runner) webhookPlan(st *Step) (webhookPlan, *Skip) {
 				tr = &r.steps[k]
 			}
 		}
-		name := "the triggering step " + clip(trig, 80)
+		name := "the triggering step " + spec.Clip(trig, 80)
 		switch {
-		case tr == nil && r.sb.stepByID(trig) == nil:
-			return p, &Skip{Reason: RequirementUnmet, Detail: "triggered_by " + clip(trig, 80) + " names no step of the storyboard"}
+		case tr == nil && stepByID(r.sb, trig) == nil:
+			return p, &spec.Skip{Reason: spec.RequirementUnmet, Detail: "triggered_by " + spec.Clip(trig, 80) + " names no step of the storyboard"}
 		case tr == nil:
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not run before this step"}
+			return p, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: name + " did not run before this step"}
 		case tr.Skip != nil:
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " was skipped (" + tr.Skip.Reason + ")"}
+			return p, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: name + " was skipped (" + tr.Skip.Reason + ")"}
 		case tr.Error != "":
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " proved nothing (" + clip(tr.Error, 200) + ")"}
+			return p, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: name + " proved nothing (" + spec.Clip(tr.Error, 200) + ")"}
 		case !tr.Passed:
-			return p, &Skip{Reason: PrerequisiteFailed, Detail: name + " did not pass"}
+			return p, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: name + " did not pass"}
 		}
 	}
 	if key, ok := h.keys[trig]; ok && trig != "" {
@@ -289,7 +287,7 @@ func (r *runner) webhookPlan(st *Step) (webhookPlan, *Skip) {
 	}
 	sort.Strings(p.keys)
 	if len(p.keys) == 0 {
-		return p, &Skip{Reason: PrerequisiteFailed, Detail: "no earlier step registered a {{runner.webhook_url}} receiver: no webhook can arrive"}
+		return p, &spec.Skip{Reason: spec.PrerequisiteFailed, Detail: "no earlier step registered a {{runner.webhook_url}} receiver: no webhook can arrive"}
 	}
 	from := trig
 	if from == "" {
@@ -308,18 +306,20 @@ func (r *runner) owed(trig, key string) (bool, string) {
 		if res.StepID != trig {
 			continue
 		}
-		u, _ := lookupString(res.Request, "push_notification_config.url")
+		pushURL, _, _ := spec.Lookup(res.Request, "push_notification_config.url")
+		u, _ := pushURL.(string)
 		if u == "" || !strings.Contains(u, key) || res.Obs == nil {
 			return true, ""
 		}
-		status, _ := lookupString(res.Obs.Payload, "status")
+		reported, _, _ := spec.Lookup(res.Obs.Payload, "status")
+		status, _ := reported.(string)
 		if slices.Contains([]string{"submitted", "working", "input-required"}, status) {
 			return true, ""
 		}
 		if status == "" {
 			status = "none"
 		}
-		return false, fmt.Sprintf("the triggering step %s registered push_notification_config and its reply was terminal (status %s): no webhook is owed for an immediate terminal response", clip(trig, 80), clip(status, 40))
+		return false, fmt.Sprintf("the triggering step %s registered push_notification_config and its reply was terminal (status %s): no webhook is owed for an immediate terminal response", spec.Clip(trig, 80), spec.Clip(status, 40))
 	}
 	return true, ""
 }
@@ -327,7 +327,7 @@ func (r *runner) owed(trig, key string) (bool, string) {
 // waitWebhooks waits (bounded by timeout_seconds and ctx) until the
 // step's deliveries settle it, and returns them as the step's evidence
 // call.
-func (r *runner) waitWebhooks(ctx context.Context, st *Step, task, probeID string, p webhookPlan) evidence.Call {
+func (r *runner) waitWebhooks(ctx context.Context, st *spec.Step, task, probeID string, p webhookPlan) evidence.Call {
 	wait := webhookDefaultWait
 	if task == taskRetryKeysStable {
 		wait = retryDefaultWait
@@ -389,7 +389,7 @@ func (r *runner) waitWebhooks(ctx context.Context, st *Step, task, probeID strin
 	for _, k := range p.keys {
 		urls[k] = r.env.Webhooks.URL(k)
 	}
-	return DeliveriesCall(probeID, urls, note, got)
+	return deliveriesCall(probeID, urls, note, got)
 }
 
 // settledFor says whether what arrived already decides the step, so the
@@ -397,7 +397,7 @@ func (r *runner) waitWebhooks(ctx context.Context, st *Step, task, probeID strin
 // deliveries per event, which needs the whole window) and
 // expect_webhook_signature_valid; an accepted match after the failures
 // for the retry step; any match for expect_no_webhook.
-func settledFor(st *Step, task string, ds []Delivery) bool {
+func settledFor(st *spec.Step, task string, ds []Delivery) bool {
 	m := matching(st, ds)
 	switch task {
 	case taskExpectWebhook:
@@ -436,11 +436,11 @@ type WebhookDelivery struct {
 	SignatureError string `json:"signature_error,omitempty"`
 }
 
-// DeliveriesCall is a webhook step's evidence call, in the shape of the
+// deliveriesCall is a webhook step's evidence call, in the shape of the
 // HOOK probes' deliveries calls: one exchange per delivery (the seller's
 // request as received, redacted, and the receiver's status), the notes in
 // Body.
-func DeliveriesCall(probeID string, urls map[string]string, note WebhookNote, ds []Delivery) evidence.Call {
+func deliveriesCall(probeID string, urls map[string]string, note WebhookNote, ds []Delivery) evidence.Call {
 	c := evidence.Call{ProbeID: probeID, Kind: evidence.KindWebhook, Tool: note.Task, Method: "POST", Started: time.Now()}
 	if len(note.Keys) == 1 {
 		c.URL = urls[note.Keys[0]]
@@ -481,11 +481,11 @@ func DeliveriesOf(c evidence.Call) ([]Delivery, WebhookNote) {
 // routing) read as body fields too (creative_lifecycle_webhooks writes
 // its payload fields at the filter's top level). Dotted numeric segments
 // index arrays ("result.products.0.product_id").
-func webhookFilter(st *Step) map[string]any {
+func webhookFilter(st *spec.Step) map[string]any {
 	out := map[string]any{}
 	for k, v := range st.Filter {
 		if k == "body" {
-			if m, ok := Normalize(v).(map[string]any); ok {
+			if m, ok := spec.Normalize(v).(map[string]any); ok {
 				for p, x := range m {
 					out[bodyPath(p)] = x
 				}
@@ -493,7 +493,7 @@ func webhookFilter(st *Step) map[string]any {
 			continue
 		}
 		if k != "operation_id" {
-			out[bodyPath(k)] = Normalize(v)
+			out[bodyPath(k)] = spec.Normalize(v)
 		}
 	}
 	return out
@@ -518,7 +518,7 @@ func bodyPath(p string) string {
 
 // matching returns the deliveries whose JSON body matches the step's
 // filter, in order.
-func matching(st *Step, ds []Delivery) []Delivery {
+func matching(st *spec.Step, ds []Delivery) []Delivery {
 	f := webhookFilter(st)
 	var out []Delivery
 	for _, d := range ds {
@@ -535,7 +535,7 @@ func matches(f map[string]any, d Delivery) (bool, string) {
 	if d.Dropped || d.Truncated || len(d.Body) == 0 {
 		return false, "(body not kept)"
 	}
-	body, err := DecodeJSON(d.Body)
+	body, err := spec.DecodeJSON(d.Body)
 	if err != nil {
 		return false, "(body is not JSON)"
 	}
@@ -548,8 +548,8 @@ func matches(f map[string]any, d Delivery) (bool, string) {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		v, _, ok := Lookup(body, p)
-		if !ok || !Equal(v, f[p]) {
+		v, _, ok := spec.Lookup(body, p)
+		if !ok || !spec.Equal(v, f[p]) {
 			return false, p
 		}
 	}
@@ -565,10 +565,10 @@ func sameEvent(m []Delivery) []Delivery {
 		return nil
 	}
 	id := func(d Delivery) string {
-		body, _ := DecodeJSON(d.Body)
-		t, _, _ := Lookup(body, "task_id")
-		s, _, _ := Lookup(body, "status")
-		n, _, _ := Lookup(body, "notification_id")
+		body, _ := spec.DecodeJSON(d.Body)
+		t, _, _ := spec.Lookup(body, "task_id")
+		s, _, _ := spec.Lookup(body, "status")
+		n, _, _ := spec.Lookup(body, "notification_id")
 		b, _ := json.Marshal([]any{t, s, n})
 		return string(b)
 	}
@@ -582,7 +582,7 @@ func sameEvent(m []Delivery) []Delivery {
 	return out
 }
 
-func minDeliveries(st *Step) int {
+func minDeliveries(st *spec.Step) int {
 	if st.ExpectMinDeliveries != nil && *st.ExpectMinDeliveries > 0 {
 		return *st.ExpectMinDeliveries
 	}
@@ -608,66 +608,66 @@ func idempotencyKey(d Delivery) (raw string, key string, ok bool) {
 
 // deliveryObservation is a delivery as the checks see it: the JSON body
 // as the payload.
-func deliveryObservation(task string, d Delivery, call evidence.Call) *Observation {
-	o := &Observation{Call: call, Transport: "http", Task: task, HTTPStatus: d.Status, Header: d.Header, ExtractionPath: "http_body"}
-	if v, err := DecodeJSON(d.Body); err == nil && v != nil {
+func deliveryObservation(task string, d Delivery, call evidence.Call) *spec.Observation {
+	o := &spec.Observation{Call: call, Transport: "http", Task: task, HTTPStatus: d.Status, Header: d.Header, ExtractionPath: "http_body"}
+	if v, err := spec.DecodeJSON(d.Body); err == nil && v != nil {
 		o.Payload, o.PayloadRaw = v, json.RawMessage(d.Body)
 	}
 	return o
 }
 
 // describe is a one-line account of what arrived, for a failure message.
-func describe(st *Step, ds []Delivery) string {
+func describe(st *spec.Step, ds []Delivery) string {
 	if len(ds) == 0 {
 		return "nothing arrived at the receiver"
 	}
 	f := webhookFilter(st)
 	_, why := matches(f, ds[0])
-	return fmt.Sprintf("%d deliveries arrived, none matching the filter (the first differs at %s)", len(ds), clip(why, 120))
+	return fmt.Sprintf("%d deliveries arrived, none matching the filter (the first differs at %s)", len(ds), spec.Clip(why, 120))
 }
 
 // judgeWebhook grades a webhook step from the deliveries it read: a pure
 // function of the recorded bytes and the step, so a replay grades the
 // same.
-func judgeWebhook(st *Step, task string, ds []Delivery, note WebhookNote, set *schemas.Set, call evidence.Call) (*Observation, []Result, *Skip) {
+func judgeWebhook(st *spec.Step, task string, ds []Delivery, note WebhookNote, set *schemas.Set, call evidence.Call) (*spec.Observation, []spec.Result, *spec.Skip) {
 	m := matching(st, ds)
 	window := "within the step's window"
 	if note.WaitMS > 0 {
 		window = fmt.Sprintf("within %s", (time.Duration(note.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
 	}
-	fail := func(check, code, desc, msg string) Result {
-		return Result{Check: check, Passed: false, Severity: "required", Description: desc, Expected: code, Message: code + ": " + msg}
+	fail := func(kind, code, desc, msg string) spec.Result {
+		return spec.Result{Check: kind, Passed: false, Severity: "required", Description: desc, Expected: code, Message: code + ": " + msg}
 	}
-	pass := func(check, desc string) Result {
-		return Result{Check: check, Passed: true, Severity: "required", Description: desc}
+	pass := func(kind, desc string) spec.Result {
+		return spec.Result{Check: kind, Passed: true, Severity: "required", Description: desc}
 	}
 	received := "a webhook matching the step's filter arrives at the triggered receiver"
 	if task == taskExpectNoWebhook {
 		if len(m) > 0 {
-			return deliveryObservation(task, m[0], call), []Result{fail(task, "unexpected_webhook", "no webhook matching the step's filter arrives",
+			return deliveryObservation(task, m[0], call), []spec.Result{fail(task, "unexpected_webhook", "no webhook matching the step's filter arrives",
 				fmt.Sprintf("%d matching deliveries arrived %s", len(m), window))}, nil
 		}
-		return nil, []Result{pass(task, "no webhook matching the step's filter arrives")}, nil
+		return nil, []spec.Result{pass(task, "no webhook matching the step's filter arrives")}, nil
 	}
 	if len(m) == 0 {
 		if !note.Owed {
 			// Graded not_applicable rather than skipped: the trigger
 			// passed and no state is missing, so later phases still run.
-			na := notApplicable(note.NotOwed)
+			na := spec.Result{}.NA("%s", note.NotOwed)
 			na.Check, na.Description = "webhook_received", received
-			return nil, []Result{na}, nil
+			return nil, []spec.Result{na}, nil
 		}
 		for _, d := range ds {
 			if d.Dropped || d.Truncated {
-				return &Observation{Call: call, Task: task, Transport: "http",
+				return &spec.Observation{Call: call, Task: task, Transport: "http",
 					Failure: "a delivery at the receiver was not kept whole (over its size bounds), and none matched: the step proves nothing"}, nil, nil
 			}
 		}
-		return nil, []Result{fail("webhook_received", "no_webhook_received", received, describe(st, ds)+" "+window)}, nil
+		return nil, []spec.Result{fail("webhook_received", "no_webhook_received", received, describe(st, ds)+" "+window)}, nil
 	}
 	first := m[0]
 	obs := deliveryObservation(task, first, call)
-	out := []Result{pass("webhook_received", received)}
+	out := []spec.Result{pass("webhook_received", received)}
 	switch task {
 	case taskExpectWebhook:
 		if st.ExpectIdempotencyKey == nil || *st.ExpectIdempotencyKey {
@@ -688,16 +688,17 @@ func judgeWebhook(st *Step, task string, ds []Delivery, note WebhookNote, set *s
 }
 
 // checkKey grades expect_idempotency_key on a delivery.
-func checkKey(d Delivery) Result {
-	desc := "the webhook carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$"
+func checkKey(d Delivery) spec.Result {
+	desc := "the webhook carries an idempotency_key matching " + webhook.IdempotencyKeyPattern
 	raw, key, ok := idempotencyKey(d)
-	r := Result{Check: "idempotency_key", Severity: "required", Description: desc, JSONPointer: ptr("/idempotency_key")}
+	at := "/idempotency_key"
+	r := spec.Result{Check: "idempotency_key", Severity: "required", Description: desc, JSONPointer: &at}
 	switch {
 	case raw == "":
 		r.Expected, r.Message = "missing_idempotency_key", "missing_idempotency_key: the payload has no idempotency_key"
-	case !ok || !idempotencyKeyPattern.MatchString(key):
-		r.Expected, r.Actual = "invalid_idempotency_key_format", clip(raw, 300)
-		r.Message = "invalid_idempotency_key_format: idempotency_key " + clip(raw, 80) + " does not match ^[A-Za-z0-9_.:-]{16,255}$"
+	case !ok || !webhook.ValidIdempotencyKey(key):
+		r.Expected, r.Actual = "invalid_idempotency_key_format", spec.Clip(raw, 300)
+		r.Message = "invalid_idempotency_key_format: idempotency_key " + spec.Clip(raw, 80) + " does not match " + webhook.IdempotencyKeyPattern
 	default:
 		r.Passed = true
 	}
@@ -705,15 +706,15 @@ func checkKey(d Delivery) Result {
 }
 
 // payloadSchema validates a delivery against webhook_payload_schema_ref.
-func payloadSchema(set *schemas.Set, ref string, d Delivery) Result {
-	desc := "the webhook payload validates against " + clip(ref, 200)
+func payloadSchema(set *schemas.Set, ref string, d Delivery) spec.Result {
+	desc := "the webhook payload validates against " + spec.Clip(ref, 200)
 	if set == nil {
-		r := notApplicable("no schemas (--schemas): webhook_payload_schema_ref not validated")
+		r := spec.Result{}.NA("no schemas (--schemas): webhook_payload_schema_ref not validated")
 		r.Check, r.Description = "webhook_payload_schema", desc
 		return r
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(ref, "/schemas/"+set.Release()+"/"), "/")
-	r := validateAgainst(set, rel, d.Body, "")
+	r := check.Schema(set, rel, d.Body, "")
 	r.Check, r.Description, r.Severity = "webhook_payload_schema", desc, "required"
 	if !r.Passed && !r.NotApplicable {
 		r.Message = "schema_violation: " + r.Message
@@ -724,7 +725,7 @@ func payloadSchema(set *schemas.Set, ref string, d Delivery) Result {
 // maxPerEvent grades expect_max_deliveries_per_logical_event: the
 // distinct idempotency_keys among the matching deliveries (a delivery
 // without one counts by its body's digest).
-func maxPerEvent(n int, m []Delivery, window string) Result {
+func maxPerEvent(n int, m []Delivery, window string) spec.Result {
 	seen := map[string]bool{}
 	var keys []string
 	for _, d := range m {
@@ -735,11 +736,11 @@ func maxPerEvent(n int, m []Delivery, window string) Result {
 		}
 		if !seen[raw] {
 			seen[raw] = true
-			keys = append(keys, clip(raw, 80))
+			keys = append(keys, spec.Clip(raw, 80))
 		}
 	}
 	desc := fmt.Sprintf("at most %d logical webhook event(s) (distinct idempotency_key) arrive %s", n, window)
-	r := Result{Check: "max_deliveries_per_logical_event", Severity: "required", Description: desc, Passed: len(keys) <= n}
+	r := spec.Result{Check: "max_deliveries_per_logical_event", Severity: "required", Description: desc, Passed: len(keys) <= n}
 	if !r.Passed {
 		r.Expected, r.Actual = "duplicate_webhook_on_replay", keys
 		r.Message = fmt.Sprintf("duplicate_webhook_on_replay: %d distinct logical events arrived (keys %s), at most %d allowed", len(keys), strings.Join(keys, ", "), n)
@@ -749,22 +750,22 @@ func maxPerEvent(n int, m []Delivery, window string) Result {
 
 // retryStable grades expect_webhook_retry_keys_stable over one logical
 // event's deliveries.
-func retryStable(st *Step, ev []Delivery, window string) []Result {
+func retryStable(st *spec.Step, ev []Delivery, window string) []spec.Result {
 	want := minDeliveries(st)
-	var out []Result
-	n := Result{Check: "retry_deliveries", Severity: "required", Passed: len(ev) >= want,
+	var out []spec.Result
+	n := spec.Result{Check: "retry_deliveries", Severity: "required", Passed: len(ev) >= want,
 		Description: fmt.Sprintf("at least %d deliveries of the event arrive %s (the receiver refuses the first %d)", want, window, retryTrigger(st.RetryTrigger).Count)}
 	if !n.Passed {
 		n.Expected, n.Actual = "insufficient_retries", len(ev)
 		n.Message = fmt.Sprintf("insufficient_retries: %d deliveries of the event arrived, %d expected", len(ev), want)
 	}
 	out = append(out, n)
-	k := Result{Check: "idempotency_key_stable", Severity: "required", Passed: true,
+	k := spec.Result{Check: "idempotency_key_stable", Severity: "required", Passed: true,
 		Description: "every delivery of the event carries the byte-identical idempotency_key"}
 	var keys []string
 	for _, d := range ev {
 		raw, _, _ := idempotencyKey(d)
-		keys = append(keys, clip(raw, 80))
+		keys = append(keys, spec.Clip(raw, 80))
 	}
 	for i, raw := range keys {
 		if raw == "" {
@@ -777,7 +778,7 @@ func retryStable(st *Step, ev []Delivery, window string) []Result {
 			_, a, okA := idempotencyKey(ev[0])
 			_, b, okB := idempotencyKey(ev[i])
 			code := "idempotency_key_rotated"
-			if okA != okB || idempotencyKeyPattern.MatchString(a) != idempotencyKeyPattern.MatchString(b) {
+			if okA != okB || webhook.ValidIdempotencyKey(a) != webhook.ValidIdempotencyKey(b) {
 				code = "idempotency_key_format_changed"
 			}
 			k.Expected = code
@@ -803,24 +804,24 @@ func retryStable(st *Step, ev []Delivery, window string) []Result {
 }
 
 // signature grades the receiver's verification of a delivery.
-func signature(st *Step, d Delivery) Result {
+func signature(st *spec.Step, d Delivery) spec.Result {
 	desc := "the webhook's signature verifies under the RFC 9421 webhook profile"
 	if st.RequireTag != "" {
-		desc += " (tag " + clip(st.RequireTag, 80) + ")"
+		desc += " (tag " + spec.Clip(st.RequireTag, 80) + ")"
 	}
-	r := Result{Check: "webhook_signature", Severity: "required", Description: desc}
+	r := spec.Result{Check: "webhook_signature", Severity: "required", Description: desc}
 	switch {
 	case d.Scheme == "":
-		r = notApplicable("the receiver did not verify this delivery (no signing expectation was registered for its receiver)")
+		r = spec.Result{}.NA("the receiver did not verify this delivery (no signing expectation was registered for its receiver)")
 	case d.Scheme != webhook.SchemeRFC9421:
-		r = notApplicable("the delivery was registered for " + d.Scheme + ", not the RFC 9421 profile")
+		r = spec.Result{}.NA("the delivery was registered for %s, not the RFC 9421 profile", d.Scheme)
 	case strings.HasPrefix(d.SignatureError, webhook.CodeKeysUnavailable):
-		r = notApplicable("the seller's signing keys were not available to verify with: " + clip(d.SignatureError, 300))
+		r = spec.Result{}.NA("the seller's signing keys were not available to verify with: %s", spec.Clip(d.SignatureError, 300))
 	case d.SignatureError != "":
 		code, _, _ := strings.Cut(d.SignatureError, ":")
-		r.Expected, r.Message = signatureMode(code), clip(d.SignatureError, 300)
+		r.Expected, r.Message = signatureMode(code), spec.Clip(d.SignatureError, 300)
 	case st.RequireTag != "" && st.RequireTag != webhook.WebhookTag:
-		r = notApplicable("require_tag " + clip(st.RequireTag, 80) + " is not the tag the verifier checks (" + webhook.WebhookTag + ")")
+		r = spec.Result{}.NA("require_tag %s is not the tag the verifier checks (%s)", spec.Clip(st.RequireTag, 80), webhook.WebhookTag)
 	default:
 		r.Passed = true
 	}
@@ -839,7 +840,7 @@ func signatureMode(code string) string {
 }
 
 // stepByID finds a step of the storyboard by id.
-func (sb *Storyboard) stepByID(id string) *Step {
+func stepByID(sb *spec.Storyboard, id string) *spec.Step {
 	for i := range sb.Phases {
 		for j := range sb.Phases[i].Steps {
 			if sb.Phases[i].Steps[j].ID == id {

@@ -4,15 +4,15 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 )
 
-// ReceiverProbeID is the probe ID of the record that a run's storyboards
+// receiverProbeID is the probe ID of the record that a run's storyboards
 // had a webhook receiver (its base URL in URL): a re-judging gives the
 // webhook storyboards the same gates.
-const ReceiverProbeID = evidence.StoryboardPrefix + "#webhook_receiver"
+const receiverProbeID = evidence.StoryboardPrefix + "#webhook_receiver"
 
 // ReceiverCall is the record that the run's storyboards had the receiver
 // at base.
 func ReceiverCall(base string, t evidence.Transport) evidence.Call {
-	return evidence.Call{ProbeID: ReceiverProbeID, Transport: t, Kind: evidence.KindStoryboardContext, URL: base}
+	return evidence.Call{ProbeID: receiverProbeID, Transport: t, Kind: evidence.KindStoryboardContext, URL: base}
 }
 
 // recordedWebhooks returns the deliveries a webhook step read, as the run
@@ -29,7 +29,7 @@ func (r Replay) recordedWebhooks(probeID string) (evidence.Call, bool) {
 // Replay: the same gates as the run (nil when the run had no receiver);
 // its steps read the recorded deliveries, never this receiver.
 func ReplayWebhooks(store *evidence.Store) Webhooks {
-	c, ok := store.Call(ReceiverProbeID)
+	c, ok := store.Call(receiverProbeID)
 	if !ok {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // fakeHooks is a receiver in memory: the "seller" posts with post, which
@@ -67,7 +68,7 @@ func (h *fakeHooks) post(key string, body any, sigErr string) int {
 
 // keyOf is the receiver key of a request's push_notification_config.url.
 func keyOf(req Request) string {
-	u, _ := lookupString(req.Args, "push_notification_config.url")
+	u := stringAt(req.Args, "push_notification_config.url")
 	_, key, _ := strings.Cut(u, "/hooks/")
 	return key
 }
@@ -111,8 +112,8 @@ phases:
 // what send returns for the registered key (each delivery after the
 // receiver's answer to the one before, as a retrying sender does).
 func seller(h *fakeHooks, first map[string]any, send func(post func(body any, sigErr string) int)) *fake {
-	return &fake{answers: map[string]func(Request) *Observation{
-		"create_media_buy": func(req Request) *Observation {
+	return &fake{answers: map[string]func(Request) *spec.Observation{
+		"create_media_buy": func(req Request) *spec.Observation {
 			key := keyOf(req)
 			if send != nil {
 				go send(func(body any, sigErr string) int { return h.post(key, body, sigErr) })
@@ -301,8 +302,8 @@ func TestWebhookKeysAndPlans(t *testing.T) {
         timeout_seconds: 1
 `)
 	var plan [2]int
-	f := &fake{answers: map[string]func(Request) *Observation{
-		"create_media_buy": func(req Request) *Observation {
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
+		"create_media_buy": func(req Request) *spec.Observation {
 			h.mu.Lock()
 			plan = h.fails[keyOf(req)]
 			h.mu.Unlock()
@@ -341,7 +342,7 @@ func TestWebhookGates(t *testing.T) {
         timeout_seconds: 1
 `)
 	e := env("create_media_buy")
-	if s := Gate(parse(t, src), e); s == nil || s.Reason != RequirementUnmet || !strings.Contains(s.Detail, "{{runner.webhook_url}}") {
+	if s := Gate(parse(t, src), e); s == nil || s.Reason != spec.RequirementUnmet || !strings.Contains(s.Detail, "{{runner.webhook_url}}") {
 		t.Errorf("no receiver: %+v", s)
 	}
 	req := parse(t, strings.Replace(src, "narrative: t\n", "narrative: t\nrequires: [webhook_receiver]\n", 1))
@@ -355,13 +356,13 @@ func TestWebhookGates(t *testing.T) {
 	// A storyboard grading a buyer's receiver is not a seller's, receiver
 	// or not (webhook-receiver-envelope.yaml).
 	buyer := parse(t, strings.Replace(src, "narrative: t\n", "narrative: t\nagent: {interaction_model: webhook_receiver}\n", 1))
-	if s := Gate(buyer, e); s == nil || s.Reason != NotApplicable || !strings.Contains(s.Detail, "buyer's webhook receiver") {
+	if s := Gate(buyer, e); s == nil || s.Reason != spec.NotApplicable || !strings.Contains(s.Detail, "buyer's webhook receiver") {
 		t.Errorf("a buyer-receiver storyboard: %+v", s)
 	}
 	// A webhook step in a storyboard with no webhook token, no receiver.
 	plain := parse(t, strings.Replace(src, `"{{runner.webhook_url:trigger}}"`, "https://example.test/hook", 1))
 	res := Run(context.Background(), plain, env("create_media_buy"), seller(nil, submitted, nil))
-	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != RequirementUnmet || !strings.Contains(s.Skip.Detail, "webhook_receiver") {
+	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != spec.RequirementUnmet || !strings.Contains(s.Skip.Detail, "webhook_receiver") {
 		t.Errorf("webhook step without a receiver: %+v", s)
 	}
 	// With a receiver the signing-keys precheck runs (jwks_test.go): the
@@ -376,10 +377,10 @@ func TestWebhookGates(t *testing.T) {
 	// A failed trigger skips its webhook step rather than failing it twice.
 	e3 := env("create_media_buy")
 	e3.Webhooks = newFakeHooks()
-	res = Run(context.Background(), parse(t, src), e3, &fake{answers: map[string]func(Request) *Observation{"create_media_buy": func(Request) *Observation {
-		return &Observation{Failure: "connection refused"}
+	res = Run(context.Background(), parse(t, src), e3, &fake{answers: map[string]func(Request) *spec.Observation{"create_media_buy": func(Request) *spec.Observation {
+		return &spec.Observation{Failure: "connection refused"}
 	}}})
-	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != PrerequisiteFailed {
+	if s := res.Steps[1]; s.Skip == nil || s.Skip.Reason != spec.PrerequisiteFailed {
 		t.Errorf("after a failed trigger: %+v", s)
 	}
 }
@@ -391,7 +392,9 @@ type replaying struct {
 	f *fake
 }
 
-func (r replaying) Call(ctx context.Context, req Request) *Observation { return r.f.Call(ctx, req) }
+func (r replaying) Call(ctx context.Context, req Request) *spec.Observation {
+	return r.f.Call(ctx, req)
+}
 
 // A recorded run re-judges to the same verdict: the webhook steps read the
 // deliveries recorded under their probe IDs (through evidence JSON), not
@@ -466,13 +469,13 @@ func TestWebhookStepsReplay(t *testing.T) {
 
 // A webhook step judges any bytes without panicking.
 func TestWebhookJudgeAnyBytes(t *testing.T) {
-	st := &Step{Filter: map[string]any{"body": map[string]any{"a.0.b": 1}}, ExpectMaxDeliveriesPerLog: new(int)}
+	st := &spec.Step{Filter: map[string]any{"body": map[string]any{"a.0.b": 1}}, ExpectMaxDeliveriesPerLog: new(int)}
 	for _, body := range []string{"", "null", "[]", "{", `{"a":[{"b":1}],"idempotency_key":7}`, `{"idempotency_key":null,"a":{"0":{"b":1}}}`, "\xff"} {
 		ds := []Delivery{{Body: []byte(body), Status: 200}, {Dropped: true}, {Truncated: true, Body: []byte(body)}}
 		for _, task := range webhookTasks {
 			judgeWebhook(st, task, ds, WebhookNote{Owed: true}, nil, evidence.Call{})
 		}
-		c := DeliveriesCall("p", map[string]string{}, WebhookNote{}, ds)
+		c := deliveriesCall("p", map[string]string{}, WebhookNote{}, ds)
 		c.Body = []byte(body)
 		DeliveriesOf(c)
 	}
@@ -486,8 +489,8 @@ func TestWebhookPayloadSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &Step{Filter: map[string]any{"body": map[string]any{"operation_id": "op1"}}, WebhookPayloadSchemaRef: "core/mcp-webhook-payload.json"}
-	judge := func(body map[string]any) Result {
+	st := &spec.Step{Filter: map[string]any{"body": map[string]any{"operation_id": "op1"}}, WebhookPayloadSchemaRef: "core/mcp-webhook-payload.json"}
+	judge := func(body map[string]any) spec.Result {
 		b, _ := json.Marshal(body)
 		_, rs, _ := judgeWebhook(st, taskExpectWebhook, []Delivery{{Body: b, Status: 200}}, WebhookNote{Owed: true}, set, evidence.Call{})
 		for _, r := range rs {
@@ -496,7 +499,7 @@ func TestWebhookPayloadSchema(t *testing.T) {
 			}
 		}
 		t.Fatalf("no schema result in %+v", rs)
-		return Result{}
+		return spec.Result{}
 	}
 	if r := judge(event("op1", goodKey, "completed")); !r.Passed || r.NotApplicable {
 		t.Errorf("conformant payload: %+v", r)
@@ -540,13 +543,13 @@ phases:
 ` + lifecycleExpect("approve", "approved")
 	h := newFakeHooks()
 	var key string
-	f := &fake{answers: map[string]func(Request) *Observation{
-		"sync_accounts": func(req Request) *Observation {
-			u, _ := lookupString(req.Args, "accounts[0].notification_configs[0].url")
+	f := &fake{answers: map[string]func(Request) *spec.Observation{
+		"sync_accounts": func(req Request) *spec.Observation {
+			u := stringAt(req.Args, "accounts[0].notification_configs[0].url")
 			_, key, _ = strings.Cut(u, "/hooks/")
 			return ok(map[string]any{"accounts": []any{}})(req)
 		},
-		"update_media_buy": func(req Request) *Observation {
+		"update_media_buy": func(req Request) *spec.Observation {
 			to := req.Args["to"]
 			h.post(key, map[string]any{"notification_type": "creative.status_changed", "creative_id": "c1", "idempotency_key": goodKey + fmt.Sprint(to),
 				"transition": map[string]any{"to": to}}, "")
@@ -580,4 +583,11 @@ func lifecycleExpect(trigger, to string) string {
             value: ` + to + `
             description: the transition
 `
+}
+
+// stringAt is the string at a path of a request ("" when none).
+func stringAt(doc any, path string) string {
+	v, _, _ := spec.Lookup(doc, path)
+	s, _ := v.(string)
+	return s
 }

@@ -27,6 +27,8 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // DefaultConcurrency bounds the storyboards run at once: each is one
@@ -41,7 +43,7 @@ type Config struct {
 	// A2A reaches the seller's A2A face (when MCP has no endpoint).
 	A2A a2a.Config
 	// Release is the loaded compliance release.
-	Release *storyboard.Release
+	Release *spec.Release
 	// Env carries the run's options (mutations, sandbox, schemas, …);
 	// Tools, Capabilities, AgentURL, TestKits and MacroVectors are filled
 	// from the store and the release.
@@ -53,7 +55,7 @@ type Config struct {
 	// engine reads what the evidence holds, never more.
 	Add func(evidence.Call) evidence.Call
 	// Include selects storyboards (--storyboard, labels); nil selects all.
-	Include func(*storyboard.Storyboard) bool
+	Include func(*spec.Storyboard) bool
 	// Concurrency bounds the storyboards in flight; 0 means
 	// DefaultConcurrency.
 	Concurrency int
@@ -152,7 +154,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	if env.MacroVectors == nil {
 		// A fixture that cannot be read leaves the observer's steps
 		// skipped with the reason; vectors that load are kept.
-		env.MacroVectors, _ = storyboard.LoadMacroVectors(cfg.Release.Dir)
+		env.MacroVectors, _ = observer.LoadMacroVectors(cfg.Release.Dir)
 	}
 	switch {
 	case cfg.Dispatcher != nil && env.Webhooks == nil:
@@ -169,7 +171,7 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 		switch {
 		case cfg.Include != nil && !cfg.Include(sb):
 			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped,
-				NotSelected: &storyboard.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
+				NotSelected: &spec.Skip{Reason: storyboard.ScopeExcluded, Detail: "not selected by --storyboard or the label filter"}}
 		case versionSkip != nil:
 			results[i] = storyboard.StoryboardResult{Storyboard: sb, Outcome: storyboard.Skipped, NotSelected: versionSkip}
 		default:
@@ -203,9 +205,9 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	var alone, waiting, other []int
 	for i, sb := range cfg.Release.Storyboards {
 		switch {
-		case sb.ShapesNextCall():
+		case storyboard.ShapesNextCall(sb):
 			alone = append(alone, i)
-		case sb.Waits():
+		case storyboard.Waits(sb):
 			waiting = append(waiting, i)
 		default:
 			other = append(other, i)
@@ -267,7 +269,7 @@ func transport(cfg Config) evidence.Transport {
 }
 
 // TestKits decodes the release's test kits by path.
-func TestKits(rel *storyboard.Release) map[string]map[string]any {
+func TestKits(rel *spec.Release) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, k := range rel.TestKits {
 		if m, ok := k.Raw().(map[string]any); ok {
@@ -294,7 +296,7 @@ func fromStore(store *evidence.Store, t evidence.Transport) ([]string, any) {
 				tools = card.Skills
 			}
 		case c.Kind == evidence.KindToolCall && c.Tool == "get_adcp_capabilities" && caps == nil && c.Has(evidence.PurposeValid):
-			if o := storyboard.Observe(c, c.Tool, nil, false); o.Failure == "" && !o.Refused {
+			if o := spec.Observe(c, c.Tool, nil, false); o.Failure == "" && !o.Refused {
 				caps = o.Payload
 			}
 		}
@@ -452,7 +454,7 @@ func (d *dispatcher) agent(name string) (Agent, bool) {
 }
 
 // Call sends one AdCP task.
-func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboard.Observation {
+func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *spec.Observation {
 	override := req.Auth != nil && (req.Auth.None || req.Auth.ValueStrategy != "")
 	var call evidence.Call
 	switch {
@@ -490,7 +492,7 @@ func (d *dispatcher) Call(ctx context.Context, req storyboard.Request) *storyboa
 			call.HarnessError = fmt.Sprintf("the seller refused the live-mode principal's credential (--live-bearer-env) with HTTP %d: the step proves nothing about what it does for a live account", st)
 		}
 	}
-	return storyboard.Observe(d.record(call), req.Task, req.Args, override)
+	return spec.Observe(d.record(call), req.Task, req.Args, override)
 }
 
 func (d *dispatcher) callMCP(ctx context.Context, req storyboard.Request, cfg mcp.Config, override bool) evidence.Call {
@@ -619,7 +621,7 @@ func (d *dispatcher) discover(ctx context.Context, req storyboard.Request, agent
 // Get fetches a well-known document: a path on the agent's origin, or a
 // full URL named by an earlier reply (fetched without the run's headers,
 // https and public hosts only unless it is the agent's own origin).
-func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.Observation {
+func (d *dispatcher) Get(ctx context.Context, probeID, path string) *spec.Observation {
 	cfg := d.cfg.MCP
 	base := cfg.Endpoint
 	a2aFace := base == ""
@@ -638,12 +640,12 @@ func (d *dispatcher) Get(ctx context.Context, probeID, path string) *storyboard.
 	if a2aFace {
 		c.Transport = evidence.A2A
 	}
-	return storyboard.Observe(d.record(c), "", nil, true)
+	return spec.Observe(d.record(c), "", nil, true)
 }
 
 // FetchPublic GETs a public URL the agent named (its OAuth discovery graph, a preview) under the
 // OAuth setup kit's fetch policy (probes/fetch) and records it.
-func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt storyboard.FetchOptions) *storyboard.OAuthResponse {
+func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt spec.FetchOptions) *spec.Response {
 	p := fetch.Policy{Local: d.cfg.Env.LocalFetch, NoIPLiterals: opt.NoIPLiterals, DenyHosts: opt.DenyHosts,
 		TLS: d.cfg.TLS, Limits: d.cfg.MCP.Limits, Recorder: d.cfg.MCP.Recorder, Transport: evidence.MCP}
 	g := d.cfg.MCP.Guard
@@ -660,7 +662,7 @@ func (d *dispatcher) FetchPublic(ctx context.Context, probeID, url string, opt s
 	d.record(c)
 	// The walk reads the document as the evidence holds it.
 	red := d.cfg.Store.Redactor()
-	o := storyboard.OAuthResponseFrom(r)
+	o := spec.ResponseFrom(r)
 	o.Body, o.Location, o.Blocked, o.Failed = red.Bytes(o.Body), red.String(o.Location), red.String(o.Blocked), red.String(o.Failed)
 	return o
 }
@@ -679,7 +681,7 @@ func origin(u string) string {
 // bogus returns the credentials a negative auth probe sends: none, or a
 // per-run random value of the requested shape (storyboard-schema.yaml,
 // step `auth`).
-func bogus(a *storyboard.Auth) (token string, h http.Header) {
+func bogus(a *spec.Auth) (token string, h http.Header) {
 	if a == nil || a.None {
 		return "", nil
 	}
@@ -704,7 +706,7 @@ func random(n int) []byte {
 	return b
 }
 
-func credentialName(a *storyboard.Auth, override bool) string {
+func credentialName(a *spec.Auth, override bool) string {
 	switch {
 	case !override:
 		return "configured"

@@ -8,23 +8,24 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 func TestBogusCredentialsHaveTheShapeTheStepAsks(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		auth  *storyboard.Auth
+		auth  *spec.Auth
 		check func(token string, basic string) bool
 	}{
-		{"auth: none sends nothing", &storyboard.Auth{None: true}, func(tok, basic string) bool { return tok == "" && basic == "" }},
-		{"a random api key", &storyboard.Auth{Type: "api_key", ValueStrategy: "random_invalid"}, func(tok, basic string) bool {
+		{"auth: none sends nothing", &spec.Auth{None: true}, func(tok, basic string) bool { return tok == "" && basic == "" }},
+		{"a random api key", &spec.Auth{Type: "api_key", ValueStrategy: "random_invalid"}, func(tok, basic string) bool {
 			return strings.HasPrefix(tok, "invalid-") && len(tok) == len("invalid-")+64 && basic == ""
 		}},
-		{"a random Basic credential", &storyboard.Auth{Type: "basic", ValueStrategy: "random_invalid"}, func(tok, basic string) bool {
+		{"a random Basic credential", &spec.Auth{Type: "basic", ValueStrategy: "random_invalid"}, func(tok, basic string) bool {
 			b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(basic, "Basic "))
 			return tok == "" && err == nil && strings.Count(string(b), ":") == 1
 		}},
-		{"a JWT-shaped bearer", &storyboard.Auth{Type: "oauth_bearer", ValueStrategy: "random_invalid_jwt"}, func(tok, basic string) bool {
+		{"a JWT-shaped bearer", &spec.Auth{Type: "oauth_bearer", ValueStrategy: "random_invalid_jwt"}, func(tok, basic string) bool {
 			parts := strings.Split(tok, ".")
 			if len(parts) != 3 || basic != "" {
 				return false

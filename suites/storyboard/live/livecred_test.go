@@ -13,6 +13,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // TestALiveStepCarriesTheLiveTokenAlone: a step marked Live reaches the
@@ -46,7 +47,7 @@ func TestALiveStepCarriesTheLiveTokenAlone(t *testing.T) {
 			var got []evidence.Call
 			d := &dispatcher{cfg: cfg, add: func(c evidence.Call) evidence.Call { got = append(got, c); return c }}
 			o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/gate/deny/deny_live_caller", Storyboard: "gate", Task: "comply_test_controller",
-				Auth: &storyboard.Auth{Type: "api_key", FromTestKit: true}, Live: true,
+				Auth: &spec.Auth{Type: "api_key", FromTestKit: true}, Live: true,
 				Args: map[string]any{"scenario": "force_creative_status", "account": map[string]any{"sandbox": true},
 					"params": map[string]any{"creative_id": "comply-live-mode-probe-000", "status": "approved"}}})
 			if o.Failure != "" {
@@ -79,7 +80,7 @@ func TestARefusedLiveCredentialIsAnErrorNamingTheFlag(t *testing.T) {
 	d := &dispatcher{cfg: Config{MCP: mcp.Config{Endpoint: srv.URL + "/mcp", BearerToken: "run-token-0123456789"}, LiveBearerToken: "not-the-live-token"},
 		add: func(c evidence.Call) evidence.Call { return c }}
 	o := d.Call(t.Context(), storyboard.Request{ProbeID: "storyboard/gate/deny/deny_live_caller", Storyboard: "gate", Task: "comply_test_controller",
-		Auth: &storyboard.Auth{Type: "api_key", FromTestKit: true}, Live: true,
+		Auth: &spec.Auth{Type: "api_key", FromTestKit: true}, Live: true,
 		Args: map[string]any{"scenario": "force_creative_status", "account": map[string]any{"sandbox": true}}})
 	if !strings.Contains(o.Failure, "--live-bearer-env") || !strings.Contains(o.Failure, "401") {
 		t.Errorf("failure %q", o.Failure)

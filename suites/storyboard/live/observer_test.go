@@ -9,17 +9,19 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/observer"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // answer is a Dispatcher answering build_creative with one payload.
 type answer struct{ payload map[string]any }
 
-func (a answer) Call(_ context.Context, req storyboard.Request) *storyboard.Observation {
-	return &storyboard.Observation{Task: req.Task, Transport: "mcp", Request: req.Args, HTTPStatus: 200, Payload: storyboard.Normalize(a.payload)}
+func (a answer) Call(_ context.Context, req storyboard.Request) *spec.Observation {
+	return &spec.Observation{Task: req.Task, Transport: "mcp", Request: req.Args, HTTPStatus: 200, Payload: spec.Normalize(a.payload)}
 }
 
-func (a answer) Get(context.Context, string, string) *storyboard.Observation {
-	return &storyboard.Observation{Transport: "http", Failure: "no GET"}
+func (a answer) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Transport: "http", Failure: "no GET"}
 }
 
 // Run loads the release's substitution fixture for the observer steps:
@@ -35,7 +37,7 @@ func TestRunLoadsTheSubstitutionVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(storyboard.MacroVectorFile, `{"vectors":[{"name":"amp","macro":"{ID}","value":"a&b","template":"https://t.example/?i={ID}","expected":"https://t.example/?i=a%26b"}]}`)
+	write(observer.MacroVectorFile, `{"vectors":[{"name":"amp","macro":"{ID}","value":"a&b","template":"https://t.example/?i={ID}","expected":"https://t.example/?i=a%26b"}]}`)
 	write("universal/observer.yaml", `
 id: observer
 version: "1.0.0"
@@ -60,7 +62,7 @@ phases:
         catalog_bindings:
           - {macro: "{SKU}", catalog_item_id: i, vector_name: amp}
 `)
-	rel, err := storyboard.Load(dir)
+	rel, err := spec.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

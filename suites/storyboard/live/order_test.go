@@ -12,6 +12,7 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // recorder answers every call and keeps the storyboards in the order
@@ -21,18 +22,18 @@ type recorder struct {
 	first []string
 }
 
-func (r *recorder) Call(_ context.Context, req storyboard.Request) *storyboard.Observation {
+func (r *recorder) Call(_ context.Context, req storyboard.Request) *spec.Observation {
 	id := strings.Split(strings.TrimPrefix(req.ProbeID, evidence.StoryboardPrefix), "/")[0]
 	r.mu.Lock()
 	if !slices.Contains(r.first, id) {
 		r.first = append(r.first, id)
 	}
 	r.mu.Unlock()
-	return &storyboard.Observation{Task: req.Task, Transport: "mcp", Request: req.Args, HTTPStatus: 200, Payload: map[string]any{"success": true}}
+	return &spec.Observation{Task: req.Task, Transport: "mcp", Request: req.Args, HTTPStatus: 200, Payload: map[string]any{"success": true}}
 }
 
-func (r *recorder) Get(context.Context, string, string) *storyboard.Observation {
-	return &storyboard.Observation{Transport: "http", Failure: "no GET"}
+func (r *recorder) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Transport: "http", Failure: "no GET"}
 }
 
 // The storyboard shaping the account's next call runs before any other,
@@ -58,7 +59,7 @@ func TestStoryboardsThatWaitStartFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rel, err := storyboard.Load(dir)
+	rel, err := spec.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
 
 // hookSeller is a tiny seller: create_media_buy answers submitted and, in
@@ -31,7 +32,7 @@ type hookSeller struct {
 	wg         sync.WaitGroup
 }
 
-func (s *hookSeller) Call(_ context.Context, req storyboard.Request) *storyboard.Observation {
+func (s *hookSeller) Call(_ context.Context, req storyboard.Request) *spec.Observation {
 	pnc, _ := req.Args["push_notification_config"].(map[string]any)
 	url, _ := pnc["url"].(string)
 	op, _ := pnc["operation_id"].(string)
@@ -60,12 +61,12 @@ func (s *hookSeller) Call(_ context.Context, req storyboard.Request) *storyboard
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	return &storyboard.Observation{Transport: "mcp", Task: req.Task, Request: req.Args, HTTPStatus: 200,
+	return &spec.Observation{Transport: "mcp", Task: req.Task, Request: req.Args, HTTPStatus: 200,
 		Payload: map[string]any{"status": "submitted", "task_id": "task_1"}}
 }
 
-func (s *hookSeller) Get(context.Context, string, string) *storyboard.Observation {
-	return &storyboard.Observation{Failure: "not served"}
+func (s *hookSeller) Get(context.Context, string, string) *spec.Observation {
+	return &spec.Observation{Failure: "not served"}
 }
 
 func (s *hookSeller) sign(req *http.Request, body []byte) {
@@ -145,11 +146,11 @@ func TestWebhookStepsThroughTheReceiver(t *testing.T) {
 		}
 		store := evidence.NewStore(evidence.Target{})
 		store.Add(evidence.Call{ProbeID: "mcp/hook/jwks", Transport: evidence.MCP, Kind: evidence.KindHTTPGet, HTTPStatus: 200, Body: jwks, URL: "http://seller.test/.well-known/jwks.json"})
-		sb, _, err := storyboard.Parse("protocols/media-buy/live.yaml", []byte(liveHookSB))
+		sb, _, err := spec.Parse("protocols/media-buy/live.yaml", []byte(liveHookSB))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb.Kind, sb.Path = storyboard.Protocols, "protocols/media-buy/live.yaml"
+		sb.Kind, sb.Path = spec.Protocols, "protocols/media-buy/live.yaml"
 		env := &storyboard.Env{Tools: []string{"create_media_buy"}, AllowMutations: true, Mutating: storyboard.Mutating,
 			Capabilities: map[string]any{"supported_protocols": []any{"media_buy"}},
 			Webhooks:     newReceiver(rec, store, evidence.MCP, store.Add)}
