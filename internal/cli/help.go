@@ -4,7 +4,7 @@ package cli
 // what it runs, how far it may go, what it writes, and certification.
 var runHelp = helpLayout{
 	groups: []flagGroup{
-		{"Target (none: the bundled reference seller)", []string{"mcp", "a2a", "agent", "sandbox", "targets", "parallel-targets"}},
+		{"Target (none: the bundled reference seller)", []string{"mcp", "a2a", "agent", "sandbox", "targets", "parallel-targets", "shard", "shard-index", "rerun"}},
 		{"Credentials", []string{"bearer-env", "header", "oauth-token-url", "oauth-client-id", "oauth-client-secret-env", "oauth-scope",
 			"oauth-resource", "oauth-audience", "oauth-client-auth", "live-bearer-env", "agent-bearer-env", "ca-cert"}},
 		{"What to run", []string{"label-filter", "storyboard", "release", "storyboards", "schemas", "release-mirror", "allow-mutations",
@@ -28,6 +28,10 @@ var runHelp = helpLayout{
   # One rule, then one storyboard
   adcp-conform run --mcp https://seller.example/mcp --label-filter 'rule:ERR-06'
   adcp-conform run --mcp https://seller.example/mcp --storyboard error_compliance
+
+  # A registry: every seller of a targets file, one folder each and an index; run again, it resumes
+  adcp-conform run --targets targets.yaml --out registry/ --parallel-targets 8
+  adcp-conform run --targets targets.yaml --out registry/ --shard 2/3   # one shard of three; then merge --targets
 
   # CI with known failures, signed results
   adcp-conform run --mcp "$SELLER_URL" --bearer-env SELLER_TOKEN --baseline known-failures.yaml --sign-key ci.key

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
@@ -13,29 +12,10 @@ import (
 // Every byte a run writes passes the redaction its evidence store applies
 // to every call it records (evidence.Store.Redactor, a wire.Redactor over
 // the run's credentials): the report files, evidence.json and results.json
-// (writeRedacted), the step summary, the index of several targets, and the
-// terminal (terminalGuard, from Main). The redaction cuts a credential in
+// (conform.WriteReports), the step summary, the index of several targets
+// (conform.Targets, conform.Merge), and the terminal (terminalGuard, from Main). The redaction cuts a credential in
 // any ASCII letter case and in any form a JSON, HTML or URL decoder, or
 // several in turn, turns back into it, and keeps valid JSON valid.
-
-// writeRedacted writes what fn writes to path, redacted by red (nil: as
-// it is) as it streams (wire.Redactor.Writer).
-func writeRedacted(red *wire.Redactor, path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := red.Writer(f)
-	if err := fn(w); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
 
 // terminalGuard redacts what a command prints, line by line, once the
 // command has said which secrets it holds (Stdio.redact); before that,

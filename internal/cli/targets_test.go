@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/report"
+	"github.com/adcp-conform/adcp-conform/suites/conform"
 )
 
 func readIndex(t *testing.T, dir string) Index {
@@ -271,5 +273,82 @@ func TestLimitFlagsReachTheTransport(t *testing.T) {
 	}
 	if code, _, _ := run(t, nil, "", "run", "--out", dir, "--max-event", "0"); code != ExitUsage {
 		t.Errorf("--max-event 0: exit %d", code)
+	}
+}
+
+// indexWithoutTimes is dir's index file name, untimed.
+func indexWithoutTimes(t testing.TB, dir, name string) Index {
+	t.Helper()
+	idx, err := conform.ReadIndex(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx.Untimed()
+}
+
+// `run --targets FILE --shard I/3` for I = 1, 2, 3 into one folder (the
+// second as a scheduler names it, --shard-index 1/3), then `merge
+// --targets FILE`, gives the index of one run of the whole file; a second
+// run of the whole file keeps every result and runs nothing. The flags'
+// mistakes are usage errors.
+func TestShardsOfATargetsFileMergeToTheWholeRunsIndex(t *testing.T) {
+	urls, tokens := startSellers(t, 6, map[int]seller.Fault{2: "CTX-01/context-dropped"})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "targets.yaml")
+	var yaml strings.Builder
+	env := map[string]string{}
+	for i, u := range urls {
+		fmt.Fprintf(&yaml, "- {name: seller-%d, mcp: %q, bearer_env: TOKEN_%d}\n", i, u, i)
+		env[fmt.Sprintf("TOKEN_%d", i)] = tokens[i]
+	}
+	if err := os.WriteFile(file, []byte(yaml.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--targets", file, "--label-filter", "family:ctx", "--storyboards", "off", "--schemas", "off", "--seed", "7"}
+	whole, sharded := filepath.Join(dir, "whole"), filepath.Join(dir, "sharded")
+	if code, out, errOut := run(t, env, "", append([]string{"run", "--out", whole}, flags...)...); code != ExitNonConformant {
+		t.Fatalf("whole: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for i, shard := range [][]string{{"--shard", "1/3"}, {"--shard-index", "1/3"}, {"--shard", "3/3"}} {
+		code, out, errOut := run(t, env, "", append(append([]string{"run", "--out", sharded}, shard...), flags...)...)
+		if code != ExitOK && code != ExitNonConformant {
+			t.Fatalf("%s: exit %d\n%s\n%s", shard, code, out, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(sharded, fmt.Sprintf("index.shard-%d-of-3.json", i+1))); err != nil {
+			t.Errorf("%s wrote no index of its own: %v", shard, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sharded, FileIndexJSON)); err == nil {
+		t.Error("a shard wrote index.json, which merge writes")
+	}
+	if code, out, errOut := run(t, nil, "", "merge", "--targets", file, "--out", sharded); code != ExitNonConformant {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+	}
+	want, got := indexWithoutTimes(t, whole, FileIndexJSON), indexWithoutTimes(t, sharded, FileIndexJSON)
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("merged shards:\n%+v\nwhole run:\n%+v", got, want)
+	}
+	code, out, errOut := run(t, env, "", append([]string{"run", "--out", whole}, flags...)...)
+	if code != ExitNonConformant || !strings.Contains(errOut, "6 of 6 targets kept the complete result their folder held") {
+		t.Errorf("a second run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, bad := range []struct {
+		args []string
+		says string
+	}{
+		{append([]string{"run", "--out", dir, "--shard", "0/3"}, flags...), "shards count from 1 (1/3 … 3/3)"},
+		{append([]string{"run", "--out", dir, "--shard", "4/3"}, flags...), "between 1 and 3"},
+		{append([]string{"run", "--out", dir, "--shard", "half"}, flags...), "want I/N"},
+		{append([]string{"run", "--out", dir, "--shard-index", "3/3"}, flags...), "an index counts from 0 (0/3 … 2/3)"},
+		{append([]string{"run", "--out", dir, "--shard", "1/3", "--shard-index", "0/3"}, flags...), "give one"},
+		{append([]string{"run", "--out", dir, "--rerun", "some"}, flags...), "want errored, none or all"},
+		{[]string{"run", "--out", dir, "--shard", "1/2"}, "give --targets too"},
+		{[]string{"run", "--out", dir, "--rerun", "all"}, "give --targets too"},
+		{[]string{"merge", "--targets", file, sharded, whole}, "at most one folder"},
+	} {
+		code, _, errOut := run(t, env, "", bad.args...)
+		if code != ExitUsage || !strings.Contains(errOut, bad.says) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%q: exit %d, %q; want %d, one line saying %q", bad.args, code, errOut, ExitUsage, bad.says)
+		}
 	}
 }

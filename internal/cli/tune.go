@@ -16,7 +16,7 @@ const MaxParallel = conform.MaxParallel
 
 // DefaultParallelTargets is how many targets of a --targets file are run at
 // once by default.
-const DefaultParallelTargets = 4
+const DefaultParallelTargets = conform.DefaultParallelTargets
 
 // tuneFlags are the run's speed and limit flags: probe concurrency, the
 // byte limits a user may need to raise for a seller with large replies, and
@@ -29,6 +29,9 @@ type tuneFlags struct {
 	maxTotal        byteSize
 	targets         string
 	parallelTargets int
+	shard           string
+	shardIndex      string
+	rerun           string
 }
 
 // addTuneFlags registers --parallel, --max-body, --max-event,
@@ -43,7 +46,35 @@ func addTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.Var(&t.maxTotal, "max-total", "the `SIZE` in bytes of evidence the whole run keeps (e.g. 64MiB); beyond it a reply keeps its size and SHA-256 only, and the calls it answered are harness errors")
 	fs.Var(&targetValue{&t.targets, "the targets file"}, "targets", "YAML or JSON `FILE` of targets (mcp, a2a, bearer_env or oauth_*, out): run each, one report folder per target under --out, and an index (an empty value is refused)")
 	fs.IntVar(&t.parallelTargets, "parallel-targets", DefaultParallelTargets, fmt.Sprintf("`N` targets of --targets run at once (1 to %d)", MaxParallel))
+	fs.StringVar(&t.shard, "shard", "", "with --targets: run only shard `I/N` of the targets file, counted from 1 (1/3, 2/3, 3/3): a target's shard is a hash of its folder name, so every shard finds its part alone")
+	fs.StringVar(&t.shardIndex, "shard-index", "", "with --targets: --shard counted from 0, `I/N` as a scheduler numbers its workers (Kubernetes' $(JOB_COMPLETION_INDEX)/N, GitHub Actions' strategy.job-index/job-total): 0/3 is --shard 1/3")
+	fs.StringVar(&t.rerun, "rerun", conform.RerunErrored.String(), "with --targets: `WHICH` targets to run again although their folder holds a complete, verified result of a run with the same settings: errored (those whose result is a harness error), none, or all")
 	return t
+}
+
+// targetsOptions are the options of a --targets run into out: its
+// parallelism, its shard, what it runs again.
+func (t *tuneFlags) targetsOptions(out string) (conform.TargetsOptions, error) {
+	opts := conform.TargetsOptions{Out: out, Parallel: t.parallelTargets}
+	var err error
+	switch {
+	case t.shard != "" && t.shardIndex != "":
+		return opts, usagef("--shard and --shard-index name one shard two ways: give one")
+	case t.shard != "":
+		if opts.Shard, err = conform.ParseShard(t.shard); err != nil {
+			return opts, usagef("--shard %v", err)
+		}
+	case t.shardIndex != "":
+		if opts.Shard, err = conform.ParseShardIndex(t.shardIndex); err != nil {
+			return opts, usagef("--shard-index %v", err)
+		}
+	}
+	r, err := conform.ParseRerun(t.rerun)
+	if err != nil {
+		return opts, usagef("--rerun %v", err)
+	}
+	opts.Rerun = r
+	return opts, nil
 }
 
 // apply checks the flags and sets them on the run's configuration.
@@ -53,6 +84,9 @@ func (t *tuneFlags) apply(cfg *conform.Config) error {
 	}
 	if t.parallelTargets < 1 || t.parallelTargets > MaxParallel {
 		return usagef("--parallel-targets must be between 1 and %d", MaxParallel)
+	}
+	if t.targets == "" && (t.shard != "" || t.shardIndex != "" || t.rerun != conform.RerunErrored.String()) {
+		return usagef("--shard, --shard-index and --rerun split and resume a --targets run: give --targets too")
 	}
 	const maxLimit = 1 << 30
 	for name, v := range map[string]byteSize{"--max-body": t.maxBody, "--max-event": t.maxEvent, "--max-evidence": t.maxEvidence, "--max-total": t.maxTotal} {

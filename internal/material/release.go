@@ -354,7 +354,11 @@ type Inputs struct {
 	Agents []live.Agent
 	// Loaded, when set, are the storyboards resolved once for several runs
 	// (the reference seller's passes, --targets): fetched once, said once.
+	// The plan selects in a copy of its own: runs may share it at once.
 	Loaded *Storyboards
+	// LoadedSchemas, when set, are the schemas --schemas names, loaded
+	// once for several runs (--targets), their compiled forms shared.
+	LoadedSchemas *schemas.Set
 }
 
 // Plan is a run's release, storyboards and schemas as the flags decide
@@ -392,7 +396,10 @@ func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Storyboards: c.Loaded, ids: c.IDs, filter: c.Filter, fe: fe, opts: sel.Options, agents: c.Agents}
+	p := &Plan{ids: c.IDs, filter: c.Filter, fe: fe, opts: sel.Options, agents: c.Agents}
+	if c.Loaded != nil {
+		p.Storyboards = c.Loaded.Shared(true) // Select sets Include on the plan's own copy
+	}
 	if p.Storyboards == nil && c.Storyboards != "" {
 		if p.Storyboards, err = LoadStoryboards(c.Storyboards); err != nil { // storyboards.go
 			return nil, err
@@ -429,6 +436,8 @@ func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.
 		fmt.Fprint(errOut, p.rel.notice())
 	}
 	switch {
+	case !p.schemasFollow && c.LoadedSchemas != nil:
+		sel.Options.Schemas = c.LoadedSchemas
 	case !p.schemasFollow:
 		if err := loadSchemas(c.Schemas, sel, errOut); err != nil { // schemas.go
 			return nil, err

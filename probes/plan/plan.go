@@ -379,7 +379,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 		seed = rand.Uint64()
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
-	listed := toolNames(list.Result)
+	listed := ToolNames(list.Result)
 	if cfg.DiscoveryOnly {
 		for _, c := range ReadCases(listed, nonce) {
 			if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
@@ -429,7 +429,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, mcpProbeSets, limit)
-	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
+	if cfg.RateBurst > 0 && slices.Contains(ToolNames(list.Result), "get_adcp_capabilities") {
 		add(rateBurst(ctx, cfg))
 	}
 	return nil
@@ -555,8 +555,8 @@ func refusal(c evidence.Call) string {
 	return wire.Sanitize(out.Error.Code+": "+m, 300)
 }
 
-// toolNames reads the tool names from a raw tools/list result.
-func toolNames(result json.RawMessage) []string {
+// ToolNames reads the tool names from a raw tools/list result.
+func ToolNames(result json.RawMessage) []string {
 	var r struct {
 		Tools []struct {
 			Name string `json:"name"`

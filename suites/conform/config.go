@@ -17,6 +17,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
 	"github.com/adcp-conform/adcp-conform/probes/plan"
+	"github.com/adcp-conform/adcp-conform/probes/schemas"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/live"
@@ -173,6 +174,9 @@ type Config struct {
 	// shared are the storyboards of a Config prepared for several runs
 	// (Prefetch), with or without their notice.
 	shared *material.Storyboards
+	// sharedSchemas are the schemas of a local Schemas folder of a Config
+	// prepared for several runs (Prefetch).
+	sharedSchemas *schemas.Set
 	// face, when set, is the face of the bundled reference seller the run
 	// tests (Reference): the report is labelled the reference's.
 	face *report.Face

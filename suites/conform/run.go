@@ -148,7 +148,7 @@ func (s *session) material() error {
 		sel = runner.SelectNone(c.LabelFilter, opts) // unless the filter names no storyboard either (material.NewPlan)
 	}
 	s.rp, err = material.NewPlan(material.Inputs{Release: c.Release, Mirror: c.ReleaseMirror, Storyboards: c.Storyboards, Schemas: c.Schemas,
-		IDs: c.StoryboardIDs, Filter: c.LabelFilter, Agents: c.Agents, Loaded: c.shared}, &sel, fe, c.Log)
+		IDs: c.StoryboardIDs, Filter: c.LabelFilter, Agents: c.Agents, Loaded: c.shared, LoadedSchemas: c.sharedSchemas}, &sel, fe, c.Log)
 	if err != nil {
 		return configErr(err)
 	}

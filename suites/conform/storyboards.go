@@ -14,22 +14,30 @@ import (
 )
 
 // Prefetch returns cfg prepared for several runs (one per seller, say):
-// the published bundle its Storyboards names is fetched now, once, its
-// notice written to cfg.Log, and every run of a copy of the returned
-// Config reads it, saying where it came from as that fetch did. A Config
-// whose Storyboards names no bundle is returned as it is.
+// the storyboards its Storyboards names — a published bundle, fetched
+// now, once, its notice written to cfg.Log, or a local folder — are read
+// once, and so are the schemas a local Schemas folder holds; every run of
+// a copy of the returned Config shares them (each selects in a copy of
+// its own), saying where they came from as that fetch did. A Config that
+// names neither is returned as it is.
 func (cfg Config) Prefetch() (Config, error) {
-	if !material.Remote(cfg.Storyboards) || cfg.shared != nil {
-		return cfg, nil
+	if cfg.shared == nil && cfg.Storyboards != "" && cfg.Storyboards != material.Off {
+		p, err := material.LoadStoryboards(cfg.Storyboards)
+		if err != nil {
+			return cfg, configErr(err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprint(cfg.Log, p.Notice)
+		}
+		cfg.shared = p.Shared(true)
 	}
-	p, err := material.LoadStoryboards(cfg.Storyboards)
-	if err != nil {
-		return cfg, configErr(err)
+	if cfg.sharedSchemas == nil && cfg.Schemas != "" && cfg.Schemas != material.Off && !material.Remote(cfg.Schemas) {
+		set, err := schemas.Load(cfg.Schemas)
+		if err != nil {
+			return cfg, configf("--schemas: %v", err)
+		}
+		cfg.sharedSchemas = set
 	}
-	if cfg.Log != nil {
-		fmt.Fprint(cfg.Log, p.Notice)
-	}
-	cfg.shared = p.Shared(true)
 	return cfg, nil
 }
 
