@@ -9,7 +9,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/a2a"
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
-	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 )
 
@@ -42,20 +42,12 @@ func DialMCP(ctx context.Context, cfg mcp.Config, prefix string, add func(eviden
 	}
 	list := s.ListTools(ctx, prefix+"tools/list")
 	add(list)
-	var r struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if list.Result == nil || rawjson.Decode(list.Result, &r) != nil {
+	names := plan.ToolNames(list.Result) // nil: no readable list
+	if list.Result == nil || names == nil {
 		s.Close()
 		return nil, fmt.Errorf("tools/list: no readable list of tools (HTTP %d%s)", list.HTTPStatus, harness(list))
 	}
-	f := &mcpFace{s: s}
-	for _, t := range r.Tools {
-		f.tools = append(f.tools, t.Name)
-	}
-	return f, nil
+	return &mcpFace{s: s, tools: names}, nil
 }
 
 func harness(c evidence.Call) string {
