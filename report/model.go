@@ -543,6 +543,8 @@ type Run struct {
 	// refused for their arguments, for example.
 	Notes []string `json:"notes,omitempty"`
 
+	// Fuzz is a fuzz run's account (adcp-conform fuzz); nil for a run.
+	Fuzz *Fuzz `json:"fuzz,omitempty"`
 	// AllowedDomains and Transports are the judge options of the run, kept
 	// so `adcp-conform judge` can judge the evidence again the same way.
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
@@ -1058,4 +1060,55 @@ func (r *Run) ExitCode() int {
 		return 1
 	}
 	return 3
+}
+
+// Fuzz is a fuzz run's account: its seed and budget, what each tool's
+// turns came to, the ids it drew from, and each failed turn's shrunk
+// reproduction. The verdicts are the FUZZ rules', judged from the evidence.
+type Fuzz struct {
+	Seed         uint64 `json:"seed"`
+	TurnsPerTool int    `json:"turns_per_tool"`
+	// CrossTenant: the run had a second tenant's credential (FUZZ-05).
+	CrossTenant   bool                `json:"cross_tenant,omitempty"`
+	Tools         []FuzzTool          `json:"tools"`
+	Pools         map[string][]string `json:"pools,omitempty"`
+	Notes         []string            `json:"notes,omitempty"`
+	Reproductions []FuzzRepro         `json:"reproductions,omitempty"`
+}
+
+// FuzzTool is what one tool's turns came to under the two-path oracle.
+type FuzzTool struct {
+	Tool     string `json:"tool"`
+	Tier     string `json:"tier,omitempty"`
+	Turns    int    `json:"turns"`
+	Accepted int    `json:"accepted"`
+	Rejected int    `json:"rejected"`
+	Failed   int    `json:"failed"`
+	Unjudged int    `json:"unjudged,omitempty"`
+	Shrinks  int    `json:"shrink_calls,omitempty"`
+	// Skipped says why the tool was not fuzzed.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// FuzzRepro is one failed turn's minimal reproduction.
+type FuzzRepro struct {
+	Rule string `json:"rule"`
+	Tool string `json:"tool"`
+	// Turn is the failed turn's probe ID, Call the probe ID of the
+	// smallest request that still failed the same way (the turn's own
+	// when no smaller one did).
+	Turn string `json:"turn"`
+	Call string `json:"call"`
+	// What is the oracle's finding on the smallest request.
+	What string `json:"what,omitempty"`
+	// Arguments are the smallest request's arguments (redacted).
+	Arguments string `json:"arguments"`
+	// TurnBytes and Bytes are the sizes of the turn's arguments and of
+	// the smallest; ShrinkCalls the calls the shrink made.
+	TurnBytes   int `json:"turn_bytes"`
+	Bytes       int `json:"bytes"`
+	ShrinkCalls int `json:"shrink_calls"`
+	// Shell is a ready-to-paste reproduction: curl sends the request
+	// (after MCP's initialize), adcp-conform extract reads the reply.
+	Shell string `json:"shell"`
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// them and found none (a fetch that failed): the skip reason of
 	// SCHEMA-01 and SCHEMA-02. Empty means none were asked for.
 	SchemasUnavailable string
+	// Fuzz says the store is a fuzz run's (adcp-conform fuzz): the judges
+	// are the rules of the families the catalogue gives to that command
+	// (FUZZ), and only those; a run's store is judged by every other rule.
+	Fuzz bool
 	// Stop, when set, says why the run must stop judging ("" to go on):
 	// the run's deadline, or a signal. A rule not judged by then is a
 	// harness error saying why (--deadline and Ctrl-C bound the whole run,
@@ -54,6 +58,21 @@ func (o Options) stopped() string {
 		return ""
 	}
 	return o.Stop()
+}
+
+// Command is the command whose rules opts judges: catalogue.CommandFuzz
+// for a fuzz run, "" for run.
+func (o Options) Command() string {
+	if o.Fuzz {
+		return catalogue.CommandFuzz
+	}
+	return ""
+}
+
+// Judges reports whether opts judges check c: its transport is judged and
+// its rule belongs to the run's command.
+func (o Options) Judges(c Check) bool {
+	return o.judges(c.Transport) && catalogue.CommandOf(c.ID) == o.Command()
 }
 
 func (o Options) judges(t catalogue.Transport) bool {
@@ -168,7 +187,7 @@ func Judge(store *evidence.Store, opts Options) []Verdict {
 	defer forgetReplies()
 	var out []Verdict
 	for _, c := range Checks() {
-		if opts.judges(c.Transport) {
+		if opts.Judges(c) {
 			out = append(out, c.judge(store, opts))
 		}
 	}
@@ -224,6 +243,7 @@ var familyChecks = map[string]func() []Check{
 	"CTX": ctxChecks, "TOL": tolChecks, "A2A": a2aChecks, "CAP": capChecks,
 	"TASK": taskChecks, "VER": verChecks, "IDEM": idemChecks, "AUTH": authChecks,
 	"URL": urlChecks, "HOOK": hookChecks, "SCHEMA": schemaChecks, "TLS": tlsChecks,
+	"FUZZ": fuzzChecks,
 }
 
 // families lists the rule families this package judges, in catalogue
@@ -254,7 +274,7 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 			ts = append(ts, t)
 		}
 	}
-	RegisterLazy(ts, func(catalogue.Transport) (*evidence.Store, Options, string) { return store, opts, "" }, record)
+	registerLazy(ts, opts.Command(), func(catalogue.Transport) (*evidence.Store, Options, string) { return store, opts, "" }, record)
 }
 
 // RegisterLazy declares the judges of the transports ts into the Ginkgo
@@ -263,13 +283,21 @@ func Register(store *evidence.Store, opts Options, record func(Verdict)) {
 // caller's own Ginkgo suite, say). Each spec calls get with its transport
 // when it runs, for the store and the options, or for why it is skipped (a
 // transport given no target). Call Release once the specs have run.
+// The rules declared are run's (a fuzz run's store is judged by Register
+// with Options.Fuzz).
 func RegisterLazy(ts []catalogue.Transport, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
+	registerLazy(ts, "", get, record)
+}
+
+// registerLazy is RegisterLazy for the rules of command (see
+// Options.Command).
+func registerLazy(ts []catalogue.Transport, command string, get func(catalogue.Transport) (store *evidence.Store, opts Options, skip string), record func(Verdict)) {
 	for _, t := range ts {
 		ginkgo.Describe(strings.ToUpper(string(t)), func() {
 			for _, fam := range families() {
 				ginkgo.Describe(catalogue.FamilyTitle(fam.id), func() {
 					for _, c := range withA2A(fam.checks) {
-						if c.Transport != t {
+						if c.Transport != t || catalogue.CommandOf(c.ID) != command {
 							continue
 						}
 						catalogue.RuleIt(c.Text, catalogue.ID(c.ID), catalogue.On(c.Transport), func(_ ginkgo.SpecContext) {

@@ -64,6 +64,7 @@ type command struct {
 var commands = map[string]command{
 	"diff":    {"compare two results.json files: regressions, fixes, unchanged failures", runDiff},
 	"extract": {"extract AdCP data or an AdCP error from one captured reply", runExtract},
+	"fuzz":    {"fuzz a seller with schema-valid requests from the release's schemas; each failure shrunk to a reproduction", runFuzz}, // fuzz.go
 	"judge":   {"judge a recorded report folder again, offline, into --out, and say whether the verdicts agree", runJudge},
 	"keygen":  {"write an Ed25519 key pair for signing results (PREFIX.key, PREFIX.pub)", runKeygen},
 	"merge":   {"build the index (index.html, index.json) across report folders written anywhere", runMerge},

@@ -76,7 +76,7 @@ func runJudge(args []string, stdio Stdio) error {
 	if err := post.prepare(prev.LabelFilter); err != nil {
 		return err
 	}
-	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains}
+	opts := suites.Options{Strict: prev.Strict, AllowedDomains: prev.AllowedDomains, Fuzz: prev.Fuzz != nil} // a fuzz run's folder: the FUZZ rules
 	if prev.SchemasRelease != "" {
 		if schemasDir == "" {
 			return usagef("the run validated against the %s schemas: give them with --schemas DIR%s", prev.SchemasRelease, material.CachedHint(material.SchemasCache, prev.SchemasRelease))
@@ -130,6 +130,7 @@ func runJudge(args []string, stdio Stdio) error {
 	runner.BlameTheTarget(run, runner.Diagnose(store).Wrong) // as the run did
 	run.JudgedOffline, run.Sandbox = true, prev.Sandbox
 	run.Release = prev.Release // the release the recorded run chose, and why
+	run.Fuzz = prev.Fuzz       // a fuzz run's account, as recorded
 	if prev.AdcpRelease != AdcpRelease {
 		run.Notes = append(run.Notes, fmt.Sprintf("recorded for AdCP %s, judged with the rules of AdCP %s",
 			wire.Sanitize(prev.AdcpRelease, 40), AdcpRelease))

@@ -23,8 +23,8 @@ the command line wins over the environment, which wins over the default. A boole
 (or ` + "`1`/`0`" + `); a repeatable flag takes one value per line. A variable set empty is read as unset, except
 for the flags naming a target (` + "`--mcp`, `--a2a`, `--targets`" + `), which refuse an empty value (exit 2): an unset CI
 variable expanded into ` + "`--mcp \"$SELLER_URL\"`" + ` never makes a run test the bundled reference seller instead.
-` + "`ADCP_CONFORM_OUT`" + ` is ` + "`run`" + `'s report folder only: the ` + "`--out`" + ` of ` + "`judge`, `keygen` and `merge`" + ` is read from
-` + "`ADCP_CONFORM_JUDGE_OUT`, `ADCP_CONFORM_KEYGEN_OUT` and `ADCP_CONFORM_MERGE_OUT`" + `. In the GitHub Action, set
+` + "`ADCP_CONFORM_OUT`" + ` is ` + "`run`" + `'s report folder only: the ` + "`--out`" + ` of ` + "`judge`, `keygen`, `merge` and `fuzz`" + ` is read from
+` + "`ADCP_CONFORM_JUDGE_OUT`, `ADCP_CONFORM_KEYGEN_OUT`, `ADCP_CONFORM_MERGE_OUT` and `ADCP_CONFORM_FUZZ_OUT`" + `. In the GitHub Action, set
 them in the step's ` + "`env:`" + `; what the Action's own inputs set is passed as a flag and wins.
 
 A mistake in the command line is one line on stderr and exit 2, before anything is probed: an unknown

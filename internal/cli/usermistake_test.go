@@ -190,7 +190,7 @@ func TestVerifySaysAnUnsignedFolderIsUnsigned(t *testing.T) {
 }
 
 func TestHelpMatchesItsGoldenFiles(t *testing.T) {
-	for _, cmd := range []string{"run", "judge", "rules", "diagnose"} {
+	for _, cmd := range []string{"run", "judge", "rules", "diagnose", "fuzz"} {
 		code, out, errOut := run(t, nil, "", cmd, "--help")
 		if code != ExitOK || out != "" {
 			t.Fatalf("%s --help: exit %d, stdout %q", cmd, code, out)

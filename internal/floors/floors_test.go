@@ -33,13 +33,13 @@ var floors = [][]string{
 	{"suites/storyboard/spec"},     // the storyboard model, loading, lint, and the run's records
 	// the skip_if language and substitution tokens; the substitution observer; the OAuth graph, brand.json and JWKS
 	{"suites/storyboard/expr", "suites/storyboard/observer", "suites/storyboard/oauth"},
-	{"suites/storyboard/check"},                                    // the check kinds and invariants
-	{"suites", "suites/storyboard"},                                // the rule judges; the storyboard engine
-	{"suites/runner", "suites/storyboard/live", "suites/diagnose"}, // judging as a Ginkgo run; storyboards over live clients; diagnose
-	{"internal/material"},                                          // a run's release material, loaded
-	{"suites/conform"},                                             // the public Go API for one run
-	{"internal/cli"},                                               // the commands
-	{"cmd/adcp-conform"},                                           // the thin main
+	{"suites/storyboard/check"},     // the check kinds and invariants
+	{"suites", "suites/storyboard"}, // the rule judges; the storyboard engine
+	{"suites/runner", "suites/storyboard/live", "suites/diagnose", "suites/fuzz"}, // judging as a Ginkgo run; storyboards over live clients; diagnose; the fuzz engine
+	{"internal/material"}, // a run's release material, loaded
+	{"suites/conform"},    // the public Go API for one run
+	{"internal/cli"},      // the commands
+	{"cmd/adcp-conform"},  // the thin main
 }
 
 // sideways are the imports allowed between packages of one floor.

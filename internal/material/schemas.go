@@ -68,10 +68,20 @@ func schemasUnavailable(opts *suites.Options, err error, errOut io.Writer) {
 // into the user's cache once per process (another pass or target reads
 // the cache), or says why it cannot.
 func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut io.Writer) {
+	set, err := fetchedSchemas(ctx, src, errOut)
+	if err != nil {
+		schemasUnavailable(opts, err, errOut)
+		return
+	}
+	opts.Schemas = set
+}
+
+// fetchedSchemas is the release published at src, fetched into the
+// user's cache once per process; where it came from is said on errOut.
+func fetchedSchemas(ctx context.Context, src string, errOut io.Writer) (*schemas.Set, error) {
 	root, err := SchemasCache()
 	if err != nil {
-		schemasUnavailable(opts, fmt.Errorf("no cache folder for %s: %w", src, err), errOut)
-		return
+		return nil, fmt.Errorf("no cache folder for %s: %w", src, err)
 	}
 	started := time.Now()
 	dir, fetched, err := fetchShared("schemas\x00"+root+"\x00"+src, func() (string, bool, error) {
@@ -80,20 +90,18 @@ func fetchSchemas(ctx context.Context, src string, opts *suites.Options, errOut 
 		return release.Fetch(ctx, nil, release.Schemas, src, root)
 	})
 	if err != nil {
-		schemasUnavailable(opts, err, errOut)
-		return
+		return nil, err
 	}
 	set, err := schemas.Load(dir)
 	if err != nil {
-		schemasUnavailable(opts, fmt.Errorf("the cached copy %s: %w", dir, err), errOut)
-		return
+		return nil, fmt.Errorf("the cached copy %s: %w", dir, err)
 	}
 	if fetched {
 		fmt.Fprintf(errOut, "adcp-conform: schemas: fetched release %s from %s into %s in %s\n", set.Release(), wire.Sanitize(src, 300), dir, time.Since(started).Round(time.Millisecond))
 	} else {
 		fmt.Fprintf(errOut, "adcp-conform: schemas: release %s from the cache %s\n", set.Release(), dir)
 	}
-	opts.Schemas = set
+	return set, nil
 }
 
 // CachedHint names the cached copy of a release a run fetched into the
@@ -125,4 +133,33 @@ func RecordedSchemasSkip(prev *report.Run) string {
 		}
 	}
 	return ""
+}
+
+// RequireSchemas is the release src names, whatever rules are selected
+// (a fuzz run generates its requests from it): a folder is loaded, a
+// release's URL fetched into the user's cache, "" the default release's,
+// fetched. A folder or URL that is not one is a usage error; a release
+// that cannot be had is an error of the harness, saying why.
+func RequireSchemas(src string, errOut io.Writer) (*schemas.Set, error) {
+	switch {
+	case src == Off:
+		return nil, usagef("--schemas off: the requests are generated from the schemas; fuzz needs them")
+	case src == "":
+		src = release.PublishedSchemas + "/" + release.Default + "/"
+	}
+	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
+		set, err := schemas.Load(src)
+		if err != nil {
+			return nil, usagef("--schemas: %v", err)
+		}
+		return set, nil
+	}
+	if _, err := release.Schemas.ReleaseOf(src); err != nil {
+		return nil, usagef("--schemas: %v", err)
+	}
+	set, err := fetchedSchemas(context.Background(), src, errOut)
+	if err != nil {
+		return nil, fmt.Errorf("no schemas to generate requests from: %s (give a local copy with --schemas DIR)", wire.Sanitize(err.Error(), 600))
+	}
+	return set, nil
 }

@@ -134,6 +134,22 @@ const (
 	// PurposeHookKeys: the fetches of the seller's brand.json and JWKS, to
 	// verify RFC 9421 webhook signatures (HOOK-02).
 	PurposeHookKeys Purpose = "hook_keys"
+	// PurposeFuzz: a turn of adcp-conform fuzz, a request generated from
+	// the release's request schema (FUZZ-01, FUZZ-02, FUZZ-04).
+	PurposeFuzz Purpose = "fuzz"
+	// PurposeFuzzShrink: a smaller request sent while shrinking a failed
+	// turn (its probe ID is the turn's, then /shrink/NNN).
+	PurposeFuzzShrink Purpose = "fuzz_shrink"
+	// PurposeFuzzUnknownID: an accepted turn that used an existing id,
+	// sent again with an unknown id of the same shape (FUZZ-03).
+	PurposeFuzzUnknownID Purpose = "fuzz_unknown_id"
+	// PurposeFuzzTenant2: the cross-tenant probe, made with the second
+	// tenant's credential: the first tenant's id (/other) and an unknown
+	// one (/unknown) (FUZZ-05).
+	PurposeFuzzTenant2 Purpose = "fuzz_tenant2"
+	// PurposeFuzzSeed: a call creating a resource on a sandbox so the
+	// fuzz turns have existing ids to use (--sandbox).
+	PurposeFuzzSeed Purpose = "fuzz_seed"
 )
 
 // Call is one request a probe made and everything that came back. Raw

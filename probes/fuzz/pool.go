@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -234,4 +235,12 @@ func (t *Task) tier() Tier {
 		}
 	}
 	return StatelessRead
+}
+
+// Entities returns the entities the release annotates a property of this
+// name with (x-entity, on the property, its items or the schema it
+// references), sorted; nil for a name it never annotates. A caller
+// harvesting ids from replies files them under these pools.
+func (f *Fuzzer) Entities(property string) []string {
+	return slices.Clone(f.entityNames()[property])
 }

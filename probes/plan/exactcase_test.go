@@ -47,7 +47,7 @@ func TestRefusalReadsTheReplyAsAClient(t *testing.T) {
 // TestPlanReadsSellerJSONExactCase: every place the plan reads seller JSON
 // to decide what to probe next matches keys exactly, as a client does.
 func TestPlanReadsSellerJSONExactCase(t *testing.T) {
-	if got := toolNames(json.RawMessage(`{"tools":[{"name":"get_products","Name":"x"},{"NAME":"shout"}],"Tools":[{"name":"other"}]}`)); len(got) != 2 || got[0] != "get_products" || got[1] != "" {
+	if got := ToolNames(json.RawMessage(`{"tools":[{"name":"get_products","Name":"x"},{"NAME":"shout"}],"Tools":[{"name":"other"}]}`)); len(got) != 2 || got[0] != "get_products" || got[1] != "" {
 		t.Errorf("toolNames = %q", got)
 	}
 	list := json.RawMessage(`{"tools":[{"name":"get_products","execution":{"taskSupport":"optional","TaskSupport":"required"}},{"name":"x","Execution":{"taskSupport":"required"}}]}`)
@@ -83,5 +83,11 @@ func TestPlanReadsSellerJSONExactCase(t *testing.T) {
 	}
 	if st, id := firstStatus(caps(`{"status":"completed","Status":"submitted","TASK_ID":"x"}`)); st != "completed" || id != "" {
 		t.Errorf("firstStatus = %q, %q", st, id)
+	}
+}
+
+func TestToolNamesOfANonObjectIsNone(t *testing.T) {
+	if got := ToolNames(json.RawMessage(`[1,2]`)); got != nil {
+		t.Errorf("ToolNames of a non-object = %v", got)
 	}
 }

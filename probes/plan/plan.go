@@ -449,7 +449,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 		seed = rand.Uint64()
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
-	listed := toolNames(list.Result)
+	listed := ToolNames(list.Result)
 	reads, capsCase := discoveryCase(ReadCases(listed, nonce))
 	if cfg.DiscoveryOnly {
 		if capsCase != nil {
@@ -505,7 +505,7 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) (func(
 	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared, keys: keys,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, mcpProbeSets, limit)
-	if cfg.RateBurst > 0 && slices.Contains(toolNames(list.Result), "get_adcp_capabilities") {
+	if cfg.RateBurst > 0 && slices.Contains(ToolNames(list.Result), "get_adcp_capabilities") {
 		return func() evidence.Call { return rateBurst(ctx, cfg) }, nil
 	}
 	return nil, nil
@@ -644,8 +644,8 @@ func refusal(c evidence.Call) string {
 	return wire.Sanitize(out.Error.Code+": "+m, 300)
 }
 
-// toolNames reads the tool names from a raw tools/list result.
-func toolNames(result json.RawMessage) []string {
+// ToolNames reads the tool names from a raw tools/list result.
+func ToolNames(result json.RawMessage) []string {
 	var r struct {
 		Tools []struct {
 			Name string `json:"name"`

@@ -62,6 +62,29 @@ func (r Rule) Covers(t Transport) bool { return slices.Contains(r.Transports, t)
 type Family struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
+	// Command is the command that judges the family's rules, when it is
+	// not run: "fuzz" for the rules of adcp-conform fuzz, which judge the
+	// calls only that command makes. A run judges the families without
+	// one, a fuzz run those of "fuzz".
+	Command string `json:"command,omitempty"`
+}
+
+// CommandFuzz is the Command of the families adcp-conform fuzz judges.
+const CommandFuzz = "fuzz"
+
+// CommandOf returns the command that judges rule id: "" for run (and an
+// unknown id), else its family's Command.
+func CommandOf(id string) string {
+	r, ok := Lookup(id)
+	if !ok {
+		return ""
+	}
+	for _, f := range loaded.Families {
+		if f.ID == r.Family {
+			return f.Command
+		}
+	}
+	return ""
 }
 
 //go:embed rules.yaml
@@ -123,6 +146,9 @@ func parse(b []byte) (document, error) {
 	for _, f := range d.Families {
 		if families[f.ID] {
 			return d, fmt.Errorf("family %s is listed twice", f.ID)
+		}
+		if f.Command != "" && f.Command != CommandFuzz {
+			return d, fmt.Errorf("family %s: unknown command %q", f.ID, f.Command)
 		}
 		families[f.ID] = true
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func TestTheCatalogueHoldsEveryFamilyInOrder(t *testing.T) {
-	want := []string{"ENV", "ERR", "EOBJ", "RETRY", "CTX", "TOL", "A2A", "CAP", "TASK", "VER", "IDEM", "AUTH", "URL", "HOOK", "SCHEMA", "TLS"}
+	want := []string{"ENV", "ERR", "EOBJ", "RETRY", "CTX", "TOL", "A2A", "CAP", "TASK", "VER", "IDEM", "AUTH", "URL", "HOOK", "SCHEMA", "TLS", "FUZZ"}
 	var got []string
 	for _, f := range Families() {
 		got = append(got, f.ID)
@@ -21,8 +21,20 @@ func TestTheCatalogueHoldsEveryFamilyInOrder(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("families = %v, want %v", got, want)
 	}
-	if n := len(All()); n != 79 {
-		t.Fatalf("%d rules, want 79", n)
+	if n := len(All()); n != 84 {
+		t.Fatalf("%d rules, want 84 (79 run judges, 5 fuzz judges)", n)
+	}
+	var fuzz []string
+	for _, r := range All() {
+		if CommandOf(r.ID) == CommandFuzz {
+			fuzz = append(fuzz, r.ID)
+		}
+	}
+	if got := strings.Join(fuzz, " "); got != "FUZZ-01 FUZZ-02 FUZZ-03 FUZZ-04 FUZZ-05" {
+		t.Fatalf("rules judged by fuzz: %s", got)
+	}
+	if CommandOf("ENV-01") != "" || CommandOf("NOPE-01") != "" {
+		t.Fatal("a run rule or an unknown ID has a command")
 	}
 }
 

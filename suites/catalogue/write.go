@@ -27,10 +27,18 @@ func WriteTableWith(w io.Writer, rules []Rule, text func(string) string) error {
 			family = r.Family
 			fmt.Fprintf(tw, "%s — %s\n", r.Family, text(FamilyTitle(r.Family)))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), Transports(r), text(r.Statement))
+		statement := text(r.Statement)
+		if r.Project {
+			statement += " " + ProjectNote
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), Transports(r), statement)
 	}
 	return tw.Flush()
 }
+
+// ProjectNote marks, in a table, a rule the project defines (Rule.Project):
+// it is not in the spec's rule table, and its owners did not write it.
+const ProjectNote = "[harness-defined: not in the spec's rule table]"
 
 // Transports is how a table names the transports of r: mcp, a2a or both.
 func Transports(r Rule) string {

@@ -9,22 +9,9 @@ import (
 
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
+	"github.com/adcp-conform/adcp-conform/suites/storyboard/oauth"
 	"github.com/adcp-conform/adcp-conform/suites/storyboard/spec"
 )
-
-// The codes of the signing-key chain: the signing_keys_published
-// precheck's (webhook-emission.yaml), which the storyboards report too.
-const (
-	codeBrandUnreachable = "brand_json_unreachable"
-	codeBrandMalformed   = "brand_json_malformed"
-	codeJWKSURIMissing   = "agents_jwks_uri_missing"
-	codeKeysUnpublished  = "webhook_signing_keys_unpublished"
-	codeKeysWrongPurpose = "webhook_signing_keys_wrong_purpose"
-)
-
-// keyUses are the adcp_use values a seller signs its webhooks and requests
-// under: request-signing, and the deprecated webhook-signing.
-var keyUses = []string{"request-signing", "webhook-signing"}
 
 // keys walks the signing-key chain (security.mdx, "Discovering an agent's
 // signing keys via brand_json_url"): brand.json from the capabilities'
@@ -67,7 +54,7 @@ func (w *walker) keys(ctx context.Context) {
 	step = Step{Title: "brand.json"}
 	if declared && !strings.HasPrefix(strings.ToLower(brandURL), "https://") {
 		step.add(Bad, "identity.brand_json_url", w.shown(raw), "an https URL (security.mdx)")
-		fail(step, codeBrandUnreachable, "identity.brand_json_url "+w.shown(raw)+" is not an https URL")
+		fail(step, oauth.CodeBrandUnreachable, "identity.brand_json_url "+w.shown(raw)+" is not an https URL")
 		return
 	}
 	call, resp := fetch.Get(ctx, w.policy, "diagnose/brand_json", brandURL)
@@ -80,13 +67,13 @@ func (w *walker) keys(ctx context.Context) {
 			w.rep.Notes = append(w.rep.Notes, "the seller declares no identity.brand_json_url and serves no brand.json at its origin: it publishes no signing keys (the storyboards that verify its signatures give --brand-json URL)")
 			return
 		}
-		fail(step, codeBrandUnreachable, "GET "+w.clean(brandURL, 300)+": "+read)
+		fail(step, oauth.CodeBrandUnreachable, "GET "+w.clean(brandURL, 300)+": "+read)
 		return
 	}
 	agents, err := webhook.ParseBrandAgents(resp.Body)
 	if err != nil {
 		step.add(Bad, "GET "+w.clean(brandURL, 300), read+": "+w.clean(err.Error(), 200), "HTTP 200, a brand.json document")
-		fail(step, codeBrandMalformed, w.clean(brandURL, 300)+": "+w.clean(err.Error(), 200))
+		fail(step, oauth.CodeBrandMalformed, w.clean(brandURL, 300)+": "+w.clean(err.Error(), 200))
 		return
 	}
 	step.add(OK, "GET "+w.clean(brandURL, 300), fmt.Sprintf("%s, %d agents[] entries", read, len(agents)), "HTTP 200, a brand.json document")
@@ -94,11 +81,11 @@ func (w *walker) keys(ctx context.Context) {
 	switch {
 	case errors.Is(err, webhook.ErrNoJWKSURI):
 		step.add(Bad, "agents[]", fmt.Sprintf("none of the %d entries names a jwks_uri", len(agents)), "the entry whose url is "+w.clean(w.f.endpoint, 300)+", with a jwks_uri")
-		fail(step, codeJWKSURIMissing, fmt.Sprintf("%s: none of its %d agents[] entries names a jwks_uri", w.clean(brandURL, 300), len(agents)))
+		fail(step, oauth.CodeJWKSURIMissing, fmt.Sprintf("%s: none of its %d agents[] entries names a jwks_uri", w.clean(brandURL, 300), len(agents)))
 		return
 	case err != nil:
 		step.add(Bad, "agents[]", w.clean(err.Error(), 200), "a jwks_uri that is an http(s) URL")
-		fail(step, codeJWKSURIMissing, w.clean(err.Error(), 200))
+		fail(step, oauth.CodeJWKSURIMissing, w.clean(err.Error(), 200))
 		return
 	case own:
 		step.add(OK, "agents[] entry", "url "+w.clean(w.f.endpoint, 300)+", jwks_uri "+w.clean(jwksURI, 300), "the entry whose url is the endpoint, with a jwks_uri")
@@ -111,13 +98,13 @@ func (w *walker) keys(ctx context.Context) {
 	read = w.fetched(call.HTTPStatus, resp)
 	if resp.Status != 200 {
 		step.add(Bad, "GET "+w.clean(jwksURI, 300), read, "HTTP 200, a JWK Set")
-		fail(step, codeKeysUnpublished, "GET "+w.clean(jwksURI, 300)+" (the jwks_uri): "+read)
+		fail(step, oauth.CodeKeysUnpublished, "GET "+w.clean(jwksURI, 300)+" (the jwks_uri): "+read)
 		return
 	}
 	keys, err := webhook.ParseJWKS(resp.Body)
 	if err != nil {
 		step.add(Bad, "GET "+w.clean(jwksURI, 300), read+": "+w.clean(err.Error(), 200), "HTTP 200, a JWK Set")
-		fail(step, codeKeysUnpublished, w.clean(jwksURI, 300)+": "+w.clean(err.Error(), 200))
+		fail(step, oauth.CodeKeysUnpublished, w.clean(jwksURI, 300)+": "+w.clean(err.Error(), 200))
 		return
 	}
 	step.add(OK, "GET "+w.clean(jwksURI, 300), fmt.Sprintf("%s, %d keys", read, len(keys)), "HTTP 200, a JWK Set")
@@ -127,7 +114,7 @@ func (w *walker) keys(ctx context.Context) {
 		if i < 8 {
 			uses = append(uses, fmt.Sprintf("kid %s adcp_use %s", w.shown(k.Kid), w.shown(k.AdcpUse)))
 		}
-		for _, u := range keyUses {
+		for _, u := range oauth.KeyUses {
 			signing = signing || k.AdcpUse == u
 		}
 	}
@@ -137,7 +124,7 @@ func (w *walker) keys(ctx context.Context) {
 	}
 	step.add(m, "keys", strings.Join(uses, "; "), `a key with adcp_use "request-signing" (or the deprecated "webhook-signing")`)
 	if !signing {
-		fail(step, codeKeysWrongPurpose, fmt.Sprintf("none of the JWKS's %d keys has adcp_use request-signing or webhook-signing", len(keys)))
+		fail(step, oauth.CodeKeysWrongPurpose, fmt.Sprintf("none of the JWKS's %d keys has adcp_use request-signing or webhook-signing", len(keys)))
 		return
 	}
 	w.rep.Keys = append(w.rep.Keys, step)
@@ -159,17 +146,17 @@ func (w *walker) fetched(status int, r fetch.Response) string {
 }
 
 var keyTitles = map[string]string{
-	codeBrandUnreachable: "the seller's brand.json cannot be read",
-	codeBrandMalformed:   "the seller's brand.json is not a brand.json document",
-	codeJWKSURIMissing:   "the seller's brand.json names no jwks_uri for the agent",
-	codeKeysUnpublished:  "the agent's jwks_uri serves no JWK Set",
-	codeKeysWrongPurpose: "no published key is a signing key (adcp_use)",
+	oauth.CodeBrandUnreachable: "the seller's brand.json cannot be read",
+	oauth.CodeBrandMalformed:   "the seller's brand.json is not a brand.json document",
+	oauth.CodeJWKSURIMissing:   "the seller's brand.json names no jwks_uri for the agent",
+	oauth.CodeKeysUnpublished:  "the agent's jwks_uri serves no JWK Set",
+	oauth.CodeKeysWrongPurpose: "no published key is a signing key (adcp_use)",
 }
 
 var keyFixes = map[string]string{
-	codeBrandUnreachable: "serve brand.json at the URL identity.brand_json_url names (https), or at the origin's /.well-known/brand.json",
-	codeBrandMalformed:   "serve a JSON object whose agents[] are objects with url and jwks_uri",
-	codeJWKSURIMissing:   "give the agents[] entry whose url is the endpoint a jwks_uri",
-	codeKeysUnpublished:  "serve {\"keys\": […]} at the jwks_uri, HTTP 200 application/json",
-	codeKeysWrongPurpose: "publish the signing key with adcp_use \"request-signing\"",
+	oauth.CodeBrandUnreachable: "serve brand.json at the URL identity.brand_json_url names (https), or at the origin's /.well-known/brand.json",
+	oauth.CodeBrandMalformed:   "serve a JSON object whose agents[] are objects with url and jwks_uri",
+	oauth.CodeJWKSURIMissing:   "give the agents[] entry whose url is the endpoint a jwks_uri",
+	oauth.CodeKeysUnpublished:  "serve {\"keys\": […]} at the jwks_uri, HTTP 200 application/json",
+	oauth.CodeKeysWrongPurpose: "publish the signing key with adcp_use \"request-signing\"",
 }

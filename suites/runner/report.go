@@ -77,6 +77,9 @@ func Report(meta Meta, store *evidence.Store, sel Selection, results []Result) *
 		})
 	}
 	for _, rule := range catalogue.All() {
+		if catalogue.CommandOf(rule.ID) != sel.Options.Command() {
+			continue // another command's rule: not part of this run
+		}
 		rr := report.RuleResult{ID: rule.ID, Family: rule.Family, Level: report.Level(rule.Level), Statement: rule.Statement,
 			Source: rule.Source, Specs: specs[rule.ID]}
 		for _, t := range rule.Transports {

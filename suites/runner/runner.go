@@ -61,7 +61,7 @@ func Select(filter string, opts suites.Options) (Selection, error) {
 	}
 	sel := Selection{Filter: filter, Options: opts}
 	for _, c := range suites.Checks() {
-		if !covers(opts, c.Transport) {
+		if !covers(opts, c) {
 			continue
 		}
 		labels, err := catalogue.Labels(c.ID, c.Transport)
@@ -80,7 +80,14 @@ func Select(filter string, opts suites.Options) (Selection, error) {
 	return sel, nil
 }
 
-func covers(opts suites.Options, t catalogue.Transport) bool {
+// covers reports whether the run judges c at all (selected or left out by
+// the filter): its transport is the run's and its rule is the command's
+// (a fuzz run's rules are only the FUZZ family's, a run's every other).
+func covers(opts suites.Options, c suites.Check) bool {
+	if catalogue.CommandOf(c.ID) != opts.Command() {
+		return false
+	}
+	t := c.Transport
 	if len(opts.Transports) == 0 {
 		return t == catalogue.MCP
 	}
@@ -98,7 +105,7 @@ func covers(opts suites.Options, t catalogue.Transport) bool {
 func SelectNone(filter string, opts suites.Options) Selection {
 	sel := Selection{Filter: filter, Options: opts}
 	for _, c := range suites.Checks() {
-		if covers(opts, c.Transport) {
+		if covers(opts, c) {
 			sel.Excluded = append(sel.Excluded, c)
 		}
 	}

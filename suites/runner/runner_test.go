@@ -36,12 +36,12 @@ func TestSelectKeepsWhatTheFilterMatches(t *testing.T) {
 	}
 	mcp := 0
 	for _, c := range suites.Checks() {
-		if c.Transport == catalogue.MCP {
+		if c.Transport == catalogue.MCP && catalogue.CommandOf(c.ID) == "" {
 			mcp++
 		}
 	}
 	if len(sel.Selected)+len(sel.Excluded) != mcp {
-		t.Errorf("selected and excluded do not add up to every MCP judge")
+		t.Errorf("selected and excluded do not add up to every MCP judge of run")
 	}
 }
 
@@ -102,8 +102,14 @@ func TestReportCoversTheWholeCatalogue(t *testing.T) {
 	}
 	run := Report(Meta{Tool: "adcp-conform"}, s, sel, results)
 	run.Settle()
-	if len(run.Rules) != len(catalogue.All()) {
-		t.Fatalf("%d rules in the report, %d in the catalogue", len(run.Rules), len(catalogue.All()))
+	ofRun := 0
+	for _, r := range catalogue.All() {
+		if catalogue.CommandOf(r.ID) == "" {
+			ofRun++
+		}
+	}
+	if len(run.Rules) != ofRun {
+		t.Fatalf("%d rules in the report, %d of run in the catalogue", len(run.Rules), ofRun)
 	}
 	for _, r := range run.Rules {
 		switch {

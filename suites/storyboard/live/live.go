@@ -22,7 +22,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/probes/fetch"
 	"github.com/adcp-conform/adcp-conform/probes/mcp"
-	"github.com/adcp-conform/adcp-conform/probes/rawjson"
+	"github.com/adcp-conform/adcp-conform/probes/plan"
 	"github.com/adcp-conform/adcp-conform/probes/webhook"
 	"github.com/adcp-conform/adcp-conform/probes/wire"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -306,7 +306,9 @@ func fromStore(store *evidence.Store, t evidence.Transport) ([]string, any) {
 		}
 		switch {
 		case c.Kind == evidence.KindToolsList && tools == nil:
-			tools = toolNames(c.Result)
+			if names := plan.ToolNames(c.Result); len(names) > 0 {
+				tools = names
+			}
 		case t == evidence.A2A && c.Kind == evidence.KindHTTPGet && tools == nil && c.Has(evidence.PurposeDiscovery):
 			if card, err := a2a.ParseCard(c.Body, c.URL); err == nil {
 				tools = card.Skills
@@ -319,22 +321,6 @@ func fromStore(store *evidence.Store, t evidence.Transport) ([]string, any) {
 	}
 	sort.Strings(tools)
 	return tools, caps
-}
-
-func toolNames(result json.RawMessage) []string {
-	var r struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if rawjson.Decode(result, &r) != nil {
-		return nil
-	}
-	var out []string
-	for _, t := range r.Tools {
-		out = append(out, t.Name)
-	}
-	return out
 }
 
 // dispatcher makes the steps' calls. Each storyboard is one buyer's

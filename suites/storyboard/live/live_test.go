@@ -71,16 +71,6 @@ func TestGeneratedValuesRoundTripThroughTheStore(t *testing.T) {
 	}
 }
 
-func TestToolNamesReadsAToolsListResult(t *testing.T) {
-	got := toolNames(json.RawMessage(`{"tools":[{"name":"get_products"},{"name":"create_media_buy"}],"Tools":[{"name":"x"}]}`))
-	if strings.Join(got, ",") != "get_products,create_media_buy" {
-		t.Errorf("toolNames = %v", got)
-	}
-	if got := toolNames(json.RawMessage(`[1,2]`)); got != nil {
-		t.Errorf("toolNames of a non-object = %v", got)
-	}
-}
-
 func TestEachAgentHasASessionOfItsOwn(t *testing.T) {
 	if got := sessionKey("media_buy_seller/x", ""); got != "media_buy_seller/x" {
 		t.Errorf("the agent under test's session = %q", got)

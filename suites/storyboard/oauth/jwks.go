@@ -29,17 +29,17 @@ const (
 // narrative). webhook_signing_keys_all_revoked is never reported: see
 // Purpose.
 const (
-	codeBrandUnreachable = "brand_json_unreachable"
-	codeBrandMalformed   = "brand_json_malformed"
-	codeJWKSURIMissing   = "agents_jwks_uri_missing"
-	codeKeysUnpublished  = "webhook_signing_keys_unpublished"
-	codeKeysWrongPurpose = "webhook_signing_keys_wrong_purpose"
+	CodeBrandUnreachable = "brand_json_unreachable"
+	CodeBrandMalformed   = "brand_json_malformed"
+	CodeJWKSURIMissing   = "agents_jwks_uri_missing"
+	CodeKeysUnpublished  = "webhook_signing_keys_unpublished"
+	CodeKeysWrongPurpose = "webhook_signing_keys_wrong_purpose"
 )
 
-// webhookKeyUses are the adcp_use values a webhook may be signed under:
+// KeyUses are the adcp_use values a webhook may be signed under:
 // request-signing, and the deprecated webhook-signing (webhook-
 // emission.yaml, signing_keys_published).
-var webhookKeyUses = []string{"request-signing", "webhook-signing"}
+var KeyUses = []string{"request-signing", "webhook-signing"}
 
 // fetchDescription is what fetch_brand_jwks checks.
 const fetchDescription = "brand.json names the agent's jwks_uri, which serves a JWK Set"
@@ -77,7 +77,7 @@ func BrandURL(caps any, configured string) (brandURL string, origin bool, refuse
 			// security.mdx: a non-HTTPS value is rejected (the schema's
 			// ^https://, which verifiers MUST restate): the agent's
 			// defect, not a fetch the harness could not make.
-			return brandURL, origin, keysFailed(codeBrandUnreachable,
+			return brandURL, origin, keysFailed(CodeBrandUnreachable,
 				"identity.brand_json_url "+wire.Sanitize(fmt.Sprint(u), 200)+" is not an https URL")
 		}
 	}
@@ -97,18 +97,18 @@ func Brand(bo *spec.Observation, brandURL, agentURL string, origin bool) (jwksUR
 	}
 	switch {
 	case bo.Failure != "":
-		bo.Failure = codeBrandUnreachable + ": fetching " + shown + ": " + wire.Sanitize(bo.Failure, 300)
+		bo.Failure = CodeBrandUnreachable + ": fetching " + shown + ": " + wire.Sanitize(bo.Failure, 300)
 		return "", nil, false
 	case bo.HTTPStatus != 200 && origin:
-		return "", keysFailed(codeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200 (the agent declares no identity.brand_json_url; an operator-configured brand.json is given with --brand-json URL)", shown, bo.HTTPStatus)), false
+		return "", keysFailed(CodeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200 (the agent declares no identity.brand_json_url; an operator-configured brand.json is given with --brand-json URL)", shown, bo.HTTPStatus)), false
 	case bo.HTTPStatus != 200:
-		return "", keysFailed(codeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200", shown, bo.HTTPStatus)), false
+		return "", keysFailed(CodeBrandUnreachable, fmt.Sprintf("GET %s answered HTTP %d, not 200", shown, bo.HTTPStatus)), false
 	case len(bo.Call.Body) == 0:
-		return "", keysFailed(codeBrandMalformed, shown+": the body is not JSON (or is over the fetch bound)"), false
+		return "", keysFailed(CodeBrandMalformed, shown+": the body is not JSON (or is over the fetch bound)"), false
 	}
 	agents, err := webhook.ParseBrandAgents(bo.Call.Body)
 	if err != nil {
-		return "", keysFailed(codeBrandMalformed, shown+": "+wire.Sanitize(err.Error(), 200)), false
+		return "", keysFailed(CodeBrandMalformed, shown+": "+wire.Sanitize(err.Error(), 200)), false
 	}
 	base := bo.Call.URL
 	if base == "" {
@@ -117,9 +117,9 @@ func Brand(bo *spec.Observation, brandURL, agentURL string, origin bool) (jwksUR
 	jwksURI, _, err = webhook.AgentJWKSURI(agents, base, agentURL, true)
 	switch {
 	case errors.Is(err, webhook.ErrNoJWKSURI):
-		return "", keysFailed(codeJWKSURIMissing, fmt.Sprintf("%s: none of its %d agents[] entries names a jwks_uri", shown, len(agents))), false
+		return "", keysFailed(CodeJWKSURIMissing, fmt.Sprintf("%s: none of its %d agents[] entries names a jwks_uri", shown, len(agents))), false
 	case err != nil:
-		return "", keysFailed(codeJWKSURIMissing, shown+": "+wire.Sanitize(err.Error(), 200)), false
+		return "", keysFailed(CodeJWKSURIMissing, shown+": "+wire.Sanitize(err.Error(), 200)), false
 	}
 	return jwksURI, nil, true
 }
@@ -134,13 +134,13 @@ func JWKS(jo *spec.Observation, jwksURI string) []spec.Result {
 	// "returning a valid JWKS document".
 	switch {
 	case jo.Failure != "":
-		jo.Failure = codeKeysUnpublished + ": fetching the JWKS at " + shown + ": " + wire.Sanitize(jo.Failure, 300)
+		jo.Failure = CodeKeysUnpublished + ": fetching the JWKS at " + shown + ": " + wire.Sanitize(jo.Failure, 300)
 		return nil
 	case jo.HTTPStatus != 200:
-		return keysFailed(codeKeysUnpublished, fmt.Sprintf("GET %s (the jwks_uri) answered HTTP %d, not 200", shown, jo.HTTPStatus))
+		return keysFailed(CodeKeysUnpublished, fmt.Sprintf("GET %s (the jwks_uri) answered HTTP %d, not 200", shown, jo.HTTPStatus))
 	}
 	if _, err := jwkSet(jo.Call.Body); err != nil {
-		return keysFailed(codeKeysUnpublished, shown+": "+err.Error())
+		return keysFailed(CodeKeysUnpublished, shown+": "+err.Error())
 	}
 	return []spec.Result{{Check: checkFetchBrandJWKS, Passed: true, Severity: "required", Description: fetchDescription}}
 }
@@ -181,15 +181,15 @@ func Purpose(o *spec.Observation) spec.Result {
 	keys, err := jwkSet(o.Call.Body)
 	switch {
 	case err != nil:
-		res.Expected, res.Message = codeKeysUnpublished, codeKeysUnpublished+": "+err.Error()
+		res.Expected, res.Message = CodeKeysUnpublished, CodeKeysUnpublished+": "+err.Error()
 		return res
 	case len(keys) == 0:
-		res.Expected, res.Message = codeKeysUnpublished, codeKeysUnpublished+": the JWKS holds no keys"
+		res.Expected, res.Message = CodeKeysUnpublished, CodeKeysUnpublished+": the JWKS holds no keys"
 		return res
 	}
 	var uses []string
 	for _, k := range keys {
-		for _, u := range webhookKeyUses {
+		for _, u := range KeyUses {
 			if k.AdcpUse == u {
 				res.Passed = true
 				return res
@@ -203,9 +203,9 @@ func Purpose(o *spec.Observation) spec.Result {
 			uses = append(uses, use)
 		}
 	}
-	res.Expected = codeKeysWrongPurpose
+	res.Expected = CodeKeysWrongPurpose
 	res.Actual = strings.Join(uses, ", ")
 	res.Message = fmt.Sprintf("%s: none of the JWKS's %d keys has adcp_use \"request-signing\" or \"webhook-signing\" (adcp_use: %s)",
-		codeKeysWrongPurpose, len(keys), strings.Join(uses, ", "))
+		CodeKeysWrongPurpose, len(keys), strings.Join(uses, ", "))
 	return res
 }
