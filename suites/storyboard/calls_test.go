@@ -10,7 +10,9 @@ import (
 // (bounded as the trip bounds them) and its replay: the runner starts the
 // longest storyboards first by it.
 func TestCallsCountsStepsAndTripAttempts(t *testing.T) {
-	trip := func(n int) spec.Step { return spec.Step{ID: "trip", RateLimitTrip: &spec.RateLimitTrip{MaxAttempts: n}} }
+	trip := func(n int) spec.Step {
+		return spec.Step{ID: "trip", RateLimitTrip: &spec.RateLimitTrip{MaxAttempts: n}}
+	}
 	for _, tc := range []struct {
 		name  string
 		steps []spec.Step
