@@ -205,9 +205,13 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	// others. Then the others side by side, those that wait on purpose
 	// (storyboard.Waits: webhook deliveries and settles, a rate-limit
 	// trip's retry_after) first, so their waiting overlaps the rest of
-	// the run instead of trailing it; in each group the longest first
-	// (Calls), so that the run does not end with one long storyboard
-	// making its calls one by one while the seller idles between them.
+	// the run instead of trailing it, the longest of them first (Calls),
+	// so that the run does not end with one long storyboard making its
+	// calls one by one while the seller idles between them. The others
+	// keep the release's order: their state is the one account's, and
+	// which of them overlap decides what some read (the 3.2 release's
+	// product_filter_behavior, run beside another seeding storyboard,
+	// lists that one's product too).
 	var alone, waiting, other []int
 	for i, sb := range cfg.Release.Storyboards {
 		switch {
@@ -219,13 +223,9 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			other = append(other, i)
 		}
 	}
-	longestFirst := func(ix []int) {
-		sort.SliceStable(ix, func(a, b int) bool {
-			return storyboard.Calls(cfg.Release.Storyboards[ix[a]]) > storyboard.Calls(cfg.Release.Storyboards[ix[b]])
-		})
-	}
-	longestFirst(waiting)
-	longestFirst(other)
+	sort.SliceStable(waiting, func(a, b int) bool {
+		return storyboard.Calls(cfg.Release.Storyboards[waiting[a]]) > storyboard.Calls(cfg.Release.Storyboards[waiting[b]])
+	})
 	for _, i := range alone {
 		if runs(i) {
 			run(i)
