@@ -19,12 +19,15 @@ func a2aID(id string) string { return "a2a/" + strings.TrimPrefix(id, "mcp/") }
 // executeA2A runs the A2A probes: the card, the read and error probes as
 // AdCP invocations, one read tool through the streaming method, the auth
 // probes and the opt-in burst. A2A has no session to break, so every probe
-// is a plain request.
-func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error {
+// is a plain request. The burst is returned, to make once every other call
+// is done (nil: none).
+func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) (func() evidence.Call, error) {
 	card, cardCall, err := a2a.Discover(ctx, cfg.A2A, "a2a/card")
 	add(cardCall)
 	if err != nil {
-		return fmt.Errorf("a2a: %w", err)
+		err = fmt.Errorf("a2a: %w", err)
+		cfg.gate.discovered(err)
+		return nil, err
 	}
 	client := a2a.NewClient(cfg.A2A, card)
 	seed := cfg.Seed
@@ -78,21 +81,23 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 			return call
 		})
 	}
-	if cfg.DiscoveryOnly {
-		for _, c := range ReadCases(listed, nonce) {
-			if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
-				invoke(c)
-			}
-		}
+	reads, capsCase := discoveryCase(ReadCases(listed, nonce))
+	if capsCase != nil {
+		invoke(*capsCase)
 		wg.Wait()
-		return nil
 	}
+	if cfg.DiscoveryOnly {
+		cfg.gate.discovered(nil)
+		return nil, nil
+	}
+	keys := sellerKeysOnce(ctx, Env{Config: cfg, Listed: listed, Add: add}, "a2a/", cfg.A2A.BaseURL)
+	cfg.gate.discovered(nil)
 	wg.Go(func() {
 		for _, c := range a2aAuthProbes(ctx, cfg, card) {
 			add(c)
 		}
 	})
-	for _, c := range ReadCases(listed, nonce) {
+	for _, c := range reads {
 		invoke(c)
 	}
 	if t := pickStreamTool(listed); t != "" && card.Streaming {
@@ -111,13 +116,15 @@ func executeA2A(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 		invoke(c)
 	}
 	wg.Wait()
-	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, A2A: client,
+	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, A2A: client, keys: keys,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, a2aProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(listed, "get_adcp_capabilities") {
-		add(a2aRateBurst(ctx, client.InContext("adcp-conform-burst-"+nonce), min(cfg.RateBurst, MaxRateBurst)))
+		return func() evidence.Call {
+			return a2aRateBurst(ctx, client.InContext("adcp-conform-burst-"+nonce), min(cfg.RateBurst, MaxRateBurst))
+		}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func pickStreamTool(listed []string) string {

@@ -96,6 +96,41 @@ type Config struct {
 	// steps that authenticate as a live-mode test kit are sent with it; ""
 	// leaves them skipped.
 	LiveBearerToken string
+	// Discovered, when set, is called once every transport's discovery
+	// (the cards, initialize, tools/list, the valid get_adcp_capabilities
+	// call) is recorded, with the store and why discovery failed (nil: it
+	// did not); the rest of the probes wait until it returns. A run starts
+	// its storyboards from it, beside the rest of the probes.
+	Discovered func(store *evidence.Store, err error)
+	// ProbesDone, when set, is called once every probe but the rate-limit
+	// bursts (RateBurst) is done; the bursts wait until it returns: a run
+	// waits there for its storyboards, so that a burst overlaps nothing.
+	ProbesDone func()
+
+	// gate holds the probes of every transport after discovery until
+	// Discovered has returned (Execute sets it).
+	gate *gate
+}
+
+// gate is the barrier between discovery and the rest of the probes.
+type gate struct {
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	errs    []error
+	proceed chan struct{}
+}
+
+// discovered says one transport's discovery is over (err: it failed) and
+// waits until the rest of the probes may run.
+func (g *gate) discovered(err error) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	g.errs = append(g.errs, err)
+	g.mu.Unlock()
+	g.wg.Done()
+	<-g.proceed
 }
 
 // Secrets are the run's credential values (the bearer token and the
@@ -339,10 +374,30 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 		}
 	}
 	var (
-		wg     sync.WaitGroup
-		mcpErr error
-		a2aErr error
+		wg       sync.WaitGroup
+		mcpErr   error
+		a2aErr   error
+		mcpBurst func() evidence.Call
+		a2aBurst func() evidence.Call
 	)
+	g := &gate{proceed: make(chan struct{})}
+	cfg.gate = g
+	if cfg.MCP.Endpoint != "" {
+		g.wg.Add(1)
+	}
+	if cfg.A2A.BaseURL != "" {
+		g.wg.Add(1)
+	}
+	go func() {
+		g.wg.Wait()
+		if cfg.Discovered != nil {
+			g.mu.Lock()
+			err := errors.Join(g.errs...)
+			g.mu.Unlock()
+			cfg.Discovered(store, err)
+		}
+		close(g.proceed)
+	}()
 	// The TLS handshakes come first: a seller the client cannot talk to
 	// (TLS 1.1 only, say) still gets its handshake judged.
 	if strings.HasPrefix(cfg.MCP.Endpoint, "https:") {
@@ -352,24 +407,39 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Store, error) {
 		add(tlsHandshake(ctx, cfg, evidence.A2A, cfg.A2A.BaseURL))
 	}
 	if cfg.MCP.Endpoint != "" {
-		wg.Go(func() { mcpErr = executeMCP(ctx, cfg, add) })
+		wg.Go(func() { mcpBurst, mcpErr = executeMCP(ctx, cfg, add) })
 	}
 	if cfg.A2A.BaseURL != "" {
-		wg.Go(func() { a2aErr = executeA2A(ctx, cfg, add) })
+		wg.Go(func() { a2aBurst, a2aErr = executeA2A(ctx, cfg, add) })
 	}
 	wg.Wait()
+	<-g.proceed // Discovered has returned, whatever became of the probes
+	// The bursts overlap nothing: not the other probes, not each other,
+	// not the storyboards (BeforeBurst waits for them): a RATE_LIMITED
+	// reply is then the burst's own, and no other call meets the limit
+	// the burst trips.
+	if cfg.ProbesDone != nil {
+		cfg.ProbesDone()
+	}
+	for _, b := range []func() evidence.Call{mcpBurst, a2aBurst} {
+		if b != nil && ctx.Err() == nil {
+			add(b())
+		}
+	}
 	return store, errors.Join(mcpErr, a2aErr)
 }
 
-// executeMCP runs the MCP probes.
-func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error {
+// executeMCP runs the MCP probes, and returns the rate-limit burst to
+// make once every other call is done (nil: none).
+func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) (func() evidence.Call, error) {
 	for _, c := range cards(ctx, cfg) {
 		add(c)
 	}
 	shared, initCall, err := mcp.Dial(ctx, cfg.MCP, "mcp/initialize")
 	add(initCall)
 	if err != nil {
-		return err
+		cfg.gate.discovered(err)
+		return nil, err
 	}
 	defer shared.Close()
 	list := shared.ListTools(ctx, "mcp/tools/list")
@@ -380,13 +450,13 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 	}
 	nonce := fmt.Sprintf("%016x", rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)).Uint64())
 	listed := ToolNames(list.Result)
+	reads, capsCase := discoveryCase(ReadCases(listed, nonce))
 	if cfg.DiscoveryOnly {
-		for _, c := range ReadCases(listed, nonce) {
-			if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
-				add(run(ctx, cfg, shared, c))
-			}
+		if capsCase != nil {
+			add(run(ctx, cfg, shared, *capsCase))
 		}
-		return nil
+		cfg.gate.discovered(nil)
+		return nil, nil
 	}
 
 	limit := cfg.Concurrency
@@ -417,22 +487,39 @@ func executeMCP(ctx context.Context, cfg Config, add func(evidence.Call)) error 
 			}()
 		}
 	}
+	if capsCase != nil {
+		wave([]Case{*capsCase})
+		wg.Wait()
+	}
+	keys := sellerKeysOnce(ctx, Env{Config: cfg, Listed: listed, Add: add}, "mcp/", cfg.MCP.Endpoint)
+	cfg.gate.discovered(nil)
 	wg.Go(func() {
 		for _, c := range authProbes(ctx, cfg, listed) {
 			add(c)
 		}
 	})
-	wave(ReadCases(listed, nonce))
+	wave(reads)
 	wg.Wait()
 	wave(ErrorCases(listed, nonce, func(t string) bool { return usable[t] }))
 	wg.Wait()
-	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared,
+	env := Env{Config: cfg, Listed: listed, Nonce: nonce, Add: add, Shared: shared, keys: keys,
 		Usable: func(t string) bool { mu.Lock(); defer mu.Unlock(); return usable[t] }}
 	runSets(ctx, env, mcpProbeSets, limit)
 	if cfg.RateBurst > 0 && slices.Contains(ToolNames(list.Result), "get_adcp_capabilities") {
-		add(rateBurst(ctx, cfg))
+		return func() evidence.Call { return rateBurst(ctx, cfg) }, nil
 	}
-	return nil
+	return nil, nil
+}
+
+// discoveryCase splits the valid get_adcp_capabilities case, the last
+// call of discovery, from the other read cases (nil when none is there).
+func discoveryCase(reads []Case) ([]Case, *Case) {
+	for i, c := range reads {
+		if c.Tool == "get_adcp_capabilities" && c.Has(evidence.PurposeValid) {
+			return slices.Delete(slices.Clone(reads), i, i+1), &c
+		}
+	}
+	return reads, nil
 }
 
 // Env is what a registered probe set works with.
@@ -450,6 +537,8 @@ type Env struct {
 	Shared *mcp.Session
 	// A2A is the A2A client (nil over MCP).
 	A2A *a2a.Client
+	// keys are the seller's webhook-signing keys (sellerKeysOnce).
+	keys keysFunc
 }
 
 // A ProbeSet runs further probes after the read and error probes; sets

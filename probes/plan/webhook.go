@@ -63,25 +63,26 @@ type DeliveryNote struct {
 type hookCall func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call
 
 func init() {
-	registerMCP(webhookProbes("mcp/", func(ctx context.Context, env Env) (hookCall, string) {
+	registerMCP(webhookProbes("mcp/", func(ctx context.Context, env Env) hookCall {
 		return func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
 			return env.Shared.CallTool(ctx, id, tool, args, p)
-		}, env.Config.MCP.Endpoint
+		}
 	}))
-	registerA2A(webhookProbes("a2a/", func(ctx context.Context, env Env) (hookCall, string) {
+	registerA2A(webhookProbes("a2a/", func(ctx context.Context, env Env) hookCall {
 		return func(id, tool string, args map[string]any, p evidence.Purpose) evidence.Call {
 			return env.A2A.Send(ctx, id, tool, args, p)
-		}, env.Config.A2A.BaseURL
+		}
 	}))
 }
 
-// webhookProbes is one transport's webhook probe set: how it calls a tool,
-// and the agent URL whose origin holds the signing keys; the registrations
-// are made one after the other and their waits run side by side.
-func webhookProbes(prefix string, face func(context.Context, Env) (hookCall, string)) ProbeSet {
+// webhookProbes is one transport's webhook probe set, given how it calls a
+// tool (the seller's keys were fetched at discovery, Env.keys); the
+// registrations are made one after the other and their waits run side by
+// side.
+func webhookProbes(prefix string, face func(context.Context, Env) hookCall) ProbeSet {
 	return func(ctx context.Context, env Env) {
-		call, agent := face(ctx, env)
-		keys := sellerKeysOnce(ctx, env, prefix, agent)
+		call := face(ctx, env)
+		keys := env.keys
 		var waits []func()
 		syncWebhook(ctx, env, prefix, call, &waits)
 		asyncWebhooks(ctx, env, prefix, keys, call, &waits)
@@ -180,10 +181,24 @@ func asyncWebhooks(ctx context.Context, env Env, prefix string, keys keysFunc, c
 // none.
 type keysFunc func() ([]webhook.JWK, string)
 
-// sellerKeysOnce fetches the seller's keys (sellerKeys) the first time a
-// probe needs them, once per transport: the fetches are recorded once.
+// sellerKeysOnce fetches the seller's keys (sellerKeys) once per
+// transport, the fetches recorded once: during discovery when a webhook
+// probe will need them (hookKeysNeeded), so that the storyboards, which
+// start then, verify their webhooks with them too (SellerKeysFrom).
 func sellerKeysOnce(ctx context.Context, env Env, prefix, agent string) keysFunc {
-	return sync.OnceValues(func() ([]webhook.JWK, string) { return sellerKeys(ctx, env, prefix, agent) })
+	keys := sync.OnceValues(func() ([]webhook.JWK, string) { return sellerKeys(ctx, env, prefix, agent) })
+	if hookKeysNeeded(env) {
+		keys()
+	}
+	return keys
+}
+
+// hookKeysNeeded says whether an RFC 9421 webhook probe will register,
+// and so read the seller's keys: asyncWebhooks on get_products,
+// mediaBuyWebhooks on create_media_buy when mutations are allowed.
+func hookKeysNeeded(env Env) bool {
+	return env.Config.Webhook != nil &&
+		(contains(env.Listed, "get_products") || (contains(env.Listed, "create_media_buy") && env.Config.AllowMutations))
 }
 
 // expectation is what the receiver verifies a registration's deliveries

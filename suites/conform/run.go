@@ -192,11 +192,18 @@ type probed struct {
 	paused time.Duration
 }
 
-// probe runs the probe phase: the probes, the seller's choice of release
-// when it makes it, then the storyboards. The deadline bounds it: the
-// probes stop early enough to leave a fifth of it (at most 30 s) for
-// judging and writing the reports. Fetching the release the seller chose,
-// after the probes, is not counted (a fetch before them never was).
+// probe runs the probe phase: discovery, the seller's choice of release
+// when it makes it, the storyboards that must run alone
+// (storyboard.ShapesNextCall), then the other storyboards beside the rest
+// of the probes — the seller is kept busy by both, the probes' waits
+// (webhooks that must not come, tasks being polled) overlap the
+// storyboards' calls — and last the rate-limit burst, alone
+// (plan.Config.ProbesDone). In flight at once: at most --parallel
+// storyboards, each one call at a time, beside the probes' own bound. The
+// deadline bounds it: the probes stop early enough to leave a fifth of it
+// (at most 30 s) for judging and writing the reports. Fetching the release
+// the seller chose, after discovery, is not counted against the
+// storyboards (a fetch before the probes never was).
 func (s *session) probe(ctx context.Context) (*probed, error) {
 	c := s.cfg
 	s.intr = watch(ctx)
@@ -210,25 +217,53 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 	}
 	s.pc.DiscoveryOnly = len(s.sel.Selected) == 0 // storyboards only: no rule reads the other probes
 	p := &probed{}
-	p.store, p.perr = plan.Execute(pctx, s.pc)
-	if s.rp.Deferred {
-		if p.perr != nil || pctx.Err() != nil {
-			s.rp.Unchosen(&s.sel)
-		} else {
-			at := time.Now()
-			if err := s.rp.Choose(ctx, p.store, s.pc, &s.sel, c.Log); err != nil {
-				return nil, configErr(err)
+	var (
+		sbCtx     = pctx
+		cancelSB  = cancel
+		sbDone    = make(chan struct{})
+		started   bool
+		chooseErr error
+	)
+	defer func() { cancelSB() }()
+	pc := s.pc
+	pc.Discovered = func(store *evidence.Store, perr error) {
+		if s.rp.Deferred {
+			if perr != nil || pctx.Err() != nil {
+				s.rp.Unchosen(&s.sel)
+			} else {
+				at := time.Now()
+				if chooseErr = s.rp.Choose(ctx, store, s.pc, &s.sel, c.Log); chooseErr != nil {
+					cancel() // the run stops: its release cannot be had
+					return
+				}
+				p.paused = time.Since(at)
+				sbCtx, cancelSB = context.WithDeadline(ctx, probeEnd.Add(p.paused))
 			}
-			p.paused = time.Since(at)
-			var cancelSB context.CancelFunc
-			pctx, cancelSB = context.WithDeadline(ctx, probeEnd.Add(p.paused))
-			defer cancelSB()
+		}
+		if perr != nil || pctx.Err() != nil {
+			return
+		}
+		started = true
+		alone := make(chan struct{})
+		go func() {
+			defer close(sbDone)
+			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, func() { close(alone) })
+		}()
+		<-alone // no probe lands between a controller arm and its next call
+	}
+	pc.ProbesDone = func() {
+		if started {
+			<-sbDone // the burst overlaps no storyboard
 		}
 	}
-	if p.perr == nil && pctx.Err() == nil {
-		p.sb = runStoryboards(pctx, s.rp.Storyboards, s.pc, p.store, s.sel.Options.Schemas)
+	p.store, p.perr = plan.Execute(pctx, pc)
+	if started {
+		<-sbDone
 	}
-	p.deadline = errors.Is(pctx.Err(), context.DeadlineExceeded)
+	if chooseErr != nil {
+		return nil, configErr(chooseErr)
+	}
+	p.deadline = errors.Is(sbCtx.Err(), context.DeadlineExceeded) || errors.Is(pctx.Err(), context.DeadlineExceeded)
 	return p, nil
 }
 

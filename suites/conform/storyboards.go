@@ -43,8 +43,12 @@ func (cfg Config) Prefetch() (Config, error) {
 
 // runStoryboards runs the storyboards after the probes, through the same
 // clients and limits, into the same store.
-func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Config, store *evidence.Store, set *schemas.Set) []storyboard.StoryboardResult {
+// aloneDone is called once the storyboards that run alone are done
+// (live.Config.AloneDone), or at once when there are none.
+func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Config, store *evidence.Store, set *schemas.Set,
+	aloneDone func()) []storyboard.StoryboardResult {
 	if p.Release == nil {
+		aloneDone()
 		return nil
 	}
 	// The storyboards' sessions, the further agents' too, connect through
@@ -65,6 +69,7 @@ func runStoryboards(ctx context.Context, p *material.Storyboards, cfg plan.Confi
 	return live.Run(ctx, live.Config{
 		MCP: cfg.MCP, A2A: cfg.A2A, Release: p.Release, Store: store, Add: add, Include: p.Include, Concurrency: cfg.Concurrency, Webhook: cfg.Webhook,
 		TLS: cfg.TLS, Agents: agentsFor(p.Agents, cfg.MCP, cfg.A2A), LiveBearerToken: cfg.LiveBearerToken,
+		AloneDone: aloneDone,
 		Env: storyboard.Env{AllowMutations: cfg.AllowMutations, Sandbox: cfg.Sandbox, LocalFetch: cfg.LocalFetch, BrandJSON: cfg.BrandJSON, Schemas: set, RunnerVersion: AdcpRelease,
 			Credential: cfg.MCP.BearerToken != "" || cfg.A2A.BearerToken != "" || len(cfg.MCP.Header) > 0, LiveCredential: cfg.LiveBearerToken != ""},
 	})

@@ -322,6 +322,23 @@ func Waits(sb *spec.Storyboard) bool {
 	return false
 }
 
+// Calls is how many calls the storyboard makes at most, as its steps say:
+// one a step, a rate-limit trip's max_attempts and its replay. A runner
+// starts the longest first, so the run does not end on one storyboard's
+// sequential calls alone.
+func Calls(sb *spec.Storyboard) int {
+	n := 0
+	for _, ph := range sb.Phases {
+		for _, st := range ph.Steps {
+			n++
+			if st.RateLimitTrip != nil {
+				n += tripAttempts(st.RateLimitTrip)
+			}
+		}
+	}
+	return n
+}
+
 // ShapesNextCall says the storyboard drives a controller scenario that
 // shapes the next call of the caller's account (force_get_products_arm,
 // force_create_media_buy_arm, force_get_signals_arm: "the next … call from

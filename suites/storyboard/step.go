@@ -333,9 +333,13 @@ func (r *runner) parallel(ctx context.Context, st *spec.Step, req Request) (*spe
 // max_attempts; then, after the reply's retry_after (at most
 // replay_max_wait_seconds), the same key again. Without a RATE_LIMITED
 // the step is skipped not_applicable, rate_limit_not_triggered.
+// tripAttempts is how many calls a rate-limit trip makes at most: its
+// max_attempts, at least one, at most 500.
+func tripAttempts(rt *spec.RateLimitTrip) int { return min(max(rt.MaxAttempts, 1), 500) }
+
 func (r *runner) tripRateLimit(ctx context.Context, st *spec.Step, req Request) (*spec.Observation, []*spec.Observation, *spec.Skip) {
 	rt := st.RateLimitTrip
-	attempts := min(max(rt.MaxAttempts, 1), 500)
+	attempts := tripAttempts(rt)
 	maxWait := 30 * time.Second
 	if rt.ReplayMaxWaitSeconds > 0 {
 		maxWait = time.Duration(rt.ReplayMaxWaitSeconds) * time.Second

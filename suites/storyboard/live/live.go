@@ -82,6 +82,10 @@ type Config struct {
 	// Live is sent with it alone, on a session of its own. Its value
 	// must be among the Limits' secrets.
 	LiveBearerToken string
+	// AloneDone, when set, is called once the storyboards that run alone
+	// (storyboard.ShapesNextCall) are done, before the others start: a run
+	// holds its other calls to the seller until then.
+	AloneDone func()
 }
 
 // Agent is a further logical agent of the run: its key and how to reach
@@ -201,7 +205,13 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 	// others. Then the others side by side, those that wait on purpose
 	// (storyboard.Waits: webhook deliveries and settles, a rate-limit
 	// trip's retry_after) first, so their waiting overlaps the rest of
-	// the run instead of trailing it.
+	// the run instead of trailing it, the longest of them first (Calls),
+	// so that the run does not end with one long storyboard making its
+	// calls one by one while the seller idles between them. The others
+	// keep the release's order: their state is the one account's, and
+	// which of them overlap decides what some read (the 3.2 release's
+	// product_filter_behavior, run beside another seeding storyboard,
+	// lists that one's product too).
 	var alone, waiting, other []int
 	for i, sb := range cfg.Release.Storyboards {
 		switch {
@@ -213,10 +223,16 @@ func Run(ctx context.Context, cfg Config) []storyboard.StoryboardResult {
 			other = append(other, i)
 		}
 	}
+	sort.SliceStable(waiting, func(a, b int) bool {
+		return storyboard.Calls(cfg.Release.Storyboards[waiting[a]]) > storyboard.Calls(cfg.Release.Storyboards[waiting[b]])
+	})
 	for _, i := range alone {
 		if runs(i) {
 			run(i)
 		}
+	}
+	if cfg.AloneDone != nil {
+		cfg.AloneDone()
 	}
 	limit := cfg.Concurrency
 	if limit <= 0 {

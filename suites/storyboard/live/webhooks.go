@@ -28,6 +28,8 @@ type receiver struct {
 }
 
 // newReceiver returns the receiver, redacting with the store's redaction.
+// The probes fetch the keys during discovery (plan.Config.Discovered), so
+// storyboards running beside the rest of the probes find them.
 func newReceiver(rec *webhook.Receiver, store *evidence.Store, t evidence.Transport, add func(evidence.Call) evidence.Call) *receiver {
 	return &receiver{rec: rec, t: t, add: add, redact: store.Redactor(), registered: map[string]bool{},
 		keys: sync.OnceValues(func() ([]webhook.JWK, string) { return plan.SellerKeysFrom(store, t) })}
