@@ -139,6 +139,11 @@ func TestSIGINTUnderLoadWritesTheReportsWithinTwoSeconds(t *testing.T) {
 	// A run still going well past the limit is asked for its goroutines
 	// (SIGQUIT): what it waits on is the defect, and CI shows it.
 	slow, _ := loadScaled(3 * time.Second)
+	if raceEnabled {
+		// The race detector makes the writing several times slower: the
+		// 2 s are checked without it (.ci/run runs this test so too).
+		slow = 20 * time.Second
+	}
 	dumped := false
 	select {
 	case <-done:
@@ -160,7 +165,7 @@ func TestSIGINTUnderLoadWritesTheReportsWithinTwoSeconds(t *testing.T) {
 	if got := ExitCode(cmd.ProcessState.ExitCode()); got != ExitInterrupted {
 		t.Errorf("exit %d, want %d\n%s", got, ExitInterrupted, tail(stderr.String()))
 	}
-	if limit, load := loadScaled(2 * time.Second); took > limit {
+	if limit, load := loadScaled(2 * time.Second); took > limit && !raceEnabled {
 		t.Errorf("the run took %v to end after SIGINT, want at most 2 s (%v with the machine's load, ×%.1f)", took, limit, load)
 	}
 	r := readResults(t, dir)
