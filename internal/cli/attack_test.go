@@ -73,6 +73,9 @@ func TestHostileAttacks(t *testing.T) {
 			if a.heavy && (raceEnabled || !targets) {
 				t.Skip("CPU-heavy: run without -race with ADCP_CONFORM_HOSTILE_TARGETS=1 (as .ci/run does)")
 			}
+			if raceEnabled {
+				t.Parallel() // as TestHostileSellers: time is not held under -race
+			}
 			m := hostile.StartMCP(a.b)
 			defer m.Stop()
 			dir := t.TempDir()

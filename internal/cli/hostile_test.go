@@ -199,6 +199,12 @@ func TestHostileSellers(t *testing.T) {
 			if raceEnabled && cpuHeavy[b] {
 				t.Skip("CPU-bound for a minute under the race detector; run without -race: go test -run TestHostileSellers ./internal/cli/")
 			}
+			if raceEnabled {
+				// Under the race detector time is not held, and the runs
+				// mostly wait on the sellers: two at a time (-parallel),
+				// within CI's 15 minutes. Without it, one by one.
+				t.Parallel()
+			}
 			m := hostile.StartMCP(b)
 			defer m.Stop()
 			dir := t.TempDir()
