@@ -9,20 +9,11 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 
 	"github.com/adcp-conform/adcp-conform/internal/cli"
 )
 
-// gcPercent is the binary's GOGC unless the environment sets one: a run
-// keeps little alive (the release, the evidence), so collecting at 60 %
-// growth rather than 100 % takes about a sixth off its peak RSS for about
-// a tenth more CPU (docs/performance.md, storyboards at the seller's pace).
-const gcPercent = 60
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
+	cli.SetGC() // GOGC 60 unless the environment sets one
 	os.Exit(int(cli.Main(os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})))
 }
