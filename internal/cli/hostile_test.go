@@ -42,6 +42,9 @@ const (
 // else runs in the process at the time, the hostile server among it, so
 // they over-count the harness.
 type memWatch struct {
+	// gc is the GOGC in force before the watch applied the binary's
+	// (cli.SetGC): a run's memory is held to the binary's targets.
+	gc         int
 	startAlloc uint64
 	base       uint64
 	peak       uint64
@@ -60,10 +63,13 @@ func readHeapObjects(s []metrics.Sample) uint64 {
 }
 
 func startMemWatch() *memWatch {
+	gc := debug.SetGCPercent(-1)
+	debug.SetGCPercent(gc)
+	SetGC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	w := &memWatch{startAlloc: ms.TotalAlloc, stopCh: make(chan struct{})}
+	w := &memWatch{gc: gc, startAlloc: ms.TotalAlloc, stopCh: make(chan struct{})}
 	s := []metrics.Sample{{Name: heapObjects}}
 	w.base = readHeapObjects(s)
 	w.peak = w.base
@@ -87,6 +93,7 @@ func startMemWatch() *memWatch {
 func (w *memWatch) stop() (allocated, peakGrowth uint64) {
 	close(w.stopCh)
 	w.wg.Wait()
+	defer debug.SetGCPercent(w.gc)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.TotalAlloc - w.startAlloc, w.peak - w.base

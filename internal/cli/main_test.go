@@ -18,7 +18,6 @@ import (
 // release index is never read. Tests of the fetch point the cache at a temporary
 // folder and the source at a local server (withCache).
 func TestMain(m *testing.M) {
-	SetGC() // the command runs in-process: its memory is held to the binary's targets
 	if args := os.Getenv(childArgsEnv); args != "" {
 		os.Exit(int(childMain(args)))
 	}
