@@ -23,7 +23,7 @@ import (
 // fixtures/seller process (--listeners N, each seller its own state, port
 // and token, MCP and A2A 1.0 faces), and the adcp-conform binary run once
 // over all of them — read-only, --parallel-targets 8, the spec's 3.1.19
-// storyboards and schemas from ../shared when it is there (else off) —
+// storyboards and schemas from the spec folder internal/shared finds (else off) —
 // measured from outside by the kernel: wall time, CPU (user + system) and
 // peak RSS of the adcp-conform process; and, from the runtime's gctrace,
 // the heap live after each collection (its median over the run and over

@@ -63,7 +63,7 @@ func TestASellerSpeakingOnly32IsGradedOn32(t *testing.T) {
 		t.Fatalf("exit %d; want %q on stderr and the release in the summary\n%s%s", code, want, so, se)
 	}
 	// The mirror's release folders are named with their links resolved
-	// (../shared may itself be a link).
+	// (the spec folder may itself be a link).
 	resolved := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			return r

@@ -46,8 +46,8 @@ var _ = Describe("the seller", func() {
 
 var _ = conform.Describe(&cfg)
 
-// storyboards are the 3.1.19 compliance storyboards of ../shared, when
-// there; else none (a run given no folder would fetch the published ones).
+// storyboards are the 3.1.19 compliance storyboards of the spec folder
+// internal/shared finds, when there; else none (a run given no folder would fetch the published ones).
 func storyboards() string {
 	if root := shared.Root(); root != "" {
 		return root + "/spec/compliance/3.1.19"
