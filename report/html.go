@@ -153,6 +153,15 @@ func cut(s string, max int) string {
 // (but newlines and tabs) and the bidi controls that can make text read
 // backwards. Each becomes U+FFFD.
 func clean(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return cleanRunes(s)
+		}
+	}
+	return s // printable ASCII (the common case): nothing to drop
+}
+
+func cleanRunes(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
@@ -170,24 +179,84 @@ func clean(s string) string {
 // template escapes T like any other value.
 type seg struct{ C, T string }
 
+// codeBlock is highlighted text, the segments of a pre block; the page shows
+// it through HTML.
+type codeBlock []seg
+
+// HTML renders the segments as the page shows them, each classed one in a
+// span, with the bytes html/template would write for them (the escaping
+// of text content, htmlEscape): a block thousands of segments long is one
+// value for the template, not thousands of actions.
+func (c codeBlock) HTML() template.HTML {
+	n := 0
+	for _, s := range c {
+		n += len(s.T) + len(s.C) + len(`<span class=""></span>`)
+	}
+	b := make([]byte, 0, n+n/8)
+	for _, s := range c {
+		if s.C == "" {
+			b = htmlEscape(b, s.T)
+			continue
+		}
+		b = append(b, `<span class="`...)
+		b = htmlEscape(b, s.C)
+		b = append(b, `">`...)
+		b = htmlEscape(b, s.T)
+		b = append(b, `</span>`...)
+	}
+	return template.HTML(b)
+}
+
+// htmlEscape appends s to b escaped as html/template escapes a value in
+// text content or in a quoted attribute (its htmlReplacementTable): NUL,
+// quotes, "&", "+", "<" and ">"; every other byte, invalid UTF-8
+// included, as it is.
+func htmlEscape(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '&':
+			repl = "&amp;"
+		case '\'':
+			repl = "&#39;"
+		case '+':
+			repl = "&#43;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		b = append(append(b, s[last:i]...), repl...)
+		last = i + 1
+	}
+	return append(b, s[last:]...)
+}
+
 // readable turns a body into highlighted text: pretty-printed JSON when it
 // parses (and nests at most wire.MaxJSONDepth levels), the text as it is
 // otherwise; bounded to max bytes.
-func readable(b []byte, max int) []seg {
+func readable(b []byte, max int) codeBlock {
 	if note := tooDeep(b); note != "" {
-		return []seg{{T: clean(cut(note+string(b), max))}}
+		return codeBlock{{T: clean(cut(note+string(b), max))}}
 	}
 	var out bytes.Buffer
-	if json.Valid(b) && json.Indent(&out, b, "", "  ") == nil {
+	if json.Indent(&out, b, "", "  ") == nil { // Indent validates as json.Valid does
 		return highlight(cut(out.String(), max))
 	}
-	return []seg{{T: clean(cut(string(b), max))}}
+	return codeBlock{{T: clean(cut(string(b), max))}}
 }
 
 // highlight splits pretty-printed JSON (possibly cut short) into classed
 // segments; it never fails on malformed input, it only highlights less.
-func highlight(s string) []seg {
-	var segs []seg
+func highlight(s string) codeBlock {
+	var segs codeBlock
 	plain := func(t string) {
 		if n := len(segs); n > 0 && segs[n-1].C == "" {
 			segs[n-1].T += t
@@ -324,12 +393,12 @@ type htmlFinding struct {
 	Count  int
 	// Actual is nil when the value is absent at the pointer (Absent) or
 	// the step recorded none.
-	Expected []seg
-	Actual   []seg
+	Expected codeBlock
+	Actual   codeBlock
 	Absent   bool
 	// Sent is what the harness sent that the finding is about (the
 	// request's context, for the CTX rules).
-	Sent []seg
+	Sent codeBlock
 }
 
 // htmlExchange is one redacted exchange, made readable.
@@ -337,10 +406,10 @@ type htmlExchange struct {
 	ProbeID      string
 	Transport    string
 	RequestLine  string
-	RequestBody  []seg
+	RequestBody  codeBlock
 	StatusLine   string
 	Headers      []string
-	ResponseBody []seg
+	ResponseBody codeBlock
 	Error        string
 }
 
@@ -451,7 +520,7 @@ func attention(r *Run) []htmlAttention {
 
 // sentContext is the context object of a request's arguments (what a CTX
 // rule expects back), or the whole arguments when they carry none.
-func sentContext(payload json.RawMessage) []seg {
+func sentContext(payload json.RawMessage) codeBlock {
 	if len(payload) == 0 || string(payload) == "null" {
 		return nil
 	}
@@ -466,16 +535,16 @@ func sentContext(payload json.RawMessage) []seg {
 
 // expectedText renders a validation's expected value: a string as it is,
 // anything else as pretty JSON.
-func expectedText(v any) []seg {
+func expectedText(v any) codeBlock {
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case string:
-		return []seg{{T: clean(cut(x, maxValueText))}}
+		return codeBlock{{T: clean(cut(x, maxValueText))}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return []seg{{T: clean(cut(fmt.Sprint(v), maxValueText))}}
+		return codeBlock{{T: clean(cut(fmt.Sprint(v), maxValueText))}}
 	}
 	return readable(b, maxValueText)
 }
@@ -595,8 +664,8 @@ type htmlStep struct {
 	Advisory      []htmlValidation
 	NotApplicable []Validation
 	Observations  []string
-	Request       []seg
-	Response      []seg
+	Request       codeBlock
+	Response      codeBlock
 	// RequestLine and ResponseLine say what the payloads are.
 	RequestLine  string
 	ResponseLine string
@@ -613,8 +682,8 @@ type htmlStep struct {
 type htmlValidation struct {
 	Validation
 	Pointer  string
-	Expected []seg
-	Actual   []seg
+	Expected codeBlock
+	Actual   codeBlock
 	// Promoted is set when the runner promoted the validation from
 	// advisory to required.
 	Promoted bool
