@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/adcp-conform/adcp-conform/probes/evidence"
 	"github.com/adcp-conform/adcp-conform/report"
@@ -51,9 +52,9 @@ type Finish struct {
 // WriteReports completes a judged run and writes its folder dir: it
 // records the judge options sel holds, applies the results contract's
 // redaction rules, the baseline and the certification marks, writes every
-// report through the store's redaction (evidence.json last), embeds the
-// evidence hashes in results.json and signs it (or removes a signature
-// left from before).
+// report through the store's redaction (the others at once, then
+// results.json), embeds the other files' hashes and the evidence's in
+// results.json and signs it (or removes a signature left from before).
 func WriteReports(dir string, run *report.Run, store *evidence.Store, sel runner.Selection, p Finish) error {
 	p.settle(run, sel)
 	written, hashes, err := writeReports(dir, run, store, p.Stop)
@@ -117,59 +118,71 @@ func (p Finish) settle(run *report.Run, sel runner.Selection) {
 	certify.Mark(run, p.Certify)
 }
 
-// writeReports writes every report file into dir, whatever the verdict,
-// through the store's redaction, evidence.json last and only
-// as long as stop (nil: never) gives no reason. It returns the calls
-// evidence.json holds and the hash of each file, both taken as they were
-// written: sealing the folder reads nothing back (evidence.json may be
-// hundreds of megabytes).
+// writeReports writes the report files but results.json into dir, whatever
+// the verdict, through the store's redaction: evidence.json only as long
+// as stop (nil: never) gives no reason. The files are written at once, one
+// goroutine each: the seller idles while a run writes, and the largest
+// (report.html, evidence.json) take about the same time. A results.json
+// left from an earlier run is removed first, so a folder whose writing
+// failed never holds one that names files it does not. It returns the
+// calls evidence.json holds and the hash of each file, both taken as they
+// were written: sealing the folder reads nothing back (evidence.json may
+// be hundreds of megabytes).
 func writeReports(dir string, run *report.Run, store *evidence.Store, stop func() string) ([]evidence.Written, map[string]report.FileHash, error) {
-	hashes := map[string]report.FileHash{}
-	write := func(name string, fn func(io.Writer) error) error {
+	if err := os.Remove(filepath.Join(dir, FileResults)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	red := store.Redactor()
+	write := func(name string, fn func(io.Writer) error) (report.FileHash, error) {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
-			return err
+			return report.FileHash{}, err
 		}
 		h := sha256.New()
 		n := &counter{}
 		// The hash is of the bytes the file holds: redacted.
-		w := store.Redactor().Writer(io.MultiWriter(f, h, n))
+		w := red.Writer(io.MultiWriter(f, h, n))
 		if err := fn(w); err != nil {
 			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
+			return report.FileHash{}, fmt.Errorf("writing %s: %w", name, err)
 		}
 		if err := w.Close(); err != nil {
 			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
+			return report.FileHash{}, fmt.Errorf("writing %s: %w", name, err)
 		}
-		hashes[name] = report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}
-		return f.Close()
+		return report.FileHash{Name: name, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}, f.Close()
 	}
-	jsonOf := func(v any) func(io.Writer) error {
-		return func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}
-	}
-	for _, f := range []struct {
+	var written []evidence.Written
+	files := []struct {
 		name string
 		fn   func(io.Writer) error
 	}{
-		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
+		{FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
+			written, err = store.WriteJSONUntil(w, stop)
+			return err
+		}},
 		{FileHTML, func(w io.Writer) error { return report.WriteHTML(w, run) }},
-		{FileResults, jsonOf(run)},
-	} {
-		if err := write(f.name, f.fn); err != nil {
-			return nil, nil, err
-		}
+		{FileJUnit, func(w io.Writer) error { return report.WriteJUnit(w, run) }},
 	}
-	var written []evidence.Written
-	err := write(FileEvidence, func(w io.Writer) (err error) { // call by call: it may hold --max-total about three times
-		written, err = store.WriteJSONUntil(w, stop)
-		return err
-	})
-	return written, hashes, err
+	got := make([]report.FileHash, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = write(f.name, f.fn)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	hashes := map[string]report.FileHash{}
+	for _, h := range got {
+		hashes[h.Name] = h
+	}
+	return written, hashes, nil
 }
 
 // counter counts the bytes written through it.

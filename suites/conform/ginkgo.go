@@ -97,8 +97,9 @@ func Describe(cfg *Config) bool {
 				p = nil
 				ginkgo.Fail(err.Error())
 			}
+			p.storyboards() // the storyboards' specs read their results
 			probes = p.store.Probes()
-			interrupted = s.intr.why()
+			interrupted = p.interrupted
 			s.intr.stop() // the spec context ends with this node
 			sbr = &report.Run{StoryboardsRelease: p.release(s), Sandbox: c.Sandbox}
 			runner.AddStoryboards(sbr, p.sb, s.rp.Storyboards.Unavailable)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -190,6 +191,20 @@ type probed struct {
 	// paused is how long the release the seller chose took to fetch: not
 	// counted against the deadline.
 	paused time.Duration
+	// storyboards waits for the storyboards, which may still run when
+	// the rule probes are done, and settles deadline and interrupted;
+	// once they are done, sb and the store are complete.
+	storyboards func()
+	// interrupted is what interrupted the probing ("" when nothing did
+	// before the last of the probes and storyboards was done).
+	interrupted string
+}
+
+// ending is when a part of the probing ended, and what had interrupted
+// the run by then.
+type ending struct {
+	at  time.Time
+	why string
 }
 
 // probe runs the probe phase: discovery, the seller's choice of release
@@ -210,7 +225,6 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 	s.reserve = min(c.Deadline/5, 30*time.Second)
 	probeEnd := s.started.Add(c.Deadline - s.reserve)
 	pctx, cancel := context.WithDeadline(ctx, probeEnd)
-	defer cancel()
 	fmt.Fprintf(c.Log, "adcp-conform: probing %s\n", wire.Sanitize(strings.TrimSpace(s.pc.MCP.Endpoint+" "+s.pc.A2A.BaseURL), 400))
 	if c.Verbose {
 		s.pc.OnCall = verbosePrinter(c.Log)
@@ -223,8 +237,8 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		sbDone    = make(chan struct{})
 		started   bool
 		chooseErr error
+		sbEnd     ending
 	)
-	defer func() { cancelSB() }()
 	pc := s.pc
 	pc.Discovered = func(store *evidence.Store, perr error) {
 		if s.rp.Deferred {
@@ -248,31 +262,45 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		go func() {
 			defer close(sbDone)
 			p.sb = runStoryboards(sbCtx, s.rp.Storyboards, s.pc, store, s.sel.Options.Schemas, func() { close(alone) })
+			sbEnd = ending{time.Now(), s.intr.why()}
 		}()
 		<-alone // no probe lands between a controller arm and its next call
 	}
 	pc.ProbesDone = func() {
-		if started {
+		if started && pc.RateBurst > 0 {
 			<-sbDone // the burst overlaps no storyboard
 		}
 	}
 	p.store, p.perr = plan.Execute(pctx, pc)
-	if started {
-		<-sbDone
-	}
+	end := ending{time.Now(), s.intr.why()}
+	p.storyboards = sync.OnceFunc(func() {
+		if started {
+			<-sbDone
+			if sbEnd.at.After(end.at) {
+				end = sbEnd
+			}
+		}
+		p.interrupted = end.why
+		p.deadline = errors.Is(sbCtx.Err(), context.DeadlineExceeded) || errors.Is(pctx.Err(), context.DeadlineExceeded)
+		cancelSB()
+		cancel()
+	})
 	if chooseErr != nil {
+		p.storyboards()
 		return nil, configErr(chooseErr)
 	}
-	p.deadline = errors.Is(sbCtx.Err(), context.DeadlineExceeded) || errors.Is(pctx.Err(), context.DeadlineExceeded)
 	return p, nil
 }
 
-// judge judges the evidence, builds the report and writes it.
+// judge judges the evidence, builds the report and writes it. The rules
+// are judged as soon as their probes are done (they read no storyboard's
+// call, evidence.Store.Probes): the storyboards may still run, and the
+// end of a run is often one of them making its last calls one by one
+// while the harness would otherwise idle.
 func (s *session) judge(p *probed) (*report.Run, error) {
+	defer p.storyboards()
 	c, intr := s.cfg, s.intr
 	deadlineHit := fmt.Sprintf("the run deadline (%s) was hit", c.Deadline)
-	diag := runner.Diagnose(p.store)
-	meta := s.meta(p, diag, intr.why())
 	deadline := s.started.Add(c.Deadline - s.reserve/2 + p.paused)
 	sel := s.sel
 	sel.Options.Stop = func() string {
@@ -311,6 +339,9 @@ func (s *session) judge(p *probed) (*report.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.storyboards()
+	diag := runner.Diagnose(p.store)
+	meta := s.meta(p, diag, p.interrupted)
 	if why := sel.Options.Stop(); meta.HarnessError == "" && why != "" {
 		meta.HarnessError = why + " while judging"
 	}
