@@ -246,7 +246,9 @@ func readable(b []byte, max int) codeBlock {
 		return codeBlock{{T: clean(cut(note+string(b), max))}}
 	}
 	var out bytes.Buffer
-	if json.Indent(&out, b, "", "  ") == nil { // Indent validates as json.Valid does
+	// json.Valid first: Indent writes its output up to the error, and
+	// indents a deep invalid body (no end to its nesting) quadratically.
+	if json.Valid(b) && json.Indent(&out, b, "", "  ") == nil {
 		return highlight(cut(out.String(), max))
 	}
 	return codeBlock{{T: clean(cut(string(b), max))}}
