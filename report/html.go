@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	_ "embed"
@@ -24,14 +25,12 @@ var htmlSource string
 // escapes every value for its context (text, attribute, URL), so seller
 // strings can never become markup.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower":        func(o Outcome) string { return strings.ToLower(string(o)) },
-	"clean":        clean,
-	"exchangeText": exchangeText,
-	"outcomes":     func() []Outcome { return outcomeOrder },
-	"md":           catalogueMarkdown,
-	"lowerString":  strings.ToLower,
-	"outcomeOf":    attentionOutcome,
+	"clean":    clean,
+	"outcomes": func() []Outcome { return outcomeOrder },
 }).Parse(htmlSource))
+
+// lowerOutcome is o in lower case, for class and data attributes.
+func lowerOutcome(o Outcome) string { return strings.ToLower(string(o)) }
 
 // attentionOutcome is the outcome a storyboard attention label stands for
 // (for its badge's class).
@@ -153,6 +152,15 @@ func cut(s string, max int) string {
 // (but newlines and tabs) and the bidi controls that can make text read
 // backwards. Each becomes U+FFFD.
 func clean(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return cleanRunes(s)
+		}
+	}
+	return s // printable ASCII (the common case): nothing to drop
+}
+
+func cleanRunes(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
@@ -170,24 +178,86 @@ func clean(s string) string {
 // template escapes T like any other value.
 type seg struct{ C, T string }
 
+// codeBlock is highlighted text, the segments of a pre block; the page shows
+// it through HTML.
+type codeBlock []seg
+
+// HTML renders the segments as the page shows them, each classed one in a
+// span, with the bytes html/template would write for them (the escaping
+// of text content, htmlEscape): a block thousands of segments long is one
+// value for the template, not thousands of actions.
+func (c codeBlock) HTML() template.HTML {
+	n := 0
+	for _, s := range c {
+		n += len(s.T) + len(s.C) + len(`<span class=""></span>`)
+	}
+	b := make([]byte, 0, n+n/8)
+	for _, s := range c {
+		if s.C == "" {
+			b = htmlEscape(b, s.T)
+			continue
+		}
+		b = append(b, `<span class="`...)
+		b = htmlEscape(b, s.C)
+		b = append(b, `">`...)
+		b = htmlEscape(b, s.T)
+		b = append(b, `</span>`...)
+	}
+	return template.HTML(b)
+}
+
+// htmlEscape appends s to b escaped as html/template escapes a value in
+// text content or in a quoted attribute (its htmlReplacementTable): NUL,
+// quotes, "&", "+", "<" and ">"; every other byte, invalid UTF-8
+// included, as it is.
+func htmlEscape(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '&':
+			repl = "&amp;"
+		case '\'':
+			repl = "&#39;"
+		case '+':
+			repl = "&#43;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		b = append(append(b, s[last:i]...), repl...)
+		last = i + 1
+	}
+	return append(b, s[last:]...)
+}
+
 // readable turns a body into highlighted text: pretty-printed JSON when it
 // parses (and nests at most wire.MaxJSONDepth levels), the text as it is
 // otherwise; bounded to max bytes.
-func readable(b []byte, max int) []seg {
+func readable(b []byte, max int) codeBlock {
 	if note := tooDeep(b); note != "" {
-		return []seg{{T: clean(cut(note+string(b), max))}}
+		return codeBlock{{T: clean(cut(note+string(b), max))}}
 	}
 	var out bytes.Buffer
+	// json.Valid first: Indent writes its output up to the error, and
+	// indents a deep invalid body (no end to its nesting) quadratically.
 	if json.Valid(b) && json.Indent(&out, b, "", "  ") == nil {
 		return highlight(cut(out.String(), max))
 	}
-	return []seg{{T: clean(cut(string(b), max))}}
+	return codeBlock{{T: clean(cut(string(b), max))}}
 }
 
 // highlight splits pretty-printed JSON (possibly cut short) into classed
 // segments; it never fails on malformed input, it only highlights less.
-func highlight(s string) []seg {
-	var segs []seg
+func highlight(s string) codeBlock {
+	var segs codeBlock
 	plain := func(t string) {
 		if n := len(segs); n > 0 && segs[n-1].C == "" {
 			segs[n-1].T += t
@@ -252,7 +322,7 @@ type htmlView struct {
 	// errors and stale baseline entries, those that fail the run first.
 	Attention []htmlAttention
 	// SBAttention are the storyboard steps to look at first, likewise.
-	SBAttention []sbAttention
+	SBAttention []htmlSBAttention
 	// SBCategories are the storyboards by category, the categories with a
 	// failure or an error first.
 	SBCategories []htmlSBCategory
@@ -265,10 +335,26 @@ type htmlView struct {
 	SBNotApplicable int
 }
 
+// The view types below hold what the page prints, laid out in Go:
+// seller and storyboard strings already cleaned, outcomes already lower
+// case, tests already decided. Each call and each field of an embedded
+// struct costs html/template a reflective look-up per row, and a large
+// run's page has thousands of rows.
+
 // htmlAttention is one line of the page's "failures first" list.
 type htmlAttention struct {
 	ID, Level, Label, Transports, Finding string
-	Outcome                               Outcome
+	// Class is the outcome in lower case.
+	Class string
+}
+
+// htmlSBAttention is one line of the page's storyboard "failures first"
+// list (an sbAttention, laid out).
+type htmlSBAttention struct {
+	Storyboard, Where, What string
+	// Class is the outcome the label stands for, Label the label, both
+	// lower case; Faces the faces on one line.
+	Class, Label, Faces string
 }
 
 // htmlTallyRow is one family's row of the summary: its counts on each of
@@ -301,7 +387,16 @@ type htmlFamily struct {
 
 // htmlRule is one rule's row.
 type htmlRule struct {
-	RuleResult
+	ID, Family string
+	Level      Level
+	Outcome    Outcome
+	// Class is the outcome in lower case; NotPassed is set unless it
+	// passed.
+	Class     string
+	NotPassed bool
+	// Statement and Source are the catalogue's text, rendered.
+	Statement, Source template.HTML
+	Baseline          *BaselineMark
 	// TransportList is the rule's transports, space-separated, for the
 	// transport filter.
 	TransportList string
@@ -309,38 +404,46 @@ type htmlRule struct {
 	Exchanges     []htmlExchange
 	Links         []specLink
 	// SpecLines are the judges' messages worth showing: all of them, but
-	// a failure's when its findings say it better.
+	// a failure's when its findings say it better (Transport and Message
+	// cleaned).
 	SpecLines []SpecResult
+	// Message is the rule's message (cleaned) when it has no spec to
+	// show it.
+	Message string
 }
 
 // htmlFinding is one finding — or several alike: the same message at the
 // same pointer on several probes, collapsed — with the failed validation
 // behind the first, if the run's steps recorded one.
 type htmlFinding struct {
-	Finding
+	// Where is the JSON pointer, "(whole reply)" without one.
+	Where, Message, Transport string
 	// Probes are the probes of the collapsed findings, the first's
-	// included; Count is how many.
+	// included; Count is how many, Many set when more than one.
 	Probes []string
 	Count  int
+	Many   bool
+	// Values is set when the finding has a row of values.
+	Values bool
 	// Actual is nil when the value is absent at the pointer (Absent) or
 	// the step recorded none.
-	Expected []seg
-	Actual   []seg
+	Expected codeBlock
+	Actual   codeBlock
 	Absent   bool
 	// Sent is what the harness sent that the finding is about (the
 	// request's context, for the CTX rules).
-	Sent []seg
+	Sent codeBlock
 }
 
-// htmlExchange is one redacted exchange, made readable.
+// htmlExchange is one redacted exchange, made readable (ProbeID cleaned).
 type htmlExchange struct {
 	ProbeID      string
 	Transport    string
 	RequestLine  string
-	RequestBody  []seg
+	RequestBody  codeBlock
 	StatusLine   string
 	Headers      []string
-	ResponseBody []seg
+	ResponseBody codeBlock
 	Error        string
 }
 
@@ -379,23 +482,35 @@ func WriteHTML(w io.Writer, r *Run) error {
 				v.Transports = append(v.Transports, t)
 			}
 		}
-		hr := htmlRule{RuleResult: rule, TransportList: strings.Join(trs, " "), Links: specLinks(rule)}
+		hr := htmlRule{ID: rule.ID, Family: rule.Family, Level: rule.Level, Outcome: rule.Outcome,
+			Class: lowerOutcome(rule.Outcome), NotPassed: rule.Outcome != Passed,
+			Statement: catalogueMarkdown(rule.Statement), Source: catalogueMarkdown(rule.Source), Baseline: rule.Baseline,
+			TransportList: strings.Join(trs, " "), Links: specLinks(rule)}
 		for _, sp := range rule.Specs {
 			if sp.Outcome == Failed && len(rule.Findings) > 0 {
 				continue
 			}
+			sp.Transport, sp.Message = clean(sp.Transport), clean(sp.Message)
 			hr.SpecLines = append(hr.SpecLines, sp)
+		}
+		if len(rule.Specs) == 0 {
+			hr.Message = clean(rule.Message)
 		}
 		same := map[[3]string]int{}
 		for _, f := range rule.Findings {
 			k := [3]string{f.Transport, f.JSONPointer, f.Message}
 			if i, ok := same[k]; ok {
 				hr.Findings[i].Count++
-				hr.Findings[i].Probes = append(hr.Findings[i].Probes, f.ProbeID)
+				hr.Findings[i].Many = true
+				hr.Findings[i].Probes = append(hr.Findings[i].Probes, clean(f.ProbeID))
 				continue
 			}
 			same[k] = len(hr.Findings)
-			hf := htmlFinding{Finding: f, Probes: []string{f.ProbeID}, Count: 1}
+			hf := htmlFinding{Where: "(whole reply)", Message: clean(f.Message), Transport: clean(f.Transport),
+				Probes: []string{clean(f.ProbeID)}, Count: 1}
+			if f.JSONPointer != "" {
+				hf.Where = clean(f.JSONPointer)
+			}
 			if val, ok := failedValidations.find(rule.ID, f); ok {
 				hf.Expected = expectedText(val.Expected)
 				// The runner records an absent value as the string
@@ -407,6 +522,7 @@ func WriteHTML(w io.Writer, r *Run) error {
 			if rule.Family == "CTX" {
 				hf.Sent = sentContext(requests[f.ProbeID])
 			}
+			hf.Values = len(hf.Expected) > 0 || len(hf.Actual) > 0 || hf.Absent || len(hf.Sent) > 0
 			hr.Findings = append(hr.Findings, hf)
 		}
 		for _, e := range rule.Evidence {
@@ -420,9 +536,9 @@ func WriteHTML(w io.Writer, r *Run) error {
 	v.Transports = slices.DeleteFunc(v.Transports, func(t string) bool { return !r.Tested(t) })
 	v.Tally = tallyMatrix(tally(r), v.Transports)
 	v.Attention = attention(r)
-	v.SBAttention = storyboardAttention(r)
-	for i := range v.SBAttention {
-		v.SBAttention[i].What = clean(v.SBAttention[i].What)
+	for _, a := range storyboardAttention(r) {
+		v.SBAttention = append(v.SBAttention, htmlSBAttention{Storyboard: a.Storyboard, Where: clean(a.Where), What: clean(a.What),
+			Class: lowerOutcome(attentionOutcome(a.Label)), Label: strings.ToLower(a.Label), Faces: a.FaceList()})
 	}
 	v.SBCategories = htmlStoryboards(r)
 	v.SBCounts = Counts{}
@@ -430,7 +546,15 @@ func WriteHTML(w io.Writer, r *Run) error {
 		v.SBCounts[sb.Outcome]++
 	}
 	v.SBSteps, v.SBAdvisory, v.SBNotApplicable = storyboardStepTally(r)
-	return page.Execute(w, v)
+	// The template writes each action's bytes apart, some 20 000 writes
+	// for a large run: the writer downstream (the redacting writer, the
+	// file) sees 64 KB at a time instead.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := page.Execute(bw, v)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // attention lists the rules to look at first, in the terminal summary's
@@ -444,14 +568,14 @@ func attention(r *Run) []htmlAttention {
 			what = mark
 		}
 		out = append(out, htmlAttention{ID: rule.ID, Level: string(rule.Level), Label: strings.ToLower(l),
-			Transports: failedTransports(rule), Finding: clean(what), Outcome: rule.Outcome})
+			Transports: clean(failedTransports(rule)), Finding: clean(what), Class: lowerOutcome(rule.Outcome)})
 	}
 	return out
 }
 
 // sentContext is the context object of a request's arguments (what a CTX
 // rule expects back), or the whole arguments when they carry none.
-func sentContext(payload json.RawMessage) []seg {
+func sentContext(payload json.RawMessage) codeBlock {
 	if len(payload) == 0 || string(payload) == "null" {
 		return nil
 	}
@@ -466,16 +590,16 @@ func sentContext(payload json.RawMessage) []seg {
 
 // expectedText renders a validation's expected value: a string as it is,
 // anything else as pretty JSON.
-func expectedText(v any) []seg {
+func expectedText(v any) codeBlock {
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case string:
-		return []seg{{T: clean(cut(x, maxValueText))}}
+		return codeBlock{{T: clean(cut(x, maxValueText))}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return []seg{{T: clean(cut(fmt.Sprint(v), maxValueText))}}
+		return codeBlock{{T: clean(cut(fmt.Sprint(v), maxValueText))}}
 	}
 	return readable(b, maxValueText)
 }
@@ -517,7 +641,7 @@ func (idx validations) find(rule string, f Finding) (Validation, bool) {
 // when they parse as JSON (each server-sent event's data likewise), only
 // the allowlisted response headers, everything cleaned and bounded.
 func readableExchange(e Evidence, x wire.Exchange) htmlExchange {
-	hx := htmlExchange{ProbeID: e.ProbeID, Transport: e.Transport,
+	hx := htmlExchange{ProbeID: clean(e.ProbeID), Transport: e.Transport,
 		RequestLine: clean(cut(x.Method+" "+x.URL, 2048)), Error: clean(cut(x.Error, 2048))}
 	if len(x.RequestBody) > 0 {
 		hx.RequestBody = readable(x.RequestBody, maxExchangeText)
@@ -569,34 +693,52 @@ func (c htmlSBCategory) CountLine() string { return countLine(c.Counts, storyboa
 // htmlSkipGroup is the storyboards of a category skipped for one reason.
 type htmlSkipGroup struct {
 	Reason      string
-	Storyboards []StoryboardResult
+	Storyboards []htmlSkipped
+}
+
+// htmlSkipped is a storyboard skipped as a whole (Skip's Detail cleaned).
+type htmlSkipped struct {
+	ID       string
+	Skip     *Skip
+	Baseline *BaselineMark
 }
 
 // htmlStoryboard is one storyboard's row: its steps, open when it failed
 // or errored.
 type htmlStoryboard struct {
-	StoryboardResult
-	Open  bool
-	Steps []htmlStep
+	ID       string
+	Outcome  Outcome
+	Class    string // the outcome in lower case
+	Baseline *BaselineMark
+	// Title, Path and Error are cleaned.
+	Title, Path, Error string
+	Open               bool
+	Steps              []htmlStep
+	// StepCount is how many steps, "1 step" or "3 steps"; StepLine
+	// their counts on one line.
+	StepCount, StepLine string
 }
-
-// StepLine is the storyboard's step counts on one line.
-func (s htmlStoryboard) StepLine() string { return countLine(s.Counts, storyboardOrder) }
 
 // htmlStep is one storyboard step as the page shows it: a passed step on
 // one line; one that did not pass with its failed validations and its
 // payloads.
 type htmlStep struct {
-	Step
 	Outcome Outcome
+	Class   string // the outcome in lower case
+	// Where is phase/step; Where, Task, Title and Error are cleaned, so
+	// are Skip's Detail, the observations and the notices.
+	Where, Task, Title, Error string
+	Skip                      *Skip
+	Notices                   []Notice
 	// Failed are the failed required validations, Advisory the failed
-	// advisory ones, NotApplicable those graded not applicable.
+	// advisory ones, NotApplicable those graded not applicable (Check
+	// and Note cleaned).
 	Failed        []htmlValidation
 	Advisory      []htmlValidation
 	NotApplicable []Validation
 	Observations  []string
-	Request       []seg
-	Response      []seg
+	Request       codeBlock
+	Response      codeBlock
 	// RequestLine and ResponseLine say what the payloads are.
 	RequestLine  string
 	ResponseLine string
@@ -609,12 +751,14 @@ type htmlStep struct {
 	BaselineUpstream string
 }
 
-// htmlValidation is one failed validation, its values made readable.
+// htmlValidation is one failed validation, its values made readable,
+// its strings cleaned.
 type htmlValidation struct {
-	Validation
-	Pointer  string
-	Expected []seg
-	Actual   []seg
+	// Advisory is set for an advisory validation.
+	Advisory                                 bool
+	Check, Pointer, ID, Description, Message string
+	Expected                                 codeBlock
+	Actual                                   codeBlock
 	// Promoted is set when the runner promoted the validation from
 	// advisory to required.
 	Promoted bool
@@ -636,7 +780,9 @@ func htmlStoryboards(r *Run) []htmlSBCategory {
 				if sb.Outcome != o {
 					continue
 				}
-				hs := htmlStoryboard{StoryboardResult: sb, Open: o != Passed}
+				hs := htmlStoryboard{ID: sb.ID, Outcome: sb.Outcome, Class: lowerOutcome(sb.Outcome), Baseline: sb.Baseline,
+					Title: clean(sb.Title), Path: clean(sb.Path), Error: clean(sb.Error), Open: o != Passed,
+					StepLine: countLine(sb.Counts, storyboardOrder)}
 				for _, st := range r.StoryboardSteps(sb.ID) {
 					h := htmlStepOf(st)
 					if h.Baseline = sb.StepMark(st.PhaseID, st.StepID); h.Baseline != nil {
@@ -646,6 +792,10 @@ func htmlStoryboards(r *Run) []htmlSBCategory {
 						}
 					}
 					hs.Steps = append(hs.Steps, h)
+				}
+				hs.StepCount = fmt.Sprintf("%d steps", len(hs.Steps))
+				if len(hs.Steps) == 1 {
+					hs.StepCount = "1 step"
 				}
 				hc.Storyboards = append(hc.Storyboards, hs)
 			}
@@ -663,7 +813,11 @@ func htmlStoryboards(r *Run) []htmlSBCategory {
 				i = len(hc.Skipped)
 				hc.Skipped = append(hc.Skipped, htmlSkipGroup{Reason: reason})
 			}
-			hc.Skipped[i].Storyboards = append(hc.Skipped[i].Storyboards, sb)
+			hs := htmlSkipped{ID: sb.ID, Baseline: sb.Baseline}
+			if sb.Skip != nil {
+				hs.Skip = &Skip{Reason: sb.Skip.Reason, Detail: clean(sb.Skip.Detail)}
+			}
+			hc.Skipped[i].Storyboards = append(hc.Skipped[i].Storyboards, hs)
 		}
 		out = append(out, hc)
 	}
@@ -681,15 +835,27 @@ func htmlStoryboards(r *Run) []htmlSBCategory {
 
 // htmlStepOf makes one storyboard step readable.
 func htmlStepOf(st Step) htmlStep {
-	hs := htmlStep{Step: st, Outcome: st.Outcome()}
+	hs := htmlStep{Outcome: st.Outcome(), Where: clean(st.PhaseID) + "/" + clean(st.StepID), Task: clean(st.Task),
+		Title: clean(st.Title), Error: clean(st.Error)}
+	hs.Class = lowerOutcome(hs.Outcome)
+	if st.Skip != nil {
+		hs.Skip = &Skip{Reason: st.Skip.Reason, Detail: clean(st.Skip.Detail)}
+	}
+	for _, n := range st.Notices {
+		hs.Notices = append(hs.Notices, Notice{Severity: clean(n.Severity), EffectiveVersion: clean(n.EffectiveVersion),
+			Code: clean(n.Code), Message: clean(n.Message)})
+	}
 	for _, v := range st.Validations {
-		hs.Observations = append(hs.Observations, v.Observations...)
+		for _, o := range v.Observations {
+			hs.Observations = append(hs.Observations, clean(o))
+		}
 		switch {
 		case v.NotApplicable:
-			hs.NotApplicable = append(hs.NotApplicable, v)
+			hs.NotApplicable = append(hs.NotApplicable, Validation{Check: clean(v.Check), Note: clean(v.Note)})
 		case v.Passed:
 		default:
-			hv := htmlValidation{Validation: v, Expected: expectedText(v.Expected),
+			hv := htmlValidation{Advisory: v.Severity == Advisory, Check: clean(v.Check), ID: clean(v.ID),
+				Description: clean(v.Description), Message: clean(v.Message), Expected: expectedText(v.Expected),
 				Promoted: v.SeverityPromotedFromAdvisory != nil && *v.SeverityPromotedFromAdvisory}
 			if v.JSONPointer != nil {
 				hv.Pointer = clean(*v.JSONPointer)

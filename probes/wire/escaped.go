@@ -73,7 +73,7 @@ func decodeEscapes(b []byte, kind int, mapped bool, from, to []int32) layer {
 			}
 		}
 	}
-	opens := map[int]byte{escJSON: '\\', escHTML: '&', escURL: '%'}[kind]
+	opens := opener(kind)
 	var buf [8]byte
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], opens)
@@ -112,6 +112,17 @@ func decodeEscapes(b []byte, kind int, mapped bool, from, to []int32) layer {
 		i += n
 	}
 	return l
+}
+
+// opener is the byte that opens an escape of kind.
+func opener(kind int) byte {
+	switch kind {
+	case escJSON:
+		return '\\'
+	case escHTML:
+		return '&'
+	}
+	return '%'
 }
 
 // jsonEscapeAt reads the JSON escape at b[i] (a backslash) into buf: the
@@ -300,21 +311,35 @@ type span struct{ lo, hi int }
 // escapes (\ & % # ; " /). Any other byte (a space, a brace, a comma…)
 // ends every run that could spell a needle in any reading.
 type needles struct {
-	list     [][]byte
-	in       [256]bool
+	list [][]byte
+	// class is, for each byte, 0 when no run that may spell a needle
+	// holds it, partByte when one may, escapeByte when it also opens an
+	// escape (\ & %).
+	class    [256]uint8
 	shortest int
 }
+
+// The classes of a byte in needles.
+const (
+	partByte   = 1
+	escapeByte = 2 | partByte
+)
 
 func newNeedles(list [][]byte) needles {
 	n := needles{list: list, shortest: math.MaxInt}
 	for _, x := range list {
 		n.shortest = min(n.shortest, len(x))
 		for _, c := range x {
-			n.in[c], n.in[lowerASCII(c)], n.in[upperASCII(c)] = true, true, true
+			n.class[c], n.class[lowerASCII(c)], n.class[upperASCII(c)] = partByte, partByte, partByte
 		}
 	}
 	for c := range 256 {
-		n.in[c] = n.in[c] || isAlnum(byte(c)) || strings.IndexByte(`\&%#;"/`, byte(c)) >= 0
+		if isAlnum(byte(c)) || strings.IndexByte(`#;"/`, byte(c)) >= 0 {
+			n.class[c] = partByte
+		}
+	}
+	for _, c := range []byte(`\&%`) {
+		n.class[c] = escapeByte
 	}
 	return n
 }
@@ -329,21 +354,83 @@ func newNeedles(list [][]byte) needles {
 // read on their own: a part shorter than every needle, or without an
 // escape, cannot hold one, so a JSON text cut into short words costs no
 // decoding at all.
-func escapedSpans(b []byte, ns *needles, truncated bool) []span {
+//
+// known (nil: none) remembers the parts found to hold no needle, across
+// calls: a report repeats the same escaped keys and values thousands of
+// times.
+func escapedSpans(b []byte, ns *needles, truncated bool, known *cleanParts) []span {
 	var spans []span
-	for lo := 0; lo < len(b); {
-		hi := lo
-		for hi < len(b) && ns.in[b[hi]] {
+	// Only the parts holding an escape are read: from each escape's
+	// opening byte (found by bytes.IndexByte, vectorised), back and on to
+	// the bytes that end its part. pos is where the next part may start
+	// (just after a byte that ends one).
+	next := [3]int{-1, -1, -1} // the next \, & and % at pos or after; len(b) when none
+	for pos := 0; pos < len(b); {
+		e := len(b)
+		for k, c := range [3]byte{'\\', '&', '%'} {
+			if next[k] < pos {
+				next[k] = len(b)
+				if j := bytes.IndexByte(b[pos:], c); j >= 0 {
+					next[k] = pos + j
+				}
+			}
+			e = min(e, next[k])
+		}
+		if e == len(b) {
+			break
+		}
+		lo, hi := e, e+1
+		for lo > pos && ns.class[b[lo-1]] != 0 {
+			lo--
+		}
+		for hi < len(b) && ns.class[b[hi]] != 0 {
 			hi++
 		}
-		if part := b[lo:hi]; (len(part) >= ns.shortest || truncated && hi == len(b) && len(part) >= 4) && hasEscapes(part) {
-			for _, s := range partSpans(part, ns.list, truncated && hi == len(b)) {
+		last := truncated && hi == len(b)
+		if part := b[lo:hi]; (len(part) >= ns.shortest || last && len(part) >= 4) && (last || !known.has(ns, part)) {
+			found := partSpans(part, ns.list, last)
+			for _, s := range found {
 				spans = append(spans, span{lo + s.lo, lo + s.hi})
 			}
+			if len(found) == 0 && !last {
+				known.add(ns, part)
+			}
 		}
-		lo = hi + 1
+		pos = hi + 1
 	}
 	return spans
+}
+
+// cleanParts is a set of parts (see escapedSpans) that hold no needle of
+// one needles in any reading, bounded: parts up to maxCleanPart bytes,
+// emptied when it holds maxCleanParts. A nil *cleanParts holds nothing;
+// the zero value is ready to use, not safe for concurrent use.
+type cleanParts struct {
+	of *needles
+	m  map[string]struct{}
+}
+
+const (
+	maxCleanPart  = 256
+	maxCleanParts = 4096
+)
+
+func (c *cleanParts) has(ns *needles, part []byte) bool {
+	if c == nil || c.of != ns {
+		return false
+	}
+	_, ok := c.m[string(part)]
+	return ok
+}
+
+func (c *cleanParts) add(ns *needles, part []byte) {
+	if c == nil || len(part) > maxCleanPart {
+		return
+	}
+	if c.of != ns || len(c.m) >= maxCleanParts {
+		c.of, c.m = ns, make(map[string]struct{})
+	}
+	c.m[string(part)] = struct{}{}
 }
 
 // partSpans is escapedSpans for one part.
@@ -366,6 +453,9 @@ func partSpans(b []byte, needles [][]byte, truncated bool) []span {
 	return spans
 }
 
+// readingSeed hashes the readings eachReading has met.
+var readingSeed = maphash.MakeSeed()
+
 // eachReading calls visit with each reading of b by a sequence of up to
 // MaxEscapeDepth decoders (JSON, HTML, URL, in any order, each as often
 // as it decodes something), depth first, until visit returns true. A
@@ -373,8 +463,7 @@ func partSpans(b []byte, needles [][]byte, truncated bool) []span {
 // holding no escape of one kind is read by the other kinds only, and one
 // holding every kind is read at most 3 + 9 + 27 + 81 times.
 func eachReading(b []byte, mapped bool, visit func(layer) bool) {
-	seed := maphash.MakeSeed()
-	seen := map[uint64]bool{}
+	var seen []uint64 // the readings' hashes (at most 120)
 	var walk func(cur []byte, from, to []int32, depth int) bool
 	walk = func(cur []byte, from, to []int32, depth int) bool {
 		if depth == MaxEscapeDepth {
@@ -391,10 +480,10 @@ func eachReading(b []byte, mapped bool, visit func(layer) bool) {
 			if !l.decoded {
 				continue
 			}
-			if h := maphash.Bytes(seed, l.out); seen[h] {
+			if h := maphash.Bytes(readingSeed, l.out); slices.Contains(seen, h) {
 				continue
 			} else {
-				seen[h] = true
+				seen = append(seen, h)
 			}
 			if visit(l) || walk(l.out, l.start, l.end, depth+1) {
 				return true

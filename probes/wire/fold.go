@@ -33,20 +33,53 @@ func equalFoldASCII(a, b []byte) bool {
 	return true
 }
 
+// commonBytes are the bytes most common in what a run writes (indented
+// JSON, escaped JSON in strings, report.html, English), the most common
+// first; ASCII letters stand for both cases. Any other byte is rarer.
+const commonBytes = " e\"satnricopd\\l\n:/u><,m3_4#;&yhb=vfgk-{}0.1q2x96[]w5j78"
+
+// commonness is, for each byte, how common it is (0: rarest).
+var commonness = func() (c [256]uint8) {
+	for i := range len(commonBytes) {
+		b := commonBytes[i]
+		n := uint8(len(commonBytes) - i)
+		c[b], c[upperASCII(b)] = n, n
+	}
+	return c
+}()
+
+// rarest is the index of f's rarest byte (see commonness), the first of
+// the rarest.
+func rarest(f []byte) int {
+	k := 0
+	for i, c := range f {
+		if commonness[c] < commonness[f[k]] {
+			k = i
+		}
+	}
+	return k
+}
+
 // indexFold returns the index of the first match of f in b under ASCII case
-// folding, or -1. Candidates are found with bytes.IndexByte (vectorised),
-// once for each case of f's first byte.
-func indexFold(b, f []byte) int {
+// folding, or -1.
+func indexFold(b, f []byte) int { return indexFoldAt(b, f, rarest(f)) }
+
+// indexFoldAt is indexFold, k the index of f's rarest byte. Candidates
+// are found with bytes.IndexByte (vectorised), once for each case of that
+// byte: a secret's first byte is often a letter common in any text.
+func indexFoldAt(b, f []byte, k int) int {
 	if len(f) == 0 {
 		return 0
 	}
-	lo, up := lowerASCII(f[0]), upperASCII(f[0])
+	lo, up := lowerASCII(f[k]), upperASCII(f[k])
 	last := len(b) - len(f) // the last index a match can start at
+	// next is the first index from on where a match may start: where
+	// its rarest byte, c, is at k.
 	next := func(c byte, from int) int {
 		if from > last {
 			return -1
 		}
-		if j := bytes.IndexByte(b[from:last+1], c); j >= 0 {
+		if j := bytes.IndexByte(b[from+k:last+k+1], c); j >= 0 {
 			return from + j
 		}
 		return -1
@@ -73,11 +106,11 @@ func indexFold(b, f []byte) int {
 }
 
 // countFold counts the non-overlapping matches of f in b under ASCII case
-// folding.
-func countFold(b, f []byte) int {
+// folding; k is the index of f's rarest byte.
+func countFold(b, f []byte, k int) int {
 	n := 0
 	for {
-		i := indexFold(b, f)
+		i := indexFoldAt(b, f, k)
 		if i < 0 || len(f) == 0 {
 			return n
 		}
@@ -87,9 +120,10 @@ func countFold(b, f []byte) int {
 }
 
 // replaceFold replaces every match of f in b (ASCII case folding) with
-// repl, returning b itself when there is none, and how many it replaced.
-func replaceFold(b, f, repl []byte) ([]byte, int) {
-	i := indexFold(b, f)
+// repl, returning b itself when there is none, and how many it replaced;
+// k is the index of f's rarest byte.
+func replaceFold(b, f []byte, k int, repl []byte) ([]byte, int) {
+	i := indexFoldAt(b, f, k)
 	if i < 0 || len(f) == 0 {
 		return b, 0
 	}
@@ -100,7 +134,7 @@ func replaceFold(b, f, repl []byte) ([]byte, int) {
 		out = append(out, repl...)
 		b = b[i+len(f):]
 		n++
-		i = indexFold(b, f)
+		i = indexFoldAt(b, f, k)
 	}
 	return append(out, b...), n
 }

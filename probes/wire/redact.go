@@ -16,6 +16,8 @@ import (
 // Redacted replaces every redacted value.
 const Redacted = "[redacted]"
 
+var redacted = []byte(Redacted)
+
 // MinimumKeyPattern is the runner output contract's minimum payload_redaction
 // pattern (universal/runner-output-contract.yaml); matching is
 // case-insensitive. SensitiveKey extends it, never narrows it.
@@ -167,6 +169,8 @@ type Redactor struct {
 type formSet struct {
 	secrets []string
 	forms   [][]byte
+	// rare is the index of each form's rarest byte (see indexFoldAt).
+	rare    []int
 	needles needles
 }
 
@@ -199,6 +203,7 @@ func newFormSet(secrets []string) *formSet {
 		if len(s) >= MinSecretLen && !seen[s] {
 			seen[s] = true
 			fs.forms = append(fs.forms, []byte(s))
+			fs.rare = append(fs.rare, rarest([]byte(s)))
 		}
 	}
 	seenNeedle := map[string]bool{}
@@ -310,13 +315,20 @@ func (r *Redactor) sensitive(key string) bool {
 // more) of a secret. It returns how many secrets it found. The runs cut
 // are whole escapes, so a JSON string stays one.
 func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
+	return r.text(b, truncated, nil)
+}
+
+// text is Text, remembering in known (nil: nowhere) the parts of b that
+// hold no secret in any reading.
+func (r *Redactor) text(b []byte, truncated bool, known *cleanParts) ([]byte, int) {
 	if r == nil {
 		return b, 0
 	}
 	hits := 0
-	for _, f := range r.set().forms {
+	fs := r.set()
+	for i, f := range fs.forms {
 		var n int
-		b, n = replaceFold(b, f, []byte(Redacted))
+		b, n = replaceFold(b, f, fs.rare[i], redacted)
 		hits += n
 	}
 	if truncated {
@@ -330,7 +342,7 @@ func (r *Redactor) Text(b []byte, truncated bool) ([]byte, int) {
 			break
 		}
 		var n int
-		b, n = cutSpans(b, escapedSpans(b, &r.set().needles, truncated))
+		b, n = cutSpans(b, escapedSpans(b, &r.set().needles, truncated, known))
 		if n == 0 {
 			break
 		}
@@ -510,9 +522,10 @@ func (r *Redactor) redactTokens(in []byte) ([]byte, int) {
 	w := spanWriter{in: in}
 	// Without a secret form in the input and without escapes that could
 	// spell one, no token holds a secret: only the keys need a look.
-	secrets := len(r.set().forms) > 0 && hasEscapes(in)
-	for _, f := range r.set().forms {
-		secrets = secrets || indexFold(in, f) >= 0
+	fs := r.set()
+	secrets := len(fs.forms) > 0 && hasEscapes(in)
+	for i, f := range fs.forms {
+		secrets = secrets || indexFoldAt(in, f, fs.rare[i]) >= 0
 	}
 	var stack []frame
 	hits := 0
@@ -660,12 +673,13 @@ func (r *Redactor) stringSecrets(tok []byte) ([]byte, int) {
 
 func (r *Redactor) count(b []byte) int {
 	n := 0
-	for _, f := range r.set().forms {
-		n += countFold(b, f)
+	fs := r.set()
+	for i, f := range fs.forms {
+		n += countFold(b, f, fs.rare[i])
 	}
 	if n == 0 && len(r.set().forms) > 0 && hasEscapes(b) {
 		// Escaped forms (inside strings of a skipped value, say).
-		n = len(escapedSpans(b, &r.set().needles, false))
+		n = len(escapedSpans(b, &r.set().needles, false, nil))
 	}
 	return n
 }
@@ -822,19 +836,22 @@ type redactingWriter struct {
 	r   *Redactor
 	w   io.Writer
 	buf []byte
+	// known are the parts found clean in what was written before.
+	known cleanParts
 }
 
 func (rw *redactingWriter) Write(p []byte) (int, error) {
 	held := len(rw.buf) // no byte held back ends a run: look in p only
 	rw.buf = append(rw.buf, p...)
 	cut := len(rw.buf) - 1
-	for cut >= held && rw.r.set().needles.in[rw.buf[cut]] {
+	class := &rw.r.set().needles.class
+	for cut >= held && class[rw.buf[cut]] != 0 {
 		cut--
 	}
 	if cut < held {
 		return len(p), nil
 	}
-	out, _ := rw.r.Text(rw.buf[:cut+1], false)
+	out, _ := rw.r.text(rw.buf[:cut+1], false, &rw.known)
 	if _, err := rw.w.Write(out); err != nil {
 		return len(p), err
 	}
@@ -843,7 +860,7 @@ func (rw *redactingWriter) Write(p []byte) (int, error) {
 }
 
 func (rw *redactingWriter) Close() error {
-	out, _ := rw.r.Text(rw.buf, false)
+	out, _ := rw.r.text(rw.buf, false, &rw.known)
 	rw.buf = nil
 	_, err := rw.w.Write(out)
 	return err
