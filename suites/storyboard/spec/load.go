@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -391,7 +392,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, at string) {
 		}
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, e := range n.Content {
-			w.walk(e, t.Elem(), fmt.Sprintf("%s[%d]", at, i))
+			w.walk(e, t.Elem(), at+"["+strconv.Itoa(i)+"]")
 		}
 	}
 }
@@ -412,7 +413,21 @@ func caseHint(key string, fields map[string]reflect.Type) string {
 	return ""
 }
 
+// fieldsByType caches yamlFields: the walk asks for a struct type's fields
+// at every mapping of it (it allocated a fifth of a release's loading).
+var fieldsByType sync.Map // reflect.Type → map[string]reflect.Type
+
+// yamlFields are the types of t's fields by their YAML names. The map is
+// shared: callers only read it.
 func yamlFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldsByType.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m, _ := fieldsByType.LoadOrStore(t, fieldsOf(t))
+	return m.(map[string]reflect.Type)
+}
+
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
