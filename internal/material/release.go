@@ -376,6 +376,9 @@ type Plan struct {
 	// sbFollow and schemasFollow are set when the storyboards and the
 	// schemas are the release's (no --storyboards, no --schemas).
 	sbFollow, schemasFollow bool
+	// loading is set while a --storyboards folder loads beside the
+	// seller's discovery (Ready).
+	loading *loading
 
 	ids    []string
 	filter string
@@ -387,10 +390,14 @@ type Plan struct {
 // NewPlan reads --release, --release-mirror, --storyboards and --schemas:
 // what they decide is loaded now (a mistake in them is a usage error
 // before any probe), and the storyboard selection is checked against it;
-// without them the seller chooses after the probes (Choose). sel is the
-// rule selection (fe when the filter selects no rule), and becomes
-// SelectNone where the run judges storyboards only. What it loads it says
-// on errOut.
+// without them the seller chooses after the probes (Choose). A
+// --storyboards folder whose storyboards decide nothing before the probes
+// (no --storyboard, a filter that selects rules) loads beside the seller's
+// discovery instead: a folder that is none is refused now, one whose
+// storyboards do not load once Ready is called, before the seller's
+// discovery is used. sel is the rule selection (fe when the filter selects
+// no rule), and becomes SelectNone where the run judges storyboards only.
+// What it loads it says on errOut.
 func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.Writer) (*Plan, error) {
 	in, err := parseReleaseFlags(c.Release, c.Mirror)
 	if err != nil {
@@ -400,24 +407,41 @@ func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.
 	if c.Loaded != nil {
 		p.Storyboards = c.Loaded.Shared(true) // Select sets Include on the plan's own copy
 	}
-	if p.Storyboards == nil && c.Storyboards != "" {
+	var given *Storyboards // the folder's release, its storyboards yet to load
+	switch {
+	case p.Storyboards != nil || c.Storyboards == "":
+	case fe == nil && len(c.IDs) == 0 && c.Storyboards != Off && !Remote(c.Storyboards):
+		if given, err = storyboardsFolder(c.Storyboards); err != nil { // storyboards.go
+			return nil, err
+		}
+		p.loading = loadBeside(c.Storyboards, func(sb *Storyboards) error {
+			p.Storyboards = sb
+			var s runner.Selection // no --storyboard, no filter naming storyboards only: the rules' selection stays
+			return p.selectIn(&s, true)
+		})
+	default:
 		if p.Storyboards, err = LoadStoryboards(c.Storyboards); err != nil { // storyboards.go
 			return nil, err
 		}
 	}
-	in.storyboards, in.schemas = releaseOfStoryboards(p.Storyboards, c.Storyboards), releaseOfSchemas(c.Schemas)
-	p.in, p.sbFollow, p.schemasFollow = in, p.Storyboards == nil, c.Schemas == ""
+	if given == nil {
+		given = p.Storyboards
+	}
+	in.storyboards, in.schemas = releaseOfStoryboards(given, c.Storyboards), releaseOfSchemas(c.Schemas)
+	p.in, p.sbFollow, p.schemasFollow = in, given == nil, c.Schemas == ""
 	needed := p.sbFollow || p.schemasFollow && fe == nil && JudgesSchemas(*sel) || in.storyboards != "" || in.schemas != ""
 	switch {
 	case needed && in.pin == "" && in.storyboards == "" && in.schemas == "":
 		p.Deferred = true
 	case needed:
 		p.rel = chooseRelease(context.Background(), in, nil)
-		if p.Storyboards == nil {
+		if p.sbFollow {
 			p.Storyboards = storyboardsOf(context.Background(), p.rel)
 		}
 	}
-	if p.Storyboards == nil {
+	switch {
+	case p.loading != nil:
+	case p.Storyboards == nil:
 		// The storyboards wait for the seller's release: a filter that
 		// selects no rule may name storyboards only, and --storyboard
 		// alone focuses on them.
@@ -429,8 +453,10 @@ func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.
 		if fe != nil || len(c.IDs) > 0 && c.Filter == "" {
 			*sel = runner.SelectNone(c.Filter, p.opts)
 		}
-	} else if err := p.selectIn(sel, true); err != nil {
-		return nil, err
+	default:
+		if err := p.selectIn(sel, true); err != nil {
+			return nil, err
+		}
 	}
 	if p.rel != nil { // the flags are good: say which release, and why
 		fmt.Fprint(errOut, p.rel.notice())
@@ -445,10 +471,22 @@ func NewPlan(c Inputs, sel *runner.Selection, fe *runner.FilterError, errOut io.
 	case p.rel != nil && JudgesSchemas(*sel):
 		schemasOf(context.Background(), p.rel, &sel.Options, errOut)
 	}
-	if p.Storyboards != nil {
+	if p.loading == nil && p.Storyboards != nil {
 		fmt.Fprint(errOut, p.Storyboards.Notice) // say where the storyboards came from
 	}
 	return p, nil
+}
+
+// Ready waits for a --storyboards folder loading beside the seller's
+// discovery (NewPlan) and returns the usage error it met; nil at once for
+// a plan that loads nothing in the background. Storyboards is read only
+// after it.
+func (p *Plan) Ready() error {
+	if p.loading == nil {
+		return nil
+	}
+	<-p.loading.done
+	return p.loading.err
 }
 
 // selectIn applies --storyboard and the label filter to the plan's

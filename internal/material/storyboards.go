@@ -84,8 +84,8 @@ func LoadStoryboards(src string) (*Storyboards, error) {
 		return p, nil
 	}
 	if !Remote(src) {
-		if st, err := os.Stat(src); err != nil || !st.IsDir() {
-			return nil, usagef("--storyboards %s: not a folder", src)
+		if _, err := storyboardsFolder(src); err != nil {
+			return nil, err
 		}
 		rel, err := loadRelease(src)
 		if err != nil {
@@ -103,6 +103,43 @@ func LoadStoryboards(src string) (*Storyboards, error) {
 	return fetchedStoryboards(context.Background(), src, func(ctx context.Context, root string) (string, bool, error) {
 		return release.Fetch(ctx, nil, release.Storyboards, src, root)
 	}), nil
+}
+
+// storyboardsFolder checks that --storyboards names a folder, and returns
+// its storyboards' plan with the release it names, not loaded
+// (LoadStoryboards loads it).
+func storyboardsFolder(src string) (*Storyboards, error) {
+	st, err := os.Stat(src)
+	if err != nil || !st.IsDir() {
+		return nil, usagef("--storyboards %s: not a folder", src)
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return nil, usagef("--storyboards %s: %v", src, err)
+	}
+	return &Storyboards{Release: &spec.Release{Dir: abs}}, nil
+}
+
+// loading is a --storyboards folder loading in the background.
+type loading struct {
+	done chan struct{}
+	err  error
+}
+
+// loadBeside loads the --storyboards folder src in the background and
+// gives what loaded to then (the plan's storyboards, selected): the error
+// of either is the loading's.
+func loadBeside(src string, then func(*Storyboards) error) *loading {
+	l := &loading{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		sb, err := LoadStoryboards(src)
+		if err == nil {
+			err = then(sb)
+		}
+		l.err = err
+	}()
+	return l
 }
 
 // unavailableStoryboards is the plan of a run whose storyboards could not

@@ -241,6 +241,10 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 	)
 	pc := s.pc
 	pc.Discovered = func(store *evidence.Store, perr error) {
+		if chooseErr = s.rp.Ready(); chooseErr != nil {
+			cancel() // the run stops: its storyboards do not load
+			return
+		}
 		if s.rp.Deferred {
 			if perr != nil || pctx.Err() != nil {
 				s.rp.Unchosen(&s.sel)
@@ -272,6 +276,9 @@ func (s *session) probe(ctx context.Context) (*probed, error) {
 		}
 	}
 	p.store, p.perr = plan.Execute(pctx, pc)
+	if err := s.rp.Ready(); err != nil { // Discovered was not called
+		chooseErr = err
+	}
 	end := ending{time.Now(), s.intr.why()}
 	p.storyboards = sync.OnceFunc(func() {
 		if started {

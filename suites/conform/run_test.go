@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adcp-conform/adcp-conform/fixtures/hostile"
+	"github.com/adcp-conform/adcp-conform/fixtures/seller"
 	"github.com/adcp-conform/adcp-conform/report"
 )
 
@@ -77,5 +78,39 @@ func TestACancelledContextInterruptsTheRunWithItsCause(t *testing.T) {
 	run, err = Run(ctx2, Config{MCP: h.URL, Storyboards: "off", Schemas: "off"})
 	if err != nil || run.HarnessError != "interrupted (context canceled) while probing" {
 		t.Errorf("%v, %q", err, run.HarnessError)
+	}
+}
+
+// A --storyboards folder loads beside the seller's discovery: one whose
+// storyboards do not load is refused once it has, as a *ConfigError
+// naming the flag, and the run goes no further.
+func TestStoryboardsThatDoNotLoadAreRefused(t *testing.T) {
+	ep, stop, err := seller.StartAll(t.Context(), seller.Options{BearerToken: "refused-token-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	broken := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(broken, "universal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "universal", "broken.yaml"), []byte("id: broken\nphases: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dir, want string
+	}{
+		{"a folder without storyboards", t.TempDir(), "--storyboards "},
+		{"a storyboard that does not parse", broken, "--storyboards: "},
+	} {
+		out := t.TempDir()
+		run, err := Run(t.Context(), Config{MCP: ep.MCP, BearerToken: "refused-token-0123456789", Storyboards: tc.dir, Schemas: "off", Out: out})
+		var ce *ConfigError
+		if run != nil || !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, tc.want) {
+			t.Errorf("%s: %v, %v; want a ConfigError %q…", tc.name, run, err, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, FileResults)); err == nil {
+			t.Errorf("%s: a refused run wrote %s", tc.name, FileResults)
+		}
 	}
 }
