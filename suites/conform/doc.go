@@ -32,7 +32,9 @@
 // ReleaseMirror folder), or turns them "off".
 //
 // Run's error is a *ConfigError for a configuration refused before any
-// probe, another error when the harness could not run; a seller that
+// probe (a Storyboards folder whose storyboards do not load: once they
+// have, before the seller's discovery is used), another error when the
+// harness could not run; a seller that
 // breaks rules, or that cannot be reached, is no error: the report says so
 // (report.Run.Verdict, HarnessError, ExitCode). Cancelling Run's context
 // interrupts it; the reports are still written, and say why (the text of

@@ -49,7 +49,9 @@ const (
 // written into cfg.Out too when it is set (WriteReports).
 //
 // The error is a *ConfigError for a configuration refused before any
-// probe, another error when the harness could not run (a token endpoint
+// probe (a Storyboards folder whose storyboards do not load: once they
+// have, beside the seller's discovery, before it is used), another error
+// when the harness could not run (a token endpoint
 // refusing the run's client, a report that could not be written). A seller
 // that breaks rules, or that cannot be reached, is no error: the report
 // says so (report.Run.Verdict, report.Run.ExitCode, report.Run.HarnessError).
