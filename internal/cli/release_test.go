@@ -21,7 +21,7 @@ import (
 	"github.com/adcp-conform/adcp-conform/report/schema"
 )
 
-// specMirror is ../shared/spec as a folder mirror: compliance/<release>/
+// specMirror is the spec folder internal/shared finds, as a folder mirror: compliance/<release>/
 // and schemas/<release>/ for 3.1.19 and 3.2.0-beta.5.
 func specMirror(t *testing.T) string {
 	t.Helper()
@@ -185,7 +185,7 @@ func TestTheReleaseFollowsTheSeller(t *testing.T) {
 	}
 }
 
-// publishedSite serves ../shared/spec laid out as the published site:
+// publishedSite serves the spec folder internal/shared finds, laid out as the published site:
 // the release index (3.2.0 listed unpublished, 3.1.3 withdrawn), each
 // release's bundle with its checksum, and its schemas; it counts requests.
 func publishedSite(t *testing.T) (string, *atomic.Int64) {
