@@ -17,7 +17,7 @@ import (
 // note, the harness error, an exchange's URL, header value and bodies, and
 // a validation's actual value (when s is JSON); and every storyboard string
 // the page shows (category, title, description, message, note, skip
-// detail, error, notice, payloads).
+// detail, error, notice, payloads); and every string of a fuzz account.
 func runWith(s string) *Run {
 	r := storyboardRun()
 	r.Target = s
@@ -81,6 +81,9 @@ func runWith(s string) *Run {
 			st.Request.Operation = s
 		}
 	}
+	r.Fuzz = &Fuzz{Seed: 7, TurnsPerTool: 20, Pools: map[string][]string{s: {s}}, Notes: []string{s},
+		Tools:         []FuzzTool{{Tool: s, Tier: s, Turns: 3, Failed: 1}, {Tool: s, Skipped: s}},
+		Reproductions: []FuzzRepro{{Rule: s, Tool: s, Turn: s, Call: s, What: s, Arguments: s, Shell: s}}}
 	r.Settle()
 	return r
 }

@@ -333,6 +333,8 @@ type htmlView struct {
 	SBSteps         Counts
 	SBAdvisory      int
 	SBNotApplicable int
+	// Fuzz is a fuzz run's account, nil for a run.
+	Fuzz *htmlFuzz
 }
 
 // The view types below hold what the page prints, laid out in Go:
@@ -452,8 +454,9 @@ type htmlExchange struct {
 // transport, filters by outcome, family and transport, and every rule
 // grouped by family. A rule that did not pass shows its spec messages, each
 // finding's JSON pointer with the expected and actual values its step
-// recorded, and its redacted exchanges. Seller-controlled text is escaped
-// and fenced as untrusted.
+// recorded, and its redacted exchanges. A fuzz run's page adds its account:
+// the budget, each tool's turns, and each failed turn's reproduction.
+// Seller-controlled text is escaped and fenced as untrusted.
 func WriteHTML(w io.Writer, r *Run) error {
 	v := htmlView{Run: r, CSP: contentSecurityPolicy, Script: template.JS(filterScript)}
 	storyboards := map[string]bool{}
@@ -546,6 +549,7 @@ func WriteHTML(w io.Writer, r *Run) error {
 		v.SBCounts[sb.Outcome]++
 	}
 	v.SBSteps, v.SBAdvisory, v.SBNotApplicable = storyboardStepTally(r)
+	v.Fuzz = htmlFuzzOf(r)
 	// The template writes each action's bytes apart, some 20 000 writes
 	// for a large run: the writer downstream (the redacting writer, the
 	// file) sees 64 KB at a time instead.
@@ -895,4 +899,93 @@ func (r *Run) baselineEntry(rule, step string) *BaselineEntry {
 		}
 	}
 	return nil
+}
+
+// htmlFuzz is a fuzz run's account as the page shows it (Run.Fuzz laid
+// out): every tool name, reason, finding, argument and note cleaned.
+type htmlFuzz struct {
+	Seed         uint64
+	TurnsPerTool int
+	CrossTenant  bool
+	Tools        []htmlFuzzTool
+	Pools        []htmlFuzzPool
+	Notes        []string
+	Repros       []htmlFuzzRepro
+}
+
+// htmlFuzzTool is one tool's row (a FuzzTool, its strings cleaned);
+// Class is "failed" when a turn failed.
+type htmlFuzzTool struct {
+	Tool, Tier, Skipped, Class                           string
+	Turns, Accepted, Rejected, Failed, Unjudged, Shrinks int
+}
+
+// htmlFuzzPool is one entity's ids the fuzzer drew from, on one line.
+type htmlFuzzPool struct{ Entity, IDs string }
+
+// htmlFuzzRepro is one failed turn's shrunk reproduction; Linked is set
+// when the page has a row for its rule to link to.
+type htmlFuzzRepro struct {
+	Rule, Tool, Turn, Call, What  string
+	Linked                        bool
+	TurnBytes, Bytes, ShrinkCalls int
+	Arguments, Shell              codeBlock
+}
+
+// htmlFuzzOf lays out a fuzz run's account, nil for a run without one.
+func htmlFuzzOf(r *Run) *htmlFuzz {
+	f := r.Fuzz
+	if f == nil {
+		return nil
+	}
+	h := &htmlFuzz{Seed: f.Seed, TurnsPerTool: f.TurnsPerTool, CrossTenant: f.CrossTenant}
+	for _, t := range f.Tools {
+		ht := htmlFuzzTool{Tool: clean(cut(t.Tool, 256)), Tier: clean(t.Tier), Skipped: clean(cut(t.Skipped, 2048)),
+			Turns: t.Turns, Accepted: t.Accepted, Rejected: t.Rejected, Failed: t.Failed, Unjudged: t.Unjudged, Shrinks: t.Shrinks}
+		if t.Failed > 0 {
+			ht.Class = lowerOutcome(Failed)
+		}
+		h.Tools = append(h.Tools, ht)
+	}
+	for _, ent := range slices.Sorted(maps.Keys(f.Pools)) {
+		h.Pools = append(h.Pools, htmlFuzzPool{Entity: clean(cut(ent, 256)), IDs: clean(cut(strings.Join(f.Pools[ent], ", "), maxValueText))})
+	}
+	for _, n := range f.Notes {
+		h.Notes = append(h.Notes, clean(cut(n, maxValueText)))
+	}
+	for _, p := range f.Reproductions {
+		hp := htmlFuzzRepro{Rule: clean(p.Rule), Tool: clean(cut(p.Tool, 256)), Turn: clean(cut(p.Turn, 256)), Call: clean(cut(p.Call, 256)),
+			What: clean(cut(p.What, maxValueText)), TurnBytes: p.TurnBytes, Bytes: p.Bytes, ShrinkCalls: p.ShrinkCalls,
+			Linked: slices.ContainsFunc(r.Rules, func(rule RuleResult) bool { return rule.ID == p.Rule })}
+		if p.Arguments != "" {
+			hp.Arguments = readable([]byte(p.Arguments), maxExchangeText)
+		}
+		if p.Shell != "" {
+			hp.Shell = codeBlock{{T: clean(cut(p.Shell, maxExchangeText))}}
+		}
+		h.Repros = append(h.Repros, hp)
+	}
+	return h
+}
+
+// CountLine is the account on one line: the tools fuzzed and skipped,
+// the failed turns and their reproductions.
+func (h *htmlFuzz) CountLine() string {
+	skipped, failed := 0, 0
+	for _, t := range h.Tools {
+		if t.Skipped != "" {
+			skipped++
+		}
+		failed += t.Failed
+	}
+	return fmt.Sprintf("%s fuzzed, %d skipped · %s · %s", plural(len(h.Tools)-skipped, "tool"), skipped,
+		plural(failed, "failed turn"), plural(len(h.Repros), "reproduction"))
+}
+
+// plural is n and noun, the noun with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

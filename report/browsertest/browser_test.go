@@ -86,6 +86,14 @@ func hostileRun() *report.Run {
 			Response:   &report.Response{Transport: "mcp", Status: 200, Payload: []byte(`{"status":` + jsonString(hostileAll) + `}`)}},
 		report.Step{StoryboardID: "media_buy_seller", PhaseID: "delivery", StepID: "get_delivery", Task: "get_media_buy_delivery",
 			Error: "timeout " + hostileLink, Validations: []report.Validation{}, Extraction: report.Extraction{Path: "none"}})
+	// A fuzz account whose tool names, skip reason, finding, arguments,
+	// replay and notes carry the hostile markup.
+	r.Fuzz = &report.Fuzz{Seed: 7, TurnsPerTool: 20, Notes: []string{"note " + hostileAll},
+		Tools: []report.FuzzTool{{Tool: "get_media_buys" + hostileImg, Tier: "read", Turns: 20, Accepted: 12, Rejected: 7, Failed: 1, Shrinks: 23},
+			{Tool: "create_media_buy", Skipped: "skipped " + hostileAll}},
+		Reproductions: []report.FuzzRepro{{Rule: "FUZZ-04", Tool: "get_media_buys" + hostileImg, Turn: "fuzz/s7/t000", Call: "fuzz/s7/t000/shrink/016",
+			What: "fuzz finding " + hostileScript, Arguments: `{"x":` + jsonString(hostileAll) + `}`, TurnBytes: 326, Bytes: 17, ShrinkCalls: 23,
+			Shell: "curl " + hostileLink}}}
 	r.Settle()
 	return r
 }
@@ -310,6 +318,12 @@ func TestReportInChromium(t *testing.T) {
 		for _, want := range []string{"pending " + hostileScript, "[ADVISORY]", "not declared " + hostileScript} {
 			if !strings.Contains(sb, want) {
 				t.Errorf("the storyboards section does not show %q as text", want)
+			}
+		}
+		fz := eval[string](t, tab, `document.getElementById("fuzzing").innerText`)
+		for _, want := range []string{"fuzz finding " + hostileScript, "skipped " + hostileScript, "curl " + hostileLink} {
+			if !strings.Contains(fz, want) {
+				t.Errorf("the fuzzing section does not show %q as text", want)
 			}
 		}
 	})
