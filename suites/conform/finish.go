@@ -168,11 +168,7 @@ func writeReports(dir string, run *report.Run, store *evidence.Store, stop func(
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = write(f.name, f.fn)
-		}()
+		wg.Go(func() { got[i], errs[i] = write(f.name, f.fn) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
